@@ -1,0 +1,1 @@
+# etc: see Makefile.am

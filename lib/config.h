@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Configuration: /etc/hanzo-rocm.conf, then conf.d/NAME.conf in C-locale order
+ * (later wins), then the environment.  Everything here is final: system paths
+ * already carry the root prefix, defaults are filled in.
+ */
+#ifndef HR_CONFIG_H
+#define HR_CONFIG_H
+
+#include <stdint.h>
+
+struct hanzo_rocm;
+
+enum hr_policy { HR_POLICY_READWRITE, HR_POLICY_READONLY, HR_POLICY_OFF };
+enum hr_compile { HR_COMPILE_AUTO, HR_COMPILE_NEVER };
+
+struct hr_target_map {
+	char *from;
+	char *to;
+};
+
+struct hr_config {
+	char *root;                 /* "" when none, else absolute without trailing '/' */
+	char **files;               /* config files actually read, in order */
+
+	/* [targets] */
+	char *override;             /* NULL = none */
+	struct hr_target_map *map;
+	size_t n_map;
+	char **extra;
+	char **default_targets;
+
+	/* [cache] */
+	char *system_dir;           /* root-prefixed */
+	char *user_dir;             /* NULL when neither HANZO_ROCM_CACHE_DIR, XDG_CACHE_HOME nor HOME */
+	char **site_dirs;           /* root-prefixed */
+	enum hr_policy policy;
+	enum hr_compile compile;
+	uint64_t max_size;          /* bytes */
+
+	/* [compiler] */
+	char *hipcc;                /* as configured: a name searched in PATH or a path */
+	char *nvcc;
+	char **flags;
+	unsigned jobs;              /* 0 = online CPUs */
+
+	/* [plugins] */
+	char **plugin_path;         /* HANZO_ROCM_PLUGIN_PATH (as is), else config/default (root-prefixed) */
+	char **disable;
+
+	/* environment */
+	char *env_arch;             /* HANZO_ROCM_ARCH / CANDLE_ROCM_ARCH */
+	char **env_targets;         /* HANZO_ROCM_TARGETS */
+	char *version_label;        /* HANZO_ROCM_VERSION / CANDLE_ROCM_VERSION */
+	char *hsa_override;         /* HSA_OVERRIDE_GFX_VERSION */
+};
+
+/*
+ * Load the effective configuration.  conf_path NULL means $HANZO_ROCM_CONF,
+ * else <root>/etc/hanzo-rocm.conf; a missing default file means defaults, a
+ * missing explicit one is -ENOENT.  Errors are logged as "FILE:LINE: message"
+ * and return -EINVAL; unknown keys only warn.
+ */
+int hr_config_load(struct hanzo_rocm *ctx, const char *root,
+                   const char *conf_path, struct hr_config **ret);
+void hr_config_free(struct hr_config *cfg);
+
+/* Parse one file strictly for `hanzo-rocm config check`; 0 or -EINVAL. */
+int hr_config_check_file(struct hanzo_rocm *ctx, const char *path);
+
+const char *hr_policy_name(enum hr_policy p);
+const char *hr_compile_name(enum hr_compile c);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The CUDA driver (libcuda.so.1), opened with dlopen on first use. */
+#ifndef HR_CUDA_H
+#define HR_CUDA_H
+
+#include <stddef.h>
+
+struct hanzo_rocm;
+struct hr_device;
+
+/*
+ * Enumerate NVIDIA devices (platform, ordinal, target "sm_XY", name) into
+ * devs[0..max).  -ENOENT when the driver is absent; 0 with *n == 0 when it
+ * has no device.
+ */
+int hr_cuda_devices(struct hanzo_rocm *ctx, struct hr_device *devs,
+                    size_t max, size_t *n);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * ELF code objects: enough parsing to refuse a file before a driver sees it
+ * (class, machine, target in e_flags, bounds) and to list kernel symbols.
+ */
+#ifndef HR_ELF_H
+#define HR_ELF_H
+
+#include <stddef.h>
+
+#define HR_EM_AMDGPU 224
+#define HR_EM_CUDA 190
+
+/*
+ * 0 when data is a well-formed 64-bit little-endian ELF whose machine and
+ * e_flags match target (generic processor for AMD, sm for NVIDIA);
+ * -ENOEXEC otherwise with a one-line reason in why.
+ */
+int hr_elf_check(const void *data, size_t size, const char *target,
+                 char *why, size_t n);
+/* The processor named by e_flags, e.g. "gfx90a" or "sm_90". */
+int hr_elf_target(const void *data, size_t size, char *buf, size_t n);
+/* Names of defined function symbols (kernels), NULL-terminated strv. */
+int hr_elf_functions(const void *data, size_t size, char ***names);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The context and logging shared by every module of the library.  Modules
+ * keep their own state behind the pointers below and initialise it lazily
+ * (under ctx->lock) so that hanzo_rocm_new() stays cheap.
+ */
+#ifndef HR_PRIVATE_H
+#define HR_PRIVATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <syslog.h>
+
+#include "hanzo-rocm.h"
+
+#define HR_EXPORT __attribute__((visibility("default")))
+#define HR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+struct hr_config;
+struct hr_devices;
+struct hr_plugins;
+struct hr_cache;
+struct hr_runtime;
+
+struct hanzo_rocm {
+	int refcount;                   /* atomic (__atomic builtins) */
+	hanzo_rocm_log_fn log_fn;
+	void *log_data;
+	int log_priority;
+	struct hr_config *config;       /* loaded by hanzo_rocm_new, immutable after */
+	pthread_mutex_t lock;           /* guards the lazy pointers below */
+	struct hr_devices *devices;     /* target.c */
+	struct hr_plugins *plugins;     /* plugin.c */
+	struct hr_cache *cache;         /* cache.c: memory tier */
+	struct hr_runtime *runtime;     /* runtime.c */
+};
+
+void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
+            const char *fn, const char *format, ...) HR_PRINTF(6, 7);
+
+/* The level test is inline so that a silent context costs one compare. */
+#define hr_log_cond(ctx, prio, ...)                                            \
+	do {                                                                   \
+		if ((ctx) && hanzo_rocm_get_log_priority(ctx) >= (prio))       \
+			hr_log((ctx), (prio), __FILE__, __LINE__, __func__,    \
+			       __VA_ARGS__);                                   \
+	} while (0)
+#define hr_dbg(ctx, ...) hr_log_cond(ctx, LOG_DEBUG, __VA_ARGS__)
+#define hr_info(ctx, ...) hr_log_cond(ctx, LOG_INFO, __VA_ARGS__)
+#define hr_warn(ctx, ...) hr_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
+#define hr_err(ctx, ...) hr_log_cond(ctx, LOG_ERR, __VA_ARGS__)
+
+/* Teardown hooks each module provides (NULL-safe). */
+void hr_devices_free(struct hr_devices *devices);
+void hr_plugins_free(struct hr_plugins *plugins);
+void hr_cache_free(struct hr_cache *cache);
+void hr_runtime_free(struct hr_runtime *runtime);
+
+#endif

@@ -1,0 +1,35 @@
+# libhanzo-rocm: a convenience library holding every object (the CLI and the
+# unit tests link it, as kmod's tools do), wrapped into the versioned
+# shared library with a linker script so only the public API is exported.
+noinst_LTLIBRARIES += lib/libhanzo-rocm-internal.la
+lib_LTLIBRARIES += lib/libhanzo-rocm.la
+include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
+
+lib_libhanzo_rocm_internal_la_SOURCES = \
+	lib/libhanzo-rocm-private.h lib/libhanzo-rocm.c \
+	lib/util.h lib/util.c \
+	lib/config.h lib/config.c \
+	lib/target.h lib/target.c \
+	lib/spawn.h lib/spawn.c \
+	lib/toolchain.h lib/toolchain.c \
+	lib/elf.h lib/elf.c \
+	lib/cache.h lib/cache.c \
+	lib/code-object.c \
+	lib/precompile.h lib/precompile.c \
+	lib/plugin.h lib/plugin.c \
+	lib/cuda.h lib/cuda.c \
+	lib/hip.h lib/hip.c \
+	lib/runtime.h lib/runtime.c
+lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)
+lib_libhanzo_rocm_internal_la_LIBADD = $(INIH_LIBS) $(NETTLE_LIBS)
+
+lib_libhanzo_rocm_la_SOURCES =
+lib_libhanzo_rocm_la_LIBADD = lib/libhanzo-rocm-internal.la
+lib_libhanzo_rocm_la_LDFLAGS = $(AM_LDFLAGS) \
+	-version-info $(LIBHANZO_ROCM_CURRENT):$(LIBHANZO_ROCM_REVISION):$(LIBHANZO_ROCM_AGE) \
+	-Wl,--version-script=$(top_srcdir)/lib/libhanzo-rocm.sym
+EXTRA_lib_libhanzo_rocm_la_DEPENDENCIES = lib/libhanzo-rocm.sym
+EXTRA_DIST += lib/libhanzo-rocm.sym
+
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = lib/hanzo-rocm.pc

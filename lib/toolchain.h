@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Compilers: finding hipcc and nvcc, learning their versions and which targets
+ * they can build, and running them (argv, no shell, timeout, diagnostics
+ * captured).  Only precompile and a compile-on-miss get here.
+ */
+#ifndef HR_TOOLCHAIN_H
+#define HR_TOOLCHAIN_H
+
+#include <stddef.h>
+
+struct hanzo_rocm;
+struct hr_config;
+
+enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC };
+
+struct hr_toolchain {
+	enum hr_compiler kind;
+	char *path;         /* absolute path of the compiler */
+	char *version;      /* "5.2.3", "13.0"; HANZO_ROCM_VERSION overrides the label */
+	char *identity;     /* stored in cache entries, e.g. "hipcc 5.2.3 clang 15.0.6" */
+	char *devlib_dir;   /* AMD device libraries (oclc_isa_version_*.bc), NULL if unknown */
+	unsigned timeout_s; /* per compile */
+};
+
+/* -ENOENT when the compiler is not installed (not an error to log loudly). */
+int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
+                      struct hr_toolchain **ret);
+void hr_toolchain_free(struct hr_toolchain *tc);
+
+/*
+ * 0 when tc can build target; -ENOTSUP with a reason such as
+ * "needs ROCm >= 5.7 (this is 5.2.3)" otherwise.
+ */
+int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
+                           char *reason, size_t n);
+
+/*
+ * Compile one self-contained source for one target into a code object
+ * (raw AMDGPU ELF or cubin).  flags: the plugin's then the config's, both
+ * NULL-terminated (either may be NULL).  On failure *diag holds the
+ * compiler's diagnostics (malloc'd, noise such as rocm_agent_enumerator
+ * tracebacks removed).
+ */
+int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
+                         const char *source, size_t source_len,
+                         const char *const *plugin_flags,
+                         char *const *config_flags, const char *target,
+                         void **obj, size_t *obj_size, char **diag);
+
+
+#endif

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Generic helpers shared by every module (no context, no logging). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+char **hr_strv_new(void)
+{
+	return calloc(1, sizeof(char *));
+}
+
+void hr_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+size_t hr_strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+int hr_strv_push(char ***v, const char *s)
+{
+	size_t n = hr_strv_len(*v);
+	char *copy = strdup(s);
+	char **nv;
+
+	if (!copy)
+		return -ENOMEM;
+	nv = realloc(*v, (n + 2) * sizeof(char *));
+	if (!nv) {
+		free(copy);
+		return -ENOMEM;
+	}
+	nv[n] = copy;
+	nv[n + 1] = NULL;
+	*v = nv;
+	return 0;
+}
+
+bool hr_strv_contains(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+char **hr_strv_copy(char *const *v)
+{
+	char **out = hr_strv_new();
+
+	for (size_t i = 0; out && v && v[i]; i++) {
+		if (hr_strv_push(&out, v[i]) < 0) {
+			hr_strv_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+char **hr_strv_split(const char *s, const char *seps)
+{
+	char **out = hr_strv_new();
+
+	while (out && s && *s) {
+		size_t skip = strspn(s, seps), len;
+		char *field;
+
+		s += skip;
+		len = strcspn(s, seps);
+		if (len == 0)
+			break;
+		field = strndup(s, len);
+		if (!field || hr_strv_push(&out, field) < 0) {
+			free(field);
+			hr_strv_free(out);
+			return NULL;
+		}
+		free(field);
+		s += len;
+	}
+	return out;
+}
+
+char *hr_strv_join(char *const *v, const char *sep)
+{
+	size_t len = 1, seplen = strlen(sep);
+	char *out, *p;
+
+	for (size_t i = 0; v && v[i]; i++)
+		len += strlen(v[i]) + seplen;
+	out = malloc(len);
+	if (!out)
+		return NULL;
+	p = out;
+	*p = '\0';
+	for (size_t i = 0; v && v[i]; i++) {
+		size_t l = strlen(v[i]);
+
+		if (i) {
+			memcpy(p, sep, seplen);
+			p += seplen;
+		}
+		memcpy(p, v[i], l);
+		p += l;
+	}
+	*p = '\0';
+	return out;
+}
+
+char *hr_root_path(const char *root, const char *path)
+{
+	char *out;
+
+	if (!root || !*root || strcmp(root, "/") == 0)
+		return strdup(path);
+	if (asprintf(&out, "%s%s%s", root, path[0] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	return out;
+}
+
+char *hr_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	char *out;
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	if (asprintf(&out, "%.*s/%s", (int)la, a, b) < 0)
+		return NULL;
+	return out;
+}
+
+bool hr_name_is_safe(const char *s)
+{
+	size_t n;
+
+	if (!s || !*s || s[0] == '.' || s[0] == '-')
+		return false;
+	n = strlen(s);
+	if (n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (!isalnum(c) && c != '.' && c != '_' && c != '+' && c != ':' && c != '-')
+			return false;
+	}
+	return strstr(s, "..") == NULL;
+}
+
+int hr_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (max - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int hr_parse_size(const char *s, uint64_t *out)
+{
+	char digits[32];
+	size_t len;
+	unsigned shift = 0;
+	uint64_t v;
+	int r;
+
+	if (!s)
+		return -EINVAL;
+	len = strlen(s);
+	if (len == 0 || len >= sizeof(digits))
+		return -EINVAL;
+	memcpy(digits, s, len + 1);
+	switch (toupper((unsigned char)digits[len - 1])) {
+	case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
+	default: break;
+	}
+	if (shift)
+		digits[--len] = '\0';
+	r = hr_parse_uint(digits, UINT64_MAX >> shift, &v);
+	if (r < 0)
+		return r == -ERANGE ? -ERANGE : -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+void hr_format_size(uint64_t bytes, char *buf, size_t n)
+{
+	static const char units[] = "BKMGT";
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1024.0 && u < sizeof(units) - 2) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%lluB", (unsigned long long)bytes);
+	else
+		snprintf(buf, n, "%.1f%c", v, units[u]);
+}
+
+int hr_read_file(const char *path, size_t max, void **data, size_t *size)
+{
+	struct stat st;
+	char *buf;
+	size_t done = 0;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > max) {
+		r = -EFBIG;
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t k = read(fd, buf + done, (size_t)st.st_size - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			r = k < 0 ? -errno : -EIO; /* shrank under us */
+			free(buf);
+			goto out;
+		}
+		done += (size_t)k;
+	}
+	buf[done] = '\0'; /* callers may treat text as a C string */
+	*data = buf;
+	*size = done;
+out:
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const void *data, size_t size)
+{
+	const char *p = data;
+
+	while (size > 0) {
+		ssize_t k = write(fd, p, size);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		p += k;
+		size -= (size_t)k;
+	}
+	return 0;
+}
+
+int hr_write_atomic(const char *dir, const char *name, const void *data,
+                    size_t size, mode_t mode)
+{
+	char *tmp = NULL, *dst = NULL;
+	int fd = -1, dfd = -1, r;
+
+	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, name) < 0 ||
+	    asprintf(&dst, "%s/%s", dir, name) < 0) {
+		r = -ENOMEM;
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = write_all(fd, data, size);
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	fd = -1;
+	if (r == 0 && rename(tmp, dst) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		goto out;
+	}
+	/* The rename itself must reach the disk before we call it published. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(tmp);
+	free(dst);
+	return r;
+}
+
+int hr_mkdir_p(const char *path, mode_t mode)
+{
+	char *copy = strdup(path);
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *p = copy + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+			r = -errno;
+			break;
+		}
+		*p = saved;
+		if (saved == '\0')
+			break;
+	}
+	if (r == 0) {
+		struct stat st;
+
+		if (stat(path, &st) < 0)
+			r = -errno;
+		else if (!S_ISDIR(st.st_mode))
+			r = -ENOTDIR;
+	}
+	free(copy);
+	return r;
+}
+
+const char *hr_getenv(const char *name)
+{
+	const char *v = secure_getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+char *hr_strstrip(char *s)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Generic helpers: string vectors, paths, safe names, sizes, files. */
+#ifndef HR_UTIL_H
+#define HR_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define HR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* NULL-terminated, heap-allocated string vectors. */
+char **hr_strv_new(void);
+void hr_strv_free(char **v);
+size_t hr_strv_len(char *const *v);
+int hr_strv_push(char ***v, const char *s);           /* copies s */
+bool hr_strv_contains(char *const *v, const char *s);
+char **hr_strv_copy(char *const *v);
+/* Split on any of seps, dropping empty fields; NULL on ENOMEM. */
+char **hr_strv_split(const char *s, const char *seps);
+char *hr_strv_join(char *const *v, const char *sep);
+
+/* root "" or "/" means none; the result is malloc'd. */
+char *hr_root_path(const char *root, const char *path);
+char *hr_path_join(const char *a, const char *b);
+
+/*
+ * A name that is safe as one path component: 1..64 chars of [A-Za-z0-9._+:-],
+ * not starting with '.' or '-'.  Used for families, targets, kernel names.
+ */
+bool hr_name_is_safe(const char *s);
+
+/* "1G", "512M", "100K", "123" (bytes) -> bytes; -EINVAL on junk/overflow. */
+int hr_parse_size(const char *s, uint64_t *out);
+/* Human-readable, e.g. "1.5G"; writes at most n bytes. */
+void hr_format_size(uint64_t bytes, char *buf, size_t n);
+/* Unsigned decimal, whole string; -EINVAL/-ERANGE. */
+int hr_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/* Reads a whole file (O_CLOEXEC), failing with -EFBIG beyond max bytes. */
+int hr_read_file(const char *path, size_t max, void **data, size_t *size);
+/*
+ * Atomic publish: temp file in dir, write, fsync, rename to name, fsync dir.
+ * Readers see the old file or the complete new one, never a part.
+ */
+int hr_write_atomic(const char *dir, const char *name, const void *data,
+                    size_t size, mode_t mode);
+/* mkdir -p with mode for created components; existing dirs are fine. */
+int hr_mkdir_p(const char *path, mode_t mode);
+
+/* secure_getenv that treats "" as unset. */
+const char *hr_getenv(const char *name);
+
+/* Trim leading/trailing white space in place; returns s moved forward. */
+char *hr_strstrip(char *s);
+
+#endif

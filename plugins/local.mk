@@ -1,0 +1,1 @@
+# plugins: see Makefile.am

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Generic helpers: sizes, safe names, string vectors, atomic writes. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "tap.h"
+#include "util.h"
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' || (e->d_name[1] && e->d_name[1] != '.'))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int main(void)
+{
+	uint64_t v = 0;
+	char buf[64], dir[] = "/tmp/hr-util.XXXXXX";
+	char **sv;
+	void *data;
+	size_t size;
+
+	is_int(hr_parse_size("1G", &v), 0, "1G parses");
+	is_int(v, 1ULL << 30, "1G is 2^30 bytes");
+	is_int(hr_parse_size("512m", &v), 0, "512m parses");
+	is_int(v, 512ULL << 20, "512m is 512 MiB");
+	is_int(hr_parse_size("100", &v), 0, "plain bytes parse");
+	is_int(hr_parse_size("lots", &v), -EINVAL, "'lots' is rejected");
+	is_int(hr_parse_size("", &v), -EINVAL, "empty size is rejected");
+	is_int(hr_parse_size("-1G", &v), -EINVAL, "negative size is rejected");
+	is_int(hr_parse_size("99999999999999999999", &v), -ERANGE, "overflow is -ERANGE");
+	is_int(hr_parse_size("17179869184G", &v), -ERANGE, "overflow after the suffix shift is -ERANGE");
+	hr_format_size(1536, buf, sizeof(buf));
+	is_str(buf, "1.5K", "1536 bytes format as 1.5K");
+
+	ok(hr_name_is_safe("gfx90a:xnack+"), "a target ID is a safe name");
+	ok(!hr_name_is_safe("../etc"), "'..' is not a safe name");
+	ok(!hr_name_is_safe("a/b"), "'/' is not a safe name");
+	ok(!hr_name_is_safe(".hidden"), "a leading dot is not a safe name");
+	ok(!hr_name_is_safe(""), "empty is not a safe name");
+
+	sv = hr_strv_split("  gfx90a  gfx942\tgfx1100 ", " \t");
+	is_int(hr_strv_len(sv), 3, "split drops empty fields");
+	is_str(sv[2], "gfx1100", "split keeps order");
+	ok(hr_strv_contains(sv, "gfx942"), "strv_contains finds a member");
+	hr_strv_free(sv);
+
+	ok(mkdtemp(dir) != NULL, "scratch dir");
+	is_int(hr_write_atomic(dir, "entry", "hello", 5, 0644), 0, "atomic write succeeds");
+	is_int(count_entries(dir), 1, "no temp file is left behind");
+	is_int(hr_read_file(strcat(strcpy(buf, dir), "/entry"), 1024, &data, &size), 0, "read back");
+	ok(size == 5 && memcmp(data, "hello", 5) == 0, "content is what was written");
+	free(data);
+	is_int(hr_read_file(buf, 4, &data, &size), -EFBIG, "read_file enforces its limit");
+	is_int(hr_write_atomic("/nonexistent-dir", "x", "y", 1, 0644), -ENOENT, "atomic write into a missing dir fails cleanly");
+	unlink(buf);
+	rmdir(dir);
+	return done_testing();
+}

@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+#include "tools.h"
+int cmd_plugins(struct cli *cli, int argc, char **argv) { (void)cli; (void)argc; (void)argv; cli_error("plugins: not built yet"); return EXIT_FAILED; }

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* hanzo-rocm: global options and command dispatch. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "tools.h"
+
+static const struct command commands[] = {
+	{ "info", cmd_info, "show devices, toolchains, configuration, cache tiers and plugins" },
+	{ "precompile", cmd_precompile, "build code objects for every target and family into a cache tier" },
+	{ "cache", cmd_cache, "list | verify [--repair] | gc [--max-size SIZE] | clear" },
+	{ "plugins", cmd_plugins, "list kernel-family plugins and whether each was accepted" },
+	{ "config", cmd_config, "check [FILE]: validate a configuration file" },
+	{ "selftest", cmd_selftest, "run every kernel on each GPU against a CPU reference" },
+};
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hanzo-rocm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void cli_log(void *data, int priority, const char *file, int line,
+                    const char *fn, const char *format, va_list args)
+{
+	(void)data;
+	if (priority >= LOG_DEBUG)
+		fprintf(stderr, "hanzo-rocm: debug: %s:%d %s: ", file, line, fn);
+	else if (priority >= LOG_INFO)
+		fputs("hanzo-rocm: ", stderr);
+	else if (priority == LOG_WARNING)
+		fputs("hanzo-rocm: warning: ", stderr);
+	else
+		fputs("hanzo-rocm: error: ", stderr);
+	vfprintf(stderr, format, args);
+}
+
+struct hanzo_rocm *cli_ctx(struct cli *cli)
+{
+	static const int levels[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+	struct hanzo_rocm_options o = { .size = sizeof(o) };
+	int v = cli->verbosity + 1, r;
+
+	if (cli->ctx)
+		return cli->ctx;
+	if (v < 0)
+		v = 0;
+	if (v > 3)
+		v = 3;
+	o.root = cli->root;
+	o.config = cli->config;
+	o.log_fn = cli_log;
+	o.log_priority = levels[v];
+	r = hanzo_rocm_new_with_options(&o, &cli->ctx);
+	if (r < 0) {
+		cli_error("cannot initialise: %s", hanzo_rocm_strerror(r));
+		return NULL;
+	}
+	/* HANZO_ROCM_LOG may have raised it; the command line wins. */
+	if (cli->verbosity != 0 || !getenv("HANZO_ROCM_LOG"))
+		hanzo_rocm_set_log_priority(cli->ctx, levels[v]);
+	return cli->ctx;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: hanzo-rocm [--config FILE] [--root DIR] [-v|-q] COMMAND [ARGS]\n"
+	      "\n"
+	      "Precompiled, cached GPU kernels for AMD (HIP) and NVIDIA GPUs.\n"
+	      "\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].help);
+	fputs("\n"
+	      "Options:\n"
+	      "  --config FILE  main configuration file (default " HR_SYSCONFDIR "/hanzo-rocm.conf)\n"
+	      "  --root DIR     resolve every system path (config, /sys, caches, plugins) under DIR\n"
+	      "  -v, --verbose  more messages (repeat for debug)\n"
+	      "  -q, --quiet    errors only\n"
+	      "  -h, --help     this help; COMMAND --help for a command's\n"
+	      "  -V, --version  print the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 the operation failed, 2 usage or configuration error.\n"
+	      "See hanzo-rocm(1) and hanzo-rocm.conf(5).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli cli = { 0 };
+	int c, r;
+
+	/* '+': options after the command belong to the command. */
+	while ((c = getopt_long(argc, argv, "+c:r:vqhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': cli.config = optarg; break;
+		case 'r': cli.root = optarg; break;
+		case 'v': cli.verbosity++; break;
+		case 'q': cli.verbosity--; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': puts(PACKAGE_NAME " " PACKAGE_VERSION); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[optind], commands[i].name) != 0)
+			continue;
+		argc -= optind;
+		argv += optind;
+		optind = 0; /* reset getopt for the command's own parsing */
+		r = commands[i].run(&cli, argc, argv);
+		hanzo_rocm_unref(cli.ctx);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			cli_error("write error on standard output: %s", strerror(errno));
+			return EXIT_FAILED;
+		}
+		return r;
+	}
+	cli_error("unknown command '%s' (see hanzo-rocm --help)", argv[optind]);
+	return EXIT_USAGE;
+}

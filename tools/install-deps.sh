@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install every build, test and packaging dependency of hanzo-rocm from
+# Debian 12 packages.  Idempotent: apt-get skips what is already there.
+set -eu
+
+BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
+GPU="hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-15"
+TEST="python3 valgrind file"
+PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint"
+
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -q -y --no-install-recommends $BUILD $GPU $TEST ${HANZO_ROCM_NO_PACKAGING:+} ${HANZO_ROCM_NO_PACKAGING:-$PACKAGE}

@@ -1,0 +1,13 @@
+#!/bin/sh
+# README command 1: install dependencies, build, and run the main job:
+# precompile every family for the detected GPU targets (or the shipped
+# default list when there is no GPU) into the user cache, then show it.
+set -eu
+cd "$(dirname "$0")/.."
+sh tools/install-deps.sh
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure
+make -j"$(nproc)"
+export HANZO_ROCM_PLUGIN_PATH="$PWD/plugins/.libs"
+./tools/hanzo-rocm precompile --user
+./tools/hanzo-rocm cache list
