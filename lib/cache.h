@@ -44,3 +44,52 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 char *hr_entry_path(const char *dir, const char *target, const char *family);
 
 #endif
+
+/* ---- entries ---------------------------------------------------------- */
+
+/* One cache file: a fixed header then the code object (see cache.c). */
+struct hr_entry {
+	struct hr_cache_key key;
+	char family[65];
+	char target[48];
+	char compiler[128];     /* toolchain identity that built it */
+	uint64_t created;       /* unix seconds */
+	const void *payload;    /* the code object, inside data */
+	size_t payload_size;
+	void *data;             /* the whole file, owned */
+	size_t size;
+};
+
+/*
+ * Read and fully validate an entry: magic, format, sizes, payload checksum,
+ * ELF machine and target.  -ENOENT missing; -EBADMSG corrupt or truncated;
+ * -ENOEXEC payload is not a code object for the stored target.  A non-NULL
+ * expect_key must match the stored key (else -ESTALE).
+ */
+int hr_entry_read(struct hanzo_rocm *ctx, const char *path,
+                  const struct hr_cache_key *expect_key, struct hr_entry *e);
+void hr_entry_release(struct hr_entry *e);
+
+/* Publish atomically as <dir>/<target>/<family>.hrco (creating <target>/). */
+int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
+                   const char *target, const struct hr_cache_key *key,
+                   const char *compiler, const void *payload, size_t size);
+
+/*
+ * Non-blocking fcntl lock on <dir>/<target>/.<family>.lock, retried until
+ * timeout_s; -ETIMEDOUT means "go on without it" (publish is atomic anyway).
+ */
+int hr_entry_lock(const char *dir, const char *target, const char *family,
+                  unsigned timeout_s, int *fd);
+void hr_entry_unlock(int fd);
+
+/*
+ * The code object of family for target from the first tier that has a valid
+ * one (exact target, then its generic processor), compiling on a miss when
+ * [cache] compile = auto.  Tiers in skip_mask (1u << enum hr_tier) are
+ * passed over: the runtime uses it when a driver refuses bytes from a tier.
+ * Bytes are owned by ctx (memory tier) until it is freed.
+ */
+int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
+                        const char *target, unsigned skip_mask,
+                        const void **data, size_t *size, enum hr_tier *from);
