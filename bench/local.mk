@@ -1,1 +1,10 @@
-# bench: see Makefile.am
+# Host-side benchmarks: `make bench` (results go to doc/BENCHMARKS.md by hand,
+# with the machine and date).  bench-host is built with everything else so
+# the benchmark never rots; running it is explicit.
+noinst_PROGRAMS += bench/bench-host
+bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
+EXTRA_DIST += bench/host.sh
+
+bench: all $(check_LTLIBRARIES)
+	$(SHELL) $(top_srcdir)/bench/host.sh
+.PHONY: bench

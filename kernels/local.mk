@@ -1,1 +1,6 @@
-# kernels: see Makefile.am
+# Kernel sources: one kernels/F.hip + kernels/F.list per family, and the
+# portability header they all include.  Nothing is compiled here: the plugin
+# build (plugins/local.mk) embeds each family's source into plugins/F.la,
+# and the library compiles it for the GPU at precompile/run time.
+HR_KERNEL_INCLUDES = kernels/hr-kernel.h
+EXTRA_DIST += $(HR_KERNEL_INCLUDES)

@@ -10,10 +10,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 struct hanzo_rocm;
 
-enum hr_tier { HR_TIER_MEMORY, HR_TIER_SYSTEM, HR_TIER_SITE, HR_TIER_USER, HR_TIER_COMPILED };
+/*
+ * HR_TIER_PACKAGE: HR_PLUGINCACHEDIR, where cache packages install entries
+ * (read-only, searched after the site tiers).  Added last so the values of
+ * the others, used as skip_mask bits, do not move.
+ */
+enum hr_tier {
+	HR_TIER_MEMORY, HR_TIER_SYSTEM, HR_TIER_SITE, HR_TIER_USER,
+	HR_TIER_COMPILED, HR_TIER_PACKAGE,
+};
 const char *hr_tier_name(enum hr_tier t);
 
 struct hr_cache_key {
@@ -43,8 +52,6 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 /* <dir>/<target>/<family>.hrco */
 char *hr_entry_path(const char *dir, const char *target, const char *family);
 
-#endif
-
 /* ---- entries ---------------------------------------------------------- */
 
 /* One cache file: a fixed header then the code object (see cache.c). */
@@ -68,6 +75,10 @@ struct hr_entry {
  */
 int hr_entry_read(struct hanzo_rocm *ctx, const char *path,
                   const struct hr_cache_key *expect_key, struct hr_entry *e);
+/* The same, with a one-line reason for a rejection in why (for the CLI). */
+int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
+                      const struct hr_cache_key *expect_key, struct hr_entry *e,
+                      char *why, size_t n);
 void hr_entry_release(struct hr_entry *e);
 
 /* Publish atomically as <dir>/<target>/<family>.hrco (creating <target>/). */
@@ -93,3 +104,44 @@ void hr_entry_unlock(int fd);
 int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
                         const char *target, unsigned skip_mask,
                         const void **data, size_t *size, enum hr_tier *from);
+
+/* What a file inside a tier's <target>/ directory is. */
+enum hr_cache_file {
+	HR_CACHE_ENTRY,       /* <family>.hrco */
+	HR_CACHE_TEMP,        /* .<family>.hrco.XXXXXX: a publish in progress or a crash's debris */
+	HR_CACHE_LOCK,        /* .<family>.lock */
+	HR_CACHE_QUARANTINE,  /* <family>.hrco.bad-<pid>: moved aside as corrupt */
+};
+/*
+ * Calls fn for every regular file of those kinds under dir/<target>/ (only
+ * target directories with safe names; symlinks are not followed).  target
+ * NULL = all.  A missing dir is no files.  fn returning < 0 stops the walk.
+ */
+typedef int (*hr_cache_scan_fn)(void *data, const char *path, const char *target,
+                                const char *name, enum hr_cache_file kind,
+                                const struct stat *st);
+int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
+                  void *data);
+
+/*
+ * The in-process memory tier, ctx->cache (created on first use): a hash
+ * table (family, target) -> bytes.  A lookup is a mutex and a hash probe.
+ */
+struct hr_cache;
+struct hr_cache *hr_cache_get(struct hanzo_rocm *ctx);   /* NULL on ENOMEM */
+/* -ENOENT when absent, or when it came from a tier in skip_mask. */
+int hr_memory_lookup(struct hr_cache *c, const char *family, const char *target,
+                     unsigned skip_mask, const void **data, size_t *size,
+                     enum hr_tier *from);
+/*
+ * Takes ownership of data (malloc'd).  If a usable entry is already there
+ * the new bytes are dropped and *out is the existing copy; one from a tier
+ * in skip_mask is replaced (its bytes stay allocated until ctx is freed).
+ */
+int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
+                     void *data, size_t size, enum hr_tier from,
+                     unsigned skip_mask, const void **out, size_t *out_size);
+/* True the first time what is seen in this context: log-once helper. */
+bool hr_cache_warn_once(struct hr_cache *c, const char *what);
+
+#endif

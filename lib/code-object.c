@@ -1,3 +1,345 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * hanzo_rocm_code_object(): the code object of a family for a target, from
+ * the memory tier (a hash probe: the hot path), else the first on-disk tier
+ * holding a valid entry, else compiled once and published in the user tier.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cache.h"
+#include "config.h"
+#include "libhanzo-rocm-private.h"
+#include "plugin.h"
+#include "target.h"
+#include "toolchain.h"
+#include "util.h"
+
+struct lookup {
+	struct hanzo_rocm *ctx;
+	struct hr_cache *cache;
+	const char *family;
+	const char *target;               /* as asked, maybe with features */
+	char generic[HR_TARGET_MAX];      /* its processor */
+	unsigned skip_mask;
+	struct hr_family *fam;
+	struct hr_tier_dir *tiers;
+	size_t n_tiers;
+};
+
+static void key_for(const struct lookup *l, const char *target,
+                    struct hr_cache_key *key)
+{
+	const struct hr_config *cfg = l->ctx->config;
+
+	hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
+	                     (const char *const *)l->fam->flags,
+	                     cfg ? cfg->flags : NULL, target, key);
+}
+
+/* Keep the payload only: the memory tier hands out exactly the code object. */
+static int keep(struct lookup *l, struct hr_entry *e, enum hr_tier from,
+                const void **data, size_t *size)
+{
+	void *copy = malloc(e->payload_size ? e->payload_size : 1);
+	int r;
+
+	if (!copy) {
+		hr_entry_release(e);
+		return -ENOMEM;
+	}
+	memcpy(copy, e->payload, e->payload_size);
+	r = hr_memory_insert(l->cache, l->family, l->target, copy,
+	                     e->payload_size, from, l->skip_mask, data, size);
+	hr_entry_release(e);
+	return r;
+}
+
+/*
+ * A bad entry is a miss, logged once.  Only the user tier is ours to clean:
+ * the corrupt file is moved aside so it is neither retried nor lost for a
+ * post-mortem; system, site and package tiers are never touched.
+ */
+static void bad_entry(struct lookup *l, const struct hr_tier_dir *t,
+                      const char *path, int err, const char *why)
+{
+	char msg[512], *aside = NULL;
+
+	if (err == -ESTALE) {
+		hr_info(l->ctx, "%s: %s; rebuilding\n", path, why);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s: %s", path, why);
+	if (hr_cache_warn_once(l->cache, msg))
+		hr_warn(l->ctx, "ignoring cache entry %s\n", msg);
+	if (t->tier != HR_TIER_USER || !t->writable ||
+	    (err != -EBADMSG && err != -ENOEXEC))
+		return;
+	if (asprintf(&aside, "%s.bad-%ld", path, (long)getpid()) < 0)
+		return;
+	if (rename(path, aside) < 0)
+		(void)unlink(path);
+	free(aside);
+}
+
+static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
+                     const char *target, const struct hr_cache_key *key,
+                     struct hr_entry *e)
+{
+	char why[256], *path = hr_entry_path(t->path, target, l->family);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = hr_entry_read_why(l->ctx, path, key, e, why, sizeof(why));
+	if (r < 0 && r != -ENOENT && r != -ENOTDIR && r != -ENOMEM)
+		bad_entry(l, t, path, r, why);
+	free(path);
+	return r;
+}
+
+/* The exact target ID first, then its generic processor, tier by tier. */
+static int search_tiers(struct lookup *l, const void **data, size_t *size,
+                        enum hr_tier *from)
+{
+	const char *targets[2] = { l->target, l->generic };
+	size_t n_targets = strcmp(l->target, l->generic) == 0 ? 1 : 2;
+
+	for (size_t i = 0; i < n_targets; i++) {
+		struct hr_cache_key key;
+
+		key_for(l, targets[i], &key);
+		for (size_t k = 0; k < l->n_tiers; k++) {
+			const struct hr_tier_dir *t = &l->tiers[k];
+			struct hr_entry e;
+			int r;
+
+			if (l->skip_mask & (1u << t->tier))
+				continue;
+			r = read_tier(l, t, targets[i], &key, &e);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0)
+				continue;
+			hr_dbg(l->ctx, "%s for %s from the %s tier %s\n", l->family,
+			       l->target, hr_tier_name(t->tier), t->path);
+			*from = t->tier;
+			return keep(l, &e, t->tier, data, size);
+		}
+	}
+	return -ENOENT;
+}
+
+static int no_compile_error(struct lookup *l)
+{
+	char **dirs = hr_strv_new(), *list;
+
+	for (size_t k = 0; dirs && k < l->n_tiers; k++)
+		if (!(l->skip_mask & (1u << l->tiers[k].tier)) &&
+		    hr_strv_push(&dirs, l->tiers[k].path) < 0)
+			break;
+	list = dirs ? hr_strv_join(dirs, ", ") : NULL;
+	hr_err(l->ctx, "no code object for %s on %s in any cache tier (searched: %s); "
+	       "build it with: hanzo-rocm precompile --target %s --family %s\n",
+	       l->family, l->target, list && *list ? list : "none", l->target,
+	       l->family);
+	free(list);
+	hr_strv_free(dirs);
+	return -ENOENT;
+}
+
+/*
+ * The user tier when we may publish there.  One the policy lets us write
+ * but the file system does not gets one warning: loading still works.
+ */
+static const struct hr_tier_dir *user_tier(struct lookup *l)
+{
+	const struct hr_config *cfg = l->ctx->config;
+	char msg[512];
+
+	for (size_t k = 0; k < l->n_tiers; k++) {
+		const struct hr_tier_dir *t = &l->tiers[k];
+
+		if (t->tier != HR_TIER_USER)
+			continue;
+		if (t->writable)
+			return t;
+		if (cfg && cfg->policy == HR_POLICY_READWRITE) {
+			snprintf(msg, sizeof(msg), "the user cache %s is not writable: "
+			         "compiled code objects are not cached", t->path);
+			if (hr_cache_warn_once(l->cache, msg))
+				hr_warn(l->ctx, "%s\n", msg);
+		}
+	}
+	return NULL;
+}
+
+static void publish(struct lookup *l, const struct hr_tier_dir *user,
+                    const struct hr_toolchain *tc, const struct hr_cache_key *key,
+                    const void *obj, size_t size)
+{
+	char msg[512];
+	int r;
+
+	r = hr_entry_write(l->ctx, user->path, l->family, l->target, key,
+	                   tc->identity, obj, size);
+	if (r >= 0)
+		return;
+	/* One warning per context: a full disk must not flood the log. */
+	snprintf(msg, sizeof(msg), "cannot write the user cache %s (%s): "
+	         "compiled code objects are not cached", user->path, strerror(-r));
+	if (hr_cache_warn_once(l->cache, msg))
+		hr_warn(l->ctx, "%s\n", msg);
+}
+
+static int compile_source(struct lookup *l, const struct hr_toolchain *tc,
+                          const struct hanzo_rocm_plugin *desc,
+                          void **obj, size_t *obj_size)
+{
+	const struct hr_config *cfg = l->ctx->config;
+	char *diag = NULL;
+	int r;
+
+	hr_info(l->ctx, "compiling %s for %s with %s\n", l->family, l->target,
+	        tc->identity ? tc->identity : tc->path);
+	r = hr_toolchain_compile(l->ctx, tc, desc->source, desc->source_len,
+	                         (const char *const *)l->fam->flags,
+	                         cfg ? cfg->flags : NULL, l->target, obj, obj_size,
+	                         &diag);
+	if (r < 0)
+		hr_err(l->ctx, "compiling %s for %s failed: %s\n%s", l->family,
+		       l->target, strerror(-r), diag ? diag : "");
+	free(diag);
+	return r;
+}
+
+static int compile_and_publish(struct lookup *l, const struct hr_toolchain *tc,
+                               const struct hanzo_rocm_plugin *desc,
+                               const void **data, size_t *size,
+                               enum hr_tier *from)
+{
+	const struct hr_tier_dir *user = user_tier(l);
+	struct hr_cache_key key;
+	struct hr_entry e;
+	void *obj = NULL;
+	size_t obj_size = 0;
+	int r, fd = -1;
+
+	key_for(l, l->target, &key);
+	if (user) {
+		/* Another process may be building it: wait for it, then look again. */
+		r = hr_entry_lock(user->path, l->target, l->family,
+		                  tc->timeout_s ? tc->timeout_s + 5 : 300, &fd);
+		if (r < 0 && r != -ETIMEDOUT)
+			hr_dbg(l->ctx, "no lock in %s: %s\n", user->path, strerror(-r));
+		if (read_tier(l, user, l->target, &key, &e) == 0) {
+			hr_entry_unlock(fd);
+			*from = HR_TIER_USER;
+			return keep(l, &e, HR_TIER_USER, data, size);
+		}
+	}
+	r = compile_source(l, tc, desc, &obj, &obj_size);
+	if (r == 0 && user)
+		publish(l, user, tc, &key, obj, obj_size);
+	hr_entry_unlock(fd);
+	if (r < 0)
+		return r;
+	*from = HR_TIER_COMPILED;
+	return hr_memory_insert(l->cache, l->family, l->target, obj, obj_size,
+	                        HR_TIER_COMPILED, l->skip_mask, data, size);
+}
+
+static int compile_on_miss(struct lookup *l, const void **data, size_t *size,
+                           enum hr_tier *from)
+{
+	const struct hanzo_rocm_plugin *desc;
+	struct hr_toolchain *tc = NULL;
+	enum hr_platform platform = hr_target_platform(l->target);
+	char reason[256] = "";
+	int r;
+
+	r = hr_family_load(l->ctx, l->fam, &desc);
+	if (r < 0) {
+		hr_err(l->ctx, "cannot load the plugin of family %s: %s\n", l->family,
+		       strerror(-r));
+		return r;
+	}
+	r = hr_toolchain_find(l->ctx, platform == HR_PLATFORM_NVIDIA ?
+	                      HR_COMPILER_NVCC : HR_COMPILER_HIPCC, &tc);
+	if (r < 0) {
+		hr_err(l->ctx, "no code object for %s on %s is cached and no %s "
+		       "compiler was found to build it\n", l->family, l->target,
+		       platform == HR_PLATFORM_NVIDIA ? "nvcc" : "hipcc");
+		return r;
+	}
+	r = hr_toolchain_can_build(tc, l->target, reason, sizeof(reason));
+	if (r < 0)
+		hr_err(l->ctx, "cannot build %s for %s: %s\n", l->family, l->target,
+		       reason);
+	else
+		r = compile_and_publish(l, tc, desc, data, size, from);
+	hr_toolchain_free(tc);
+	return r;
+}
+
+int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
+                        const char *target, unsigned skip_mask,
+                        const void **data, size_t *size, enum hr_tier *from)
+{
+	struct lookup l = { .ctx = ctx, .family = family, .target = target,
+	                    .skip_mask = skip_mask };
+	enum hr_tier got = HR_TIER_MEMORY;
+	int r;
+
+	if (!ctx || !data || !size)
+		return -EINVAL;
+	if (!family || !hr_name_is_safe(family)) {
+		hr_err(ctx, "invalid kernel family name '%s'\n", family ? family : "(null)");
+		return -EINVAL;
+	}
+	if (!target || hr_target_validate(target) < 0 ||
+	    hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
+		hr_err(ctx, "invalid target '%s'\n", target ? target : "(null)");
+		return -EINVAL;
+	}
+	l.cache = hr_cache_get(ctx);
+	if (!l.cache)
+		return -ENOMEM;
+	/* The hot path: no system call before this returns. */
+	r = hr_memory_lookup(l.cache, family, target, skip_mask, data, size, &got);
+	if (r == 0)
+		goto done;
+
+	r = hr_plugins_family(ctx, family, &l.fam);
+	if (r < 0) {
+		hr_err(ctx, "unknown kernel family '%s' (see hanzo-rocm plugins)\n", family);
+		return r;
+	}
+	r = hr_cache_tiers(ctx, &l.tiers, &l.n_tiers);
+	if (r < 0)
+		return r;
+	r = search_tiers(&l, data, size, &got);
+	if (r == -ENOENT) {
+		if (skip_mask & (1u << HR_TIER_COMPILED))
+			r = -ENOENT;
+		else if (ctx->config && ctx->config->compile == HR_COMPILE_NEVER)
+			r = no_compile_error(&l);
+		else
+			r = compile_on_miss(&l, data, size, &got);
+	}
+	hr_cache_tiers_free(l.tiers, l.n_tiers);
+done:
+	if (r == 0 && from)
+		*from = got;
+	return r;
+}
+
+HR_EXPORT int hanzo_rocm_code_object(struct hanzo_rocm *ctx, const char *family,
+                                     const char *target, const void **data,
+                                     size_t *size)
+{
+	return hr_code_object_find(ctx, family, target, 0, data, size, NULL);
+}

@@ -7,6 +7,7 @@
 
 struct hanzo_rocm;
 struct hr_device;
+struct hr_backend_ops;
 
 /*
  * Enumerate NVIDIA devices (platform, ordinal, target "sm_XY", name) into
@@ -15,5 +16,15 @@ struct hr_device;
  */
 int hr_cuda_devices(struct hanzo_rocm *ctx, struct hr_device *devs,
                     size_t max, size_t *n);
+
+/*
+ * dlopen the driver (reusing one the process already loaded), resolve every
+ * symbol and cuInit(0).  -ENOENT no library, -ENOSYS a missing symbol,
+ * -ENODEV no usable device; each logged naming the library/symbol/error.
+ * The runtime calls this once (lib/runtime.c) and keeps the result.
+ */
+int hr_cuda_open(struct hanzo_rocm *ctx, void **b);
+void hr_cuda_close(void *b);
+extern const struct hr_backend_ops hr_cuda_ops;
 
 #endif

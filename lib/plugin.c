@@ -1,4 +1,1626 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * Kernel-family plugins (DESIGN §6): discovery along the plugin path, trust
+ * checks, ABI checks, the plugin index and lazy dlopen.
+ *
+ * Trust: a plugin runs code in the host the moment it is dlopen-ed, so every
+ * check that can be made without running it is made first: the directory and
+ * the file (and a symlink target's directory) must be owned by root or the
+ * current user and not group/world-writable, the file must be a regular ELF
+ * file.  Checks run on an open fd (fstat, pread); the file is then dlopen-ed
+ * by its path (readable names in backtraces and sanitizer reports) and the
+ * loaded object's inode is compared with the checked one, so a swap between
+ * check and load is caught.  Nothing defends against a plugin whose entry
+ * function crashes: that cannot be done in-process.
+ *
+ * Index: `precompile` writes <tier>/plugins.index listing every candidate
+ * file with its stat identity and, for usable ones, family, version, source
+ * hash, flags and kernel names.  A context whose plugin path, disable list,
+ * directory listings and file stats still match answers from the index and
+ * dlopens a plugin only when its family is first loaded; anything else falls
+ * back to scanning (dlopen-ing every plugin once).  The index is never
+ * trusted: every field is validated and a lazily loaded plugin must match it.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nettle/sha2.h>
+
+#include "config.h"
 #include "libhanzo-rocm-private.h"
-void hr_plugins_free(struct hr_plugins *p) { (void)p; }
+#include "plugin.h"
+#include "util.h"
+
+#define INDEX_NAME "plugins.index"
+#define INDEX_MAGIC "hanzo-rocm-plugin-index"
+#define INDEX_VERSION 1
+#define INDEX_MAX_SIZE (4u << 20)
+#define MAX_NAME 64
+#define MAX_VERSION 64
+#define MAX_FLAGS 256
+#define MAX_FLAG_LEN 1024
+#define MAX_KERNELS 65536
+#define MAX_SOURCE (256u << 20)
+
+/* A family as handed out (the public part) plus what the loader keeps. */
+struct fam {
+	struct hr_family pub;
+	void *dl;               /* dlopen handle once loaded */
+	int load_err;           /* a refused load is not retried */
+};
+
+struct hr_plugins {
+	pthread_mutex_t lock;   /* guards everything below */
+	bool ready;             /* table filled from the index or a scan */
+	bool from_index;
+	struct fam **fams;
+	size_t n_fams;
+};
+
+/* Where to look: from the configuration (or the environment without one). */
+struct settings {
+	char **path;            /* deduplicated, in order */
+	char **disable;         /* sorted */
+	const char *index_dirs[2];
+	char *env_cache_dir;
+};
+
+enum cand_state { CAND_OK, CAND_REJECTED, CAND_DISABLED };
+
+/* One *.so found in a plugin directory, and what came of it. */
+struct cand {
+	char *path;
+	bool have_st;
+	struct stat st;         /* of the file, following a symlink */
+	enum cand_state state;
+	char *why;
+	void *dl;
+	const struct hanzo_rocm_plugin *desc;
+	uint32_t abi;
+	char *family, *version;
+	uint8_t sha[32];
+	char **flags, **kernels;
+};
+
+struct scan {
+	struct cand *c;
+	size_t n;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void sha256(const void *data, size_t size, uint8_t out[32])
+{
+	struct sha256_ctx s;
+
+	sha256_init(&s);
+	sha256_update(&s, size, data);
+	sha256_digest(&s, SHA256_DIGEST_SIZE, out);
+}
+
+static void to_hex(const uint8_t *b, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * A plugin's strings are untrusted: quote at most 64 printable characters of
+ * one for a message, so a hostile name cannot garble a terminal or a log.
+ */
+static void quote(char *buf, size_t n, const char *s)
+{
+	size_t o = 0, i;
+
+	for (i = 0; s[i] && i < 64 && o + 2 < n; i++)
+		buf[o++] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	if (s[i] && o + 5 < n) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+}
+
+static bool family_is_valid(const char *s)
+{
+	size_t n = strnlen(s, MAX_NAME + 1);
+
+	if (n == 0 || n > MAX_NAME)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Kernel names are extern "C" identifiers (they become symbol lookups). */
+static bool kernel_name_is_valid(const char *s)
+{
+	size_t n = strnlen(s, MAX_NAME + 1);
+
+	if (n == 0 || n > MAX_NAME || isdigit((unsigned char)s[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Printable ASCII, 1..max characters. */
+static bool text_is_valid(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	if (n == 0 || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return false;
+	return true;
+}
+
+static bool strv_equal(char *const *a, char *const *b)
+{
+	size_t i;
+
+	for (i = 0; a && b && a[i] && b[i]; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return (!a || !a[i]) && (!b || !b[i]);
+}
+
+static char *name_stem(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strndup(name, n > 3 ? n - 3 : 0);
+}
+
+/* "" when trusted, else why not: owned by root or us, not g/o-writable. */
+static const char *stat_untrusted(const struct stat *st, char *buf, size_t n)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		snprintf(buf, n, "owned by uid %u (not root or the current user)",
+		         (unsigned)st->st_uid);
+	else if (st->st_mode & S_IWOTH)
+		snprintf(buf, n, "world-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
+	else if (st->st_mode & S_IWGRP)
+		snprintf(buf, n, "group-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
+	else
+		buf[0] = '\0';
+	return buf;
+}
+
+static int set_why(struct cand *c, const char *fmt, ...) HR_PRINTF(2, 3);
+static int set_why(struct cand *c, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	free(c->why);
+	c->why = NULL;
+	c->state = CAND_REJECTED;
+	va_start(ap, fmt);
+	r = vasprintf(&c->why, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		c->why = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void cand_unload(struct cand *c)
+{
+	c->desc = NULL;
+	if (c->dl)
+		dlclose(c->dl);
+	c->dl = NULL;
+}
+
+static void cand_release(struct cand *c)
+{
+	cand_unload(c);
+	free(c->path);
+	free(c->why);
+	free(c->family);
+	free(c->version);
+	hr_strv_free(c->flags);
+	hr_strv_free(c->kernels);
+	memset(c, 0, sizeof(*c));
+}
+
+static void scan_release(struct scan *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		cand_release(&s->c[i]);
+	free(s->c);
+	s->c = NULL;
+	s->n = 0;
+}
+
+static void fam_free(struct fam *f)
+{
+	if (!f)
+		return;
+	if (f->dl)
+		dlclose(f->dl);
+	free(f->pub.family);
+	free(f->pub.version);
+	free(f->pub.path);
+	hr_strv_free(f->pub.flags);
+	hr_strv_free(f->pub.kernels);
+	free(f);
+}
+
+/* ---- settings ------------------------------------------------------------ */
+
+static void settings_release(struct settings *s)
+{
+	hr_strv_free(s->path);
+	hr_strv_free(s->disable);
+	free(s->env_cache_dir);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The configuration resolves everything; without one (a context built
+ * before config.c fills it) fall back to the environment and the default.
+ */
+static int settings_get(struct hanzo_rocm *ctx, struct settings *s)
+{
+	const struct hr_config *cfg = ctx->config;
+	char **src_path, **src_disable = NULL, **split = NULL;
+	const char *env;
+	int r = -ENOMEM;
+
+	memset(s, 0, sizeof(*s));
+	if (cfg) {
+		src_path = cfg->plugin_path;
+		src_disable = cfg->disable;
+		s->index_dirs[0] = cfg->system_dir;
+		s->index_dirs[1] = cfg->user_dir;
+	} else {
+		env = hr_getenv("HANZO_ROCM_PLUGIN_PATH");
+		split = hr_strv_split(env ? env : HR_PLUGINDIR, ":");
+		if (!split)
+			goto fail;
+		src_path = split;
+		env = hr_getenv("HANZO_ROCM_CACHE_DIR");
+		if (env && !(s->env_cache_dir = strdup(env)))
+			goto fail;
+		s->index_dirs[1] = s->env_cache_dir;
+	}
+	s->path = hr_strv_new();
+	s->disable = hr_strv_copy(src_disable);
+	if (!s->path || !s->disable)
+		goto fail;
+	/* A directory listed twice would report each plugin as its own duplicate. */
+	for (size_t i = 0; src_path && src_path[i]; i++) {
+		if (hr_strv_contains(s->path, src_path[i]))
+			continue;
+		if (hr_strv_push(&s->path, src_path[i]) < 0)
+			goto fail;
+	}
+	qsort(s->disable, hr_strv_len(s->disable), sizeof(char *), cmp_str);
+	hr_strv_free(split);
+	return 0;
+fail:
+	hr_strv_free(split);
+	settings_release(s);
+	return r;
+}
+
+/* ---- examining one plugin file ------------------------------------------- */
+
+/*
+ * Read the descriptor, a field only when struct_size covers it (a newer host
+ * reads an older plugin), and copy what the library keeps.
+ */
+#define COVERS(d, field)                                                       \
+	((d)->struct_size >= offsetof(struct hanzo_rocm_plugin, field) +       \
+	                     sizeof((d)->field))
+
+static int check_desc(struct cand *c, const struct hanzo_rocm_plugin *d)
+{
+	char q[80];
+
+	if (!d)
+		return set_why(c, "entry function returned NULL");
+	c->abi = d->abi;
+	if (d->abi != HANZO_ROCM_PLUGIN_ABI)
+		return set_why(c, "unsupported plugin ABI %u (this host supports %u)",
+		               d->abi, HANZO_ROCM_PLUGIN_ABI);
+	if (!COVERS(d, source_len))
+		return set_why(c, "descriptor too small (struct_size %u, needs at least %zu)",
+		               d->struct_size, offsetof(struct hanzo_rocm_plugin, source_len) +
+		               sizeof(size_t));
+	if (!d->family)
+		return set_why(c, "family name is NULL");
+	if (!family_is_valid(d->family)) {
+		quote(q, sizeof(q), d->family);
+		return set_why(c, "invalid family name '%s' (want 1-%d of [a-z0-9_])", q, MAX_NAME);
+	}
+	/* Known from here on, so that a listing can name the family. */
+	if (!(c->family = strdup(d->family)))
+		return -ENOMEM;
+	if (!d->version || !text_is_valid(d->version, MAX_VERSION))
+		return set_why(c, "version is NULL or not 1-%d printable characters", MAX_VERSION);
+	if (!(c->version = strdup(d->version)))
+		return -ENOMEM;
+	if (!d->source || d->source_len == 0)
+		return set_why(c, "no kernel source (source is NULL or source_len is 0)");
+	if (d->source_len > MAX_SOURCE)
+		return set_why(c, "source_len %zu is implausibly large", d->source_len);
+	if (!(c->flags = hr_strv_new()) || !(c->kernels = hr_strv_new()))
+		return -ENOMEM;
+	for (size_t i = 0; COVERS(d, flags) && d->flags && d->flags[i]; i++) {
+		if (i >= MAX_FLAGS || !text_is_valid(d->flags[i], MAX_FLAG_LEN))
+			return set_why(c, "compile flag %zu is empty, too long, not printable "
+			               "or there are more than %d", i, MAX_FLAGS);
+		if (hr_strv_push(&c->flags, d->flags[i]) < 0)
+			return -ENOMEM;
+	}
+	if (COVERS(d, n_kernels) && d->n_kernels > 0) {
+		if (!d->kernels || d->n_kernels > MAX_KERNELS)
+			return set_why(c, "kernel table is NULL or n_kernels %zu is too large",
+			               d->n_kernels);
+		for (size_t i = 0; i < d->n_kernels; i++) {
+			const char *name = d->kernels[i].name;
+
+			if (!name || !kernel_name_is_valid(name)) {
+				quote(q, sizeof(q), name ? name : "(null)");
+				return set_why(c, "invalid kernel name '%s'", q);
+			}
+			if (hr_strv_push(&c->kernels, name) < 0)
+				return -ENOMEM;
+		}
+	}
+	sha256(d->source, d->source_len, c->sha);
+	c->desc = d;
+	c->state = CAND_OK;
+	return 0;
+}
+
+/* A symlinked plugin is only as trustworthy as the directory it points into. */
+static int check_link_target(struct cand *c)
+{
+	char *real = realpath(c->path, NULL), *slash, buf[96];
+	struct stat st;
+	int r = 0;
+
+	if (!real)
+		return set_why(c, "cannot resolve symlink: %s", strerror(errno));
+	slash = strrchr(real, '/');
+	if (slash == real)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	if (stat(real, &st) < 0)
+		r = set_why(c, "cannot stat symlink target directory %s: %s", real, strerror(errno));
+	else if (*stat_untrusted(&st, buf, sizeof(buf)))
+		r = set_why(c, "symlink target directory %s is %s", real, buf);
+	free(real);
+	return r;
+}
+
+static int cand_dlopen(struct hanzo_rocm *ctx, struct cand *c)
+{
+	hanzo_rocm_plugin_entry_fn entry;
+	Dl_info info;
+	struct stat st;
+	const char *e;
+
+	dlerror();
+	c->dl = dlopen(c->path, RTLD_NOW | RTLD_LOCAL);
+	if (!c->dl) {
+		e = dlerror();
+		return set_why(c, "dlopen failed: %s", e ? e : "unknown error");
+	}
+	*(void **)&entry = dlsym(c->dl, HANZO_ROCM_PLUGIN_ENTRY);
+	if (!entry)
+		return set_why(c, "no entry symbol '%s'", HANZO_ROCM_PLUGIN_ENTRY);
+	/*
+	 * The entry must live in the file that passed the checks (not in a
+	 * file swapped in since, nor in a library the plugin pulled in).
+	 */
+	if (dladdr(*(void **)&entry, &info) == 0 || !info.dli_fname ||
+	    stat(info.dli_fname, &st) < 0 || st.st_dev != c->st.st_dev ||
+	    st.st_ino != c->st.st_ino)
+		return set_why(c, "entry symbol '%s' is not defined by this file "
+		               "(or the file changed while it was being loaded)",
+		               HANZO_ROCM_PLUGIN_ENTRY);
+	hr_dbg(ctx, "calling %s() of %s\n", HANZO_ROCM_PLUGIN_ENTRY, c->path);
+	return check_desc(c, entry());
+}
+
+/*
+ * Examine dir/name (dfd is the open, already checked directory): trust,
+ * ELF magic, then dlopen and the descriptor.  Rejections land in c->why;
+ * only ENOMEM is returned as an error.
+ */
+static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
+                        const char *name, const char *dir_why,
+                        char *const *disable, struct cand *c)
+{
+	unsigned char magic[4];
+	struct stat lst;
+	char buf[96], *stem;
+	int fd, r;
+
+	c->path = hr_path_join(dir, name);
+	if (!c->path)
+		return -ENOMEM;
+	if (fstatat(dfd, name, &c->st, 0) == 0)
+		c->have_st = true;
+	if (dir_why)
+		return set_why(c, "directory %s is %s", dir, dir_why);
+	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+		return set_why(c, "cannot stat: %s", strerror(errno));
+	/* O_NONBLOCK: a FIFO named *.so must not hang the host. */
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return set_why(c, "cannot open: %s", strerror(errno));
+	r = 0;
+	if (fstat(fd, &c->st) < 0) {
+		r = set_why(c, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	c->have_st = true;
+	if (!S_ISREG(c->st.st_mode)) {
+		r = set_why(c, "not a regular file");
+		goto out;
+	}
+	if (*stat_untrusted(&c->st, buf, sizeof(buf))) {
+		r = set_why(c, "file is %s", buf);
+		goto out;
+	}
+	if (S_ISLNK(lst.st_mode) && (r = check_link_target(c)) < 0)
+		goto out;
+	if (c->state == CAND_REJECTED)
+		goto out;
+	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+	    memcmp(magic, "\177ELF", 4) != 0) {
+		r = set_why(c, "not an ELF file");
+		goto out;
+	}
+	close(fd);
+	fd = -1;
+
+	/* A family disabled by name is not even loaded when its file says so. */
+	stem = name_stem(name);
+	if (!stem)
+		return -ENOMEM;
+	if (hr_strv_contains(disable, stem)) {
+		c->state = CAND_DISABLED;
+		c->family = stem;
+		return 0;
+	}
+	free(stem);
+	r = cand_dlopen(ctx, c);
+	if (r == 0 && c->state == CAND_OK && hr_strv_contains(disable, c->family)) {
+		c->state = CAND_DISABLED;
+		cand_unload(c);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (c->state == CAND_REJECTED)
+		cand_unload(c);
+	return r;
+}
+
+/* ---- directories ----------------------------------------------------------- */
+
+struct dir_list {
+	int fd;                 /* -1 when missing */
+	char why[96];           /* "" when trusted */
+	char **names;           /* *.so, sorted */
+};
+
+static void dir_list_release(struct dir_list *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	hr_strv_free(d->names);
+	d->fd = -1;
+	d->names = NULL;
+}
+
+static bool is_candidate(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 3 && strcmp(name + n - 3, ".so") == 0;
+}
+
+/* Open dir, check its trust and list its *.so (no recursion), sorted. */
+static int dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_list *d)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dh;
+	int fd;
+
+	d->fd = -1;
+	d->why[0] = '\0';
+	d->names = hr_strv_new();
+	if (!d->names)
+		return -ENOMEM;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			hr_dbg(ctx, "plugin directory %s does not exist\n", dir);
+		else
+			hr_warn(ctx, "plugin directory %s: %s\n", dir, strerror(errno));
+		return 0;
+	}
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	stat_untrusted(&st, d->why, sizeof(d->why));
+	d->fd = fd;
+	/* fdopendir takes over the fd it is given: list through a duplicate. */
+	fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
+	dh = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dh) {
+		if (fd >= 0)
+			close(fd);
+		hr_warn(ctx, "plugin directory %s: %s\n", dir, strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(dh))) {
+		if (is_candidate(de->d_name) && hr_strv_push(&d->names, de->d_name) < 0) {
+			closedir(dh);
+			return -ENOMEM;
+		}
+	}
+	closedir(dh);
+	qsort(d->names, hr_strv_len(d->names), sizeof(char *), cmp_str);
+	return 0;
+}
+
+/* ---- scanning -------------------------------------------------------------- */
+
+static struct cand *scan_add(struct scan *s)
+{
+	struct cand *c = realloc(s->c, (s->n + 1) * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	s->c = c;
+	memset(&c[s->n], 0, sizeof(*c));
+	return &c[s->n++];
+}
+
+static void log_cand(struct hanzo_rocm *ctx, const struct cand *c, bool loud)
+{
+	if (c->state == CAND_OK)
+		hr_dbg(ctx, "plugin %s: family '%s' %s\n", c->path, c->family, c->version);
+	else if (c->state == CAND_DISABLED)
+		hr_dbg(ctx, "plugin %s: family '%s' disabled\n", c->path, c->family);
+	else if (loud)
+		hr_warn(ctx, "plugin %s rejected: %s\n", c->path, c->why);
+	else
+		hr_dbg(ctx, "plugin %s rejected: %s\n", c->path, c->why);
+}
+
+/*
+ * Examine every candidate along the path, dlopen-ing the trusted ones.  The
+ * first plugin of a family in path order wins; later ones are duplicates.
+ */
+static int scan_all(struct hanzo_rocm *ctx, const struct settings *set,
+                    bool loud, struct scan *s)
+{
+	int r = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; r == 0 && set->path[i]; i++) {
+		struct dir_list d;
+
+		r = dir_list_open(ctx, set->path[i], &d);
+		for (size_t k = 0; r == 0 && d.names[k]; k++) {
+			struct cand *c = scan_add(s);
+
+			if (!c) {
+				r = -ENOMEM;
+				break;
+			}
+			r = cand_examine(ctx, d.fd, set->path[i], d.names[k],
+			                 d.why[0] ? d.why : NULL, set->disable, c);
+			for (size_t m = 0; r == 0 && c->state != CAND_REJECTED && m + 1 < s->n; m++) {
+				const struct cand *o = &s->c[m];
+
+				if (o->state == CAND_REJECTED || strcmp(o->family, c->family) != 0)
+					continue;
+				r = set_why(c, "duplicate family '%s' (already provided by %s)",
+				            o->family, o->path);
+				cand_unload(c);
+			}
+			if (r == 0)
+				log_cand(ctx, c, loud);
+		}
+		dir_list_release(&d);
+	}
+	if (r < 0)
+		scan_release(s);
+	return r;
+}
+
+/* ---- the plugin index ------------------------------------------------------ */
+
+/*
+ * Fields are percent-encoded (every byte outside '!'..'~', and '%' ','), so
+ * tabs separate fields and commas list items whatever a path holds.
+ */
+static int enc_append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t nc = (*cap ? *cap * 2 : 4096);
+		char *nb;
+
+		while (nc < *len + n + 1)
+			nc *= 2;
+		nb = realloc(*buf, nc);
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+struct out {
+	char *buf;
+	size_t len, cap;
+	int err;
+};
+
+static void out_raw(struct out *o, const char *s)
+{
+	if (!o->err)
+		o->err = enc_append(&o->buf, &o->len, &o->cap, s, strlen(s));
+}
+
+static void out_enc(struct out *o, const char *s)
+{
+	for (; *s && !o->err; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[4];
+
+		if (c <= 0x20 || c >= 0x7f || c == '%' || c == ',') {
+			snprintf(e, sizeof(e), "%%%02X", c);
+			o->err = enc_append(&o->buf, &o->len, &o->cap, e, 3);
+		} else {
+			o->err = enc_append(&o->buf, &o->len, &o->cap, (const char *)s, 1);
+		}
+	}
+}
+
+static void out_list(struct out *o, char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			out_raw(o, ",");
+		out_enc(o, v[i]);
+	}
+}
+
+static void out_fmt(struct out *o, const char *fmt, ...) HR_PRINTF(2, 3);
+static void out_fmt(struct out *o, const char *fmt, ...)
+{
+	char buf[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	out_raw(o, buf);
+}
+
+static unsigned long long ts_ns(const struct timespec *t)
+{
+	return (unsigned long long)t->tv_sec * 1000000000ull + (unsigned long long)t->tv_nsec;
+}
+
+static const char *const state_names[] = {
+	[CAND_OK] = "ok", [CAND_REJECTED] = "rejected", [CAND_DISABLED] = "disabled",
+};
+
+/*
+ * plugin <path> <size> <mtime_ns> <ctime_ns> <ino> <state> <family>
+ *        <version> <abi> <sha256> <flags> <kernels>
+ */
+static void out_cand(struct out *o, const struct cand *c)
+{
+	char hex[65];
+
+	out_raw(o, "plugin\t");
+	out_enc(o, c->path);
+	if (c->have_st)
+		out_fmt(o, "\t%llu\t%llu\t%llu\t%llu", (unsigned long long)c->st.st_size,
+		        ts_ns(&c->st.st_mtim), ts_ns(&c->st.st_ctim),
+		        (unsigned long long)c->st.st_ino);
+	else
+		out_raw(o, "\t-\t-\t-\t-");
+	out_fmt(o, "\t%s\t", state_names[c->state]);
+	if (c->state == CAND_OK) {
+		to_hex(c->sha, 32, hex);
+		out_enc(o, c->family);
+		out_raw(o, "\t");
+		out_enc(o, c->version);
+		out_fmt(o, "\t%u\t%s\t", c->abi, hex);
+		out_list(o, c->flags);
+		out_raw(o, "\t");
+		out_list(o, c->kernels);
+	} else {
+		out_raw(o, "-\t-\t0\t-\t\t");
+	}
+	out_raw(o, "\n");
+}
+
+int hr_plugins_write_index(struct hanzo_rocm *ctx, const char *dir)
+{
+	struct settings set;
+	struct out o = { 0 };
+	struct scan s;
+	int r;
+
+	if (!ctx || !dir)
+		return -EINVAL;
+	r = settings_get(ctx, &set);
+	if (r < 0)
+		return r;
+	r = scan_all(ctx, &set, true, &s);
+	if (r < 0)
+		goto out;
+	out_raw(&o, "# hanzo-rocm plugin index, written by hanzo-rocm precompile; do not edit\n");
+	out_fmt(&o, "%s\t%d\n", INDEX_MAGIC, INDEX_VERSION);
+	for (size_t i = 0; set.path[i]; i++) {
+		out_raw(&o, "dir\t");
+		out_enc(&o, set.path[i]);
+		out_raw(&o, "\n");
+	}
+	out_raw(&o, "disable\t");
+	out_list(&o, set.disable);
+	out_raw(&o, "\n");
+	for (size_t i = 0; i < s.n; i++)
+		out_cand(&o, &s.c[i]);
+	r = o.err;
+	if (r == 0)
+		r = hr_write_atomic(dir, INDEX_NAME, o.buf, o.len, 0644);
+	if (r < 0)
+		hr_err(ctx, "cannot write %s/%s: %s\n", dir, INDEX_NAME, strerror(-r));
+	else
+		hr_info(ctx, "wrote %s/%s (%zu plugins)\n", dir, INDEX_NAME, s.n);
+	scan_release(&s);
+out:
+	free(o.buf);
+	settings_release(&set);
+	return r;
+}
+
+/* Decode a percent-encoded field; NULL when malformed or holding a NUL. */
+static char *dec(const char *s)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(n + 1);
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int hi, lo;
+
+		if (s[i] != '%') {
+			if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f || s[i] == ',')
+				goto bad;
+			out[o++] = s[i];
+			continue;
+		}
+		if (i + 2 >= n || (hi = hex_val(s[i + 1])) < 0 || (lo = hex_val(s[i + 2])) < 0 ||
+		    (hi == 0 && lo == 0))
+			goto bad;
+		out[o++] = (char)(hi << 4 | lo);
+		i += 2;
+	}
+	out[o] = '\0';
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+/* A comma-separated list of encoded items; "" is the empty list. */
+static char **dec_list(const char *s)
+{
+	char **items = hr_strv_split(s, ","), **out = hr_strv_new();
+
+	for (size_t i = 0; items && out && items[i]; i++) {
+		char *d = dec(items[i]);
+
+		if (!d || hr_strv_push(&out, d) < 0) {
+			free(d);
+			hr_strv_free(out);
+			out = NULL;
+			break;
+		}
+		free(d);
+	}
+	if (!items) {
+		hr_strv_free(out);
+		out = NULL;
+	}
+	hr_strv_free(items);
+	return out;
+}
+
+/* Split a line on tabs keeping empty fields; at most max fields. */
+static size_t split_tabs(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		f[n++] = line;
+		line = strchr(line, '\t');
+		if (!line)
+			return n;
+		*line++ = '\0';
+	}
+	return max + 1; /* too many */
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	return hr_parse_uint(s, UINT64_MAX, v) == 0;
+}
+
+struct index_ent {
+	char *path;
+	bool have_st;
+	uint64_t size, mtime, ctime, ino;
+	enum cand_state state;
+	char *family, *version;
+	uint32_t abi;
+	uint8_t sha[32];
+	char **flags, **kernels;
+};
+
+static void index_ent_release(struct index_ent *e)
+{
+	free(e->path);
+	free(e->family);
+	free(e->version);
+	hr_strv_free(e->flags);
+	hr_strv_free(e->kernels);
+}
+
+/* One "plugin" line (fields already split); false when anything is off. */
+static bool parse_plugin_line(char **f, struct index_ent *e)
+{
+	uint64_t v;
+	int st;
+
+	memset(e, 0, sizeof(*e));
+	if (!(e->path = dec(f[1])))
+		return false;
+	if (strcmp(f[2], "-") == 0) {
+		if (strcmp(f[3], "-") || strcmp(f[4], "-") || strcmp(f[5], "-"))
+			return false;
+	} else {
+		if (!parse_u64(f[2], &e->size) || !parse_u64(f[3], &e->mtime) ||
+		    !parse_u64(f[4], &e->ctime) || !parse_u64(f[5], &e->ino))
+			return false;
+		e->have_st = true;
+	}
+	for (st = 0; st < (int)HR_ARRAY_SIZE(state_names); st++)
+		if (strcmp(f[6], state_names[st]) == 0)
+			break;
+	if (st == (int)HR_ARRAY_SIZE(state_names))
+		return false;
+	e->state = (enum cand_state)st;
+	if (e->state != CAND_OK)
+		return true;
+	if (!(e->family = dec(f[7])) || !family_is_valid(e->family) ||
+	    !(e->version = dec(f[8])) || !text_is_valid(e->version, MAX_VERSION) ||
+	    !parse_u64(f[9], &v) || v != HANZO_ROCM_PLUGIN_ABI || strlen(f[10]) != 64)
+		return false;
+	e->abi = (uint32_t)v;
+	for (size_t i = 0; i < 32; i++) {
+		int hi = hex_val(f[10][2 * i]), lo = hex_val(f[10][2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		e->sha[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (!(e->flags = dec_list(f[11])) || !(e->kernels = dec_list(f[12])))
+		return false;
+	for (size_t i = 0; e->flags[i]; i++)
+		if (i >= MAX_FLAGS || !text_is_valid(e->flags[i], MAX_FLAG_LEN))
+			return false;
+	for (size_t i = 0; e->kernels[i]; i++)
+		if (i >= MAX_KERNELS || !kernel_name_is_valid(e->kernels[i]))
+			return false;
+	return true;
+}
+
+struct index {
+	char **dirs;
+	char **disable;
+	struct index_ent *e;
+	size_t n;
+};
+
+static void index_release(struct index *ix)
+{
+	hr_strv_free(ix->dirs);
+	hr_strv_free(ix->disable);
+	for (size_t i = 0; i < ix->n; i++)
+		index_ent_release(&ix->e[i]);
+	free(ix->e);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* Parse text into ix; on error, *line is the offending line number. */
+static int index_parse(char *text, struct index *ix, unsigned *line)
+{
+	char *save = NULL, *l, *f[14];
+	bool header = false;
+	size_t n;
+
+	memset(ix, 0, sizeof(*ix));
+	*line = 0;
+	if (!(ix->dirs = hr_strv_new()))
+		return -ENOMEM;
+	/* Lines are split by hand so that *line counts blank ones too. */
+	for (l = text; l; l = save) {
+		save = strchr(l, '\n');
+		if (save)
+			*save++ = '\0';
+		else if (!*l)
+			break;
+		++*line;
+		if (l[0] == '#' || l[0] == '\0')
+			continue;
+		n = split_tabs(l, f, HR_ARRAY_SIZE(f));
+		if (!header) {
+			uint64_t v;
+
+			/* Another format version is as good as no index: rescan. */
+			if (n != 2 || strcmp(f[0], INDEX_MAGIC) != 0 || !parse_u64(f[1], &v) ||
+			    v != INDEX_VERSION)
+				return -EBADMSG;
+			header = true;
+		} else if (strcmp(f[0], "dir") == 0 && n == 2) {
+			char *d = dec(f[1]);
+
+			if (!d || hr_strv_push(&ix->dirs, d) < 0) {
+				free(d);
+				return -EBADMSG;
+			}
+			free(d);
+		} else if (strcmp(f[0], "disable") == 0 && n == 2 && !ix->disable) {
+			if (!(ix->disable = dec_list(f[1])))
+				return -EBADMSG;
+		} else if (strcmp(f[0], "plugin") == 0 && n == 13) {
+			struct index_ent *e = realloc(ix->e, (ix->n + 1) * sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			ix->e = e;
+			if (!parse_plugin_line(f, &e[ix->n])) {
+				index_ent_release(&e[ix->n]);
+				return -EBADMSG;
+			}
+			ix->n++;
+		} else {
+			return -EBADMSG;
+		}
+	}
+	if (!header || !ix->disable) {
+		*line = 0;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * An index is fresh when it was built for this plugin path and disable list,
+ * every directory is still trusted and holds the same *.so names, and every
+ * file keeps its size, mtime, ctime and inode.  Sets why when stale.  The
+ * index lists candidates in scan order, so one walk compares them all.
+ */
+static int index_is_fresh(struct hanzo_rocm *ctx, const struct settings *set,
+                          const struct index *ix, char *why, size_t n)
+{
+	size_t k = 0;
+	int r;
+
+	if (!strv_equal(ix->dirs, set->path)) {
+		snprintf(why, n, "built for another plugin path");
+		return 0;
+	}
+	if (!strv_equal(ix->disable, set->disable)) {
+		snprintf(why, n, "built for another disable list");
+		return 0;
+	}
+	for (size_t i = 0; set->path[i] && !why[0]; i++) {
+		struct dir_list d;
+
+		r = dir_list_open(ctx, set->path[i], &d);
+		if (r < 0) {
+			dir_list_release(&d);
+			return r;
+		}
+		if (d.why[0])
+			snprintf(why, n, "directory %s is %s", set->path[i], d.why);
+		for (size_t m = 0; d.names[m] && !why[0]; m++, k++) {
+			const struct index_ent *e = k < ix->n ? &ix->e[k] : NULL;
+			char *p = hr_path_join(set->path[i], d.names[m]);
+			struct stat st;
+			bool have;
+
+			if (!p) {
+				dir_list_release(&d);
+				return -ENOMEM;
+			}
+			have = stat(p, &st) == 0;
+			if (!e || strcmp(e->path, p) != 0)
+				snprintf(why, n, "the files in %s changed", set->path[i]);
+			else if (have != e->have_st ||
+			         (have && ((uint64_t)st.st_size != e->size ||
+			                   ts_ns(&st.st_mtim) != e->mtime ||
+			                   ts_ns(&st.st_ctim) != e->ctime ||
+			                   (uint64_t)st.st_ino != e->ino)))
+				snprintf(why, n, "%s changed", p);
+			free(p);
+		}
+		dir_list_release(&d);
+	}
+	if (!why[0] && k != ix->n)
+		snprintf(why, n, "%s was removed", ix->e[k].path);
+	return 0;
+}
+
+static struct fam *fam_from_index(struct index_ent *e)
+{
+	struct fam *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->pub.path = e->path;
+	f->pub.family = e->family;
+	f->pub.version = e->version;
+	f->pub.flags = e->flags;
+	f->pub.kernels = e->kernels;
+	memcpy(f->pub.source_sha256, e->sha, 32);
+	e->path = e->family = e->version = NULL;
+	e->flags = e->kernels = NULL;
+	return f;
+}
+
+/* 0 trusted, -ENOENT missing, -EPERM untrusted (why set). */
+static int index_file_check(const char *path, char *why, size_t n)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		snprintf(why, n, "cannot stat: %s", strerror(errno));
+		return -EPERM;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, n, "not a regular file");
+		return -EPERM;
+	}
+	if (*stat_untrusted(&st, why, n))
+		return -EPERM;
+	return 0;
+}
+
+static void table_clear(struct hr_plugins *p)
+{
+	for (size_t i = 0; i < p->n_fams; i++)
+		fam_free(p->fams[i]);
+	free(p->fams);
+	p->fams = NULL;
+	p->n_fams = 0;
+}
+
+/*
+ * Load the table from <dir>/plugins.index when it is fresh: 0 loaded,
+ * -ENOENT missing, -ESTALE stale or unusable (msg says why), -ENOMEM.
+ */
+static int table_from_index(struct hanzo_rocm *ctx, struct hr_plugins *p,
+                            const struct settings *set, const char *dir,
+                            char *msg, size_t msg_size)
+{
+	struct index ix = { 0 };
+	char *file, why[PATH_MAX + 64] = "";
+	bool bad = true;          /* unusable (warn) rather than merely stale */
+	unsigned line;
+	void *data = NULL;
+	size_t size;
+	int r;
+
+	file = hr_path_join(dir, INDEX_NAME);
+	if (!file)
+		return -ENOMEM;
+	r = index_file_check(file, why, sizeof(why));
+	if (r == -ENOENT)
+		goto out;
+	if (r < 0)
+		goto stale;
+	r = hr_read_file(file, INDEX_MAX_SIZE, &data, &size);
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s", strerror(-r));
+		goto stale;
+	}
+	if (memchr(data, '\0', size)) {
+		snprintf(why, sizeof(why), "holds a NUL byte");
+		goto stale;
+	}
+	r = index_parse(data, &ix, &line);
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "malformed at line %u", line);
+		goto stale;
+	}
+	r = index_is_fresh(ctx, set, &ix, why, sizeof(why));
+	if (r < 0)
+		goto out;
+	if (why[0]) {
+		bad = false;
+		goto stale;
+	}
+	for (size_t i = 0; i < ix.n; i++) {
+		struct fam **fams, *f;
+
+		if (ix.e[i].state != CAND_OK)
+			continue;
+		for (size_t k = 0; k < p->n_fams; k++)
+			if (strcmp(p->fams[k]->pub.family, ix.e[i].family) == 0) {
+				snprintf(why, sizeof(why), "family '%s' listed twice", ix.e[i].family);
+				goto stale;
+			}
+		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams));
+		if (fams)
+			p->fams = fams;
+		if (!fams || !(f = fam_from_index(&ix.e[i]))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		p->fams[p->n_fams++] = f;
+	}
+	hr_dbg(ctx, "using plugin index %s (%zu families)\n", file, p->n_fams);
+	r = 0;
+	goto out;
+stale:
+	snprintf(msg, msg_size, "%s is %s: %s", file, bad ? "unusable" : "stale", why);
+	if (bad)
+		hr_warn(ctx, "ignoring plugin index %s: %s\n", file, why);
+	else
+		hr_info(ctx, "plugin index %s is stale (%s); scanning\n", file, why);
+	r = -ESTALE;
+out:
+	if (r < 0)
+		table_clear(p);
+	index_release(&ix);
+	free(data);
+	free(file);
+	return r;
+}
+
+/* The first fresh index of the index dirs into p; msg says why none is. */
+static int table_from_indexes(struct hanzo_rocm *ctx, struct hr_plugins *p,
+                              const struct settings *set, char **used,
+                              char *msg, size_t msg_size)
+{
+	int r = -ENOENT;
+
+	snprintf(msg, msg_size, "no plugin index");
+	for (size_t i = 0; i < HR_ARRAY_SIZE(set->index_dirs); i++) {
+		char m[PATH_MAX + 128];
+
+		if (!set->index_dirs[i])
+			continue;
+		r = table_from_index(ctx, p, set, set->index_dirs[i], m, sizeof(m));
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0) {
+			if (used && !(*used = hr_path_join(set->index_dirs[i], INDEX_NAME))) {
+				table_clear(p);
+				return -ENOMEM;
+			}
+			return 0;
+		}
+		/* Report the first index that exists but is not usable. */
+		if (r == -ESTALE && strcmp(msg, "no plugin index") == 0)
+			snprintf(msg, msg_size, "%s", m);
+	}
+	return -ENOENT;
+}
+
+int hr_plugins_index_state(struct hanzo_rocm *ctx, char **path, char **why)
+{
+	struct hr_plugins tmp = { .fams = NULL };
+	char msg[PATH_MAX + 128];
+	struct settings set;
+	int r;
+
+	if (!ctx || !path || !why)
+		return -EINVAL;
+	*path = *why = NULL;
+	r = settings_get(ctx, &set);
+	if (r < 0)
+		return r;
+	r = table_from_indexes(ctx, &tmp, &set, path, msg, sizeof(msg));
+	table_clear(&tmp);
+	settings_release(&set);
+	if (r == -ENOENT) {
+		*why = strdup(msg);
+		return *why ? 0 : -ENOMEM;
+	}
+	return r;
+}
+
+/* ---- the family table ------------------------------------------------------ */
+
+static int table_from_scan(struct hanzo_rocm *ctx, struct hr_plugins *p,
+                           const struct settings *set)
+{
+	struct scan s;
+	int r;
+
+	r = scan_all(ctx, set, true, &s);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < s.n; i++) {
+		struct cand *c = &s.c[i];
+		struct fam **fams, *f;
+
+		if (c->state != CAND_OK)
+			continue;
+		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams));
+		if (!fams)
+			goto oom;
+		p->fams = fams;
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			goto oom;
+		f->pub.path = c->path;
+		f->pub.family = c->family;
+		f->pub.version = c->version;
+		f->pub.flags = c->flags;
+		f->pub.kernels = c->kernels;
+		f->pub.desc = c->desc;
+		f->dl = c->dl;
+		memcpy(f->pub.source_sha256, c->sha, 32);
+		c->path = c->family = c->version = NULL;
+		c->flags = c->kernels = NULL;
+		c->dl = NULL;
+		c->desc = NULL;
+		p->fams[p->n_fams++] = f;
+	}
+	scan_release(&s);
+	return 0;
+oom:
+	scan_release(&s);
+	return -ENOMEM;
+}
+
+static int plugins_get(struct hanzo_rocm *ctx, struct hr_plugins **ret)
+{
+	struct hr_plugins *p;
+
+	pthread_mutex_lock(&ctx->lock);
+	p = ctx->plugins;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (p) {
+			pthread_mutex_init(&p->lock, NULL);
+			ctx->plugins = p;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	*ret = p;
+	return p ? 0 : -ENOMEM;
+}
+
+/* Fill the table once: from the first fresh index, else by scanning. */
+static int table_ready(struct hanzo_rocm *ctx, struct hr_plugins *p)
+{
+	char msg[PATH_MAX + 128];
+	struct settings set;
+	int r;
+
+	if (p->ready)
+		return 0;
+	r = settings_get(ctx, &set);
+	if (r < 0)
+		return r;
+	r = table_from_indexes(ctx, p, &set, NULL, msg, sizeof(msg));
+	if (r == -ENOMEM)
+		goto out;
+	p->from_index = r == 0;
+	if (r < 0)
+		r = table_from_scan(ctx, p, &set);
+	if (r == 0) {
+		p->ready = true;
+		hr_dbg(ctx, "%zu plugin families, from %s\n", p->n_fams,
+		       p->from_index ? "the index (loaded on first use)" : "a scan");
+	}
+out:
+	settings_release(&set);
+	return r;
+}
+
+int hr_plugins_family(struct hanzo_rocm *ctx, const char *family,
+                      struct hr_family **ret)
+{
+	struct hr_plugins *p;
+	int r;
+
+	if (!ctx || !family || !ret)
+		return -EINVAL;
+	*ret = NULL;
+	r = plugins_get(ctx, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&p->lock);
+	r = table_ready(ctx, p);
+	if (r == 0) {
+		r = -ENOENT;
+		for (size_t i = 0; i < p->n_fams; i++)
+			if (strcmp(p->fams[i]->pub.family, family) == 0) {
+				*ret = &p->fams[i]->pub;
+				r = 0;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+/* The loaded plugin must be the one the index described. */
+static const char *cand_mismatch(const struct cand *c, const struct hr_family *f)
+{
+	if (strcmp(c->family, f->family) != 0)
+		return "family";
+	if (strcmp(c->version, f->version) != 0)
+		return "version";
+	if (memcmp(c->sha, f->source_sha256, 32) != 0)
+		return "source";
+	if (!strv_equal(c->flags, f->flags))
+		return "compile flags";
+	if (!strv_equal(c->kernels, f->kernels))
+		return "kernel list";
+	return NULL;
+}
+
+/* dlopen one family known from the index; p->lock is held. */
+static int fam_load(struct hanzo_rocm *ctx, struct fam *f)
+{
+	struct cand c = { 0 };
+	struct dir_list d = { .fd = -1 };
+	char *dir = NULL, *slash;
+	const char *what;
+	int r;
+
+	dir = strdup(f->pub.path);
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir) {
+		r = -EINVAL;
+		goto out;
+	}
+	*slash = '\0';
+	d.fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d.fd < 0) {
+		r = -errno;
+		hr_err(ctx, "plugin %s: %s\n", f->pub.path, strerror(errno));
+		goto out;
+	}
+	{
+		struct stat st;
+
+		if (fstat(d.fd, &st) < 0) {
+			r = -errno;
+			goto out;
+		}
+		stat_untrusted(&st, d.why, sizeof(d.why));
+	}
+	r = cand_examine(ctx, d.fd, dir, slash + 1, d.why[0] ? d.why : NULL, NULL, &c);
+	if (r < 0)
+		goto out;
+	if (c.state != CAND_OK) {
+		hr_err(ctx, "plugin %s rejected: %s\n", f->pub.path, c.why);
+		r = -EPERM;
+		goto out;
+	}
+	what = cand_mismatch(&c, &f->pub);
+	if (what) {
+		hr_err(ctx, "plugin %s no longer matches the plugin index (%s differs); "
+		       "run 'hanzo-rocm precompile' to refresh it\n", f->pub.path, what);
+		r = -ESTALE;
+		goto out;
+	}
+	f->dl = c.dl;
+	f->pub.desc = c.desc;
+	c.dl = NULL;
+	hr_dbg(ctx, "loaded plugin %s (family '%s')\n", f->pub.path, f->pub.family);
+	r = 0;
+out:
+	cand_release(&c);
+	if (d.fd >= 0)
+		close(d.fd);
+	free(dir);
+	return r;
+}
+
+int hr_family_load(struct hanzo_rocm *ctx, struct hr_family *family,
+                   const struct hanzo_rocm_plugin **desc)
+{
+	struct fam *f = (struct fam *)((char *)family - offsetof(struct fam, pub));
+	struct hr_plugins *p;
+	int r;
+
+	if (!ctx || !family || !desc)
+		return -EINVAL;
+	*desc = NULL;
+	r = plugins_get(ctx, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&p->lock);
+	if (family->desc)
+		r = 0;
+	else if (f->load_err)
+		r = f->load_err;
+	else if ((r = fam_load(ctx, f)) < 0 && r != -ENOMEM)
+		f->load_err = r;
+	if (r == 0)
+		*desc = family->desc;
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+int hr_plugins_families(struct hanzo_rocm *ctx, char ***families)
+{
+	struct hr_plugins *p;
+	char **v = NULL;
+	int r;
+
+	if (!ctx || !families)
+		return -EINVAL;
+	*families = NULL;
+	r = plugins_get(ctx, &p);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&p->lock);
+	r = table_ready(ctx, p);
+	if (r == 0 && !(v = hr_strv_new()))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < p->n_fams; i++)
+		if (hr_strv_push(&v, p->fams[i]->pub.family) < 0)
+			r = -ENOMEM;
+	pthread_mutex_unlock(&p->lock);
+	if (r < 0) {
+		hr_strv_free(v);
+		return r;
+	}
+	qsort(v, hr_strv_len(v), sizeof(char *), cmp_str);
+	*families = v;
+	return 0;
+}
+
+int hr_plugins_scan(struct hanzo_rocm *ctx, struct hr_plugin_status **list,
+                    size_t *n)
+{
+	struct hr_plugin_status *out;
+	struct settings set;
+	struct scan s;
+	int r;
+
+	if (!ctx || !list || !n)
+		return -EINVAL;
+	*list = NULL;
+	*n = 0;
+	r = settings_get(ctx, &set);
+	if (r < 0)
+		return r;
+	r = scan_all(ctx, &set, false, &s);
+	settings_release(&set);
+	if (r < 0)
+		return r;
+	out = calloc(s.n ? s.n : 1, sizeof(*out));
+	if (!out) {
+		scan_release(&s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		struct cand *c = &s.c[i];
+		struct hr_plugin_status *o = &out[i];
+
+		o->abi = c->abi;
+		o->ok = c->state == CAND_OK;
+		o->disabled = c->state == CAND_DISABLED;
+		o->path = c->path;
+		o->family = c->family;
+		o->version = c->version;
+		o->why = o->disabled ? strdup("disabled") : c->why;
+		c->path = c->family = c->version = c->why = NULL;
+		if (!o->path || (!o->ok && !o->why)) {
+			hr_plugin_status_free(out, s.n);
+			scan_release(&s);
+			return -ENOMEM;
+		}
+	}
+	*n = s.n;
+	*list = out;
+	scan_release(&s);
+	return 0;
+}
+
+void hr_plugin_status_free(struct hr_plugin_status *list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++) {
+		free(list[i].path);
+		free(list[i].family);
+		free(list[i].version);
+		free(list[i].why);
+	}
+	free(list);
+}
+
+void hr_plugins_free(struct hr_plugins *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_fams; i++)
+		fam_free(p->fams[i]);
+	free(p->fams);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}

@@ -31,7 +31,8 @@ struct hr_plugin_status {
 	char *version;
 	uint32_t abi;
 	bool ok;
-	char *why;                        /* reason when !ok */
+	bool disabled;                    /* found but listed in [plugins] disable */
+	char *why;                        /* reason when !ok ("disabled" when disabled) */
 };
 
 /*
@@ -49,6 +50,11 @@ int hr_plugins_families(struct hanzo_rocm *ctx, char ***families);
 int hr_plugins_scan(struct hanzo_rocm *ctx, struct hr_plugin_status **list,
                     size_t *n);
 void hr_plugin_status_free(struct hr_plugin_status *list, size_t n);
+/*
+ * Which index a new lookup would use: *path (malloc'd) when one is fresh,
+ * else NULL and *why (malloc'd) says why families are found by scanning.
+ */
+int hr_plugins_index_state(struct hanzo_rocm *ctx, char **path, char **why);
 /* Write the plugin index into dir (atomically); precompile calls this. */
 int hr_plugins_write_index(struct hanzo_rocm *ctx, const char *dir);
 

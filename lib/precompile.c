@@ -1,3 +1,932 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * precompile: every (target, family) pair into one cache tier.
+ *
+ * Three phases:
+ *  1. classify every pair without spawning anything: the destination entry
+ *     (key + compiler identity), the read-only tiers that would serve it,
+ *     whether the toolchain can build its target;
+ *  2. probe a toolchain (`hipcc --version`) only when a pair must be built;
+ *  3. build the rest with a pthread worker pool, each pair under its entry
+ *     lock, re-checked after the lock (another precompile may have won).
+ *
+ * Compiler identity without a spawn: after a probe we write a stamp
+ * (<dest>/.toolchain-hipcc) holding the compiler's real path, its stat data
+ * (dev, inode, size, mtime, ctime), that of the files its version comes from
+ * (dpkg's status, <prefix>/.info/version), the HANZO_ROCM_VERSION label, and
+ * the toolchain's version, device-library dir and identity.  A later run
+ * that finds all of it unchanged trusts the stamp; any difference means a
+ * probe.  Replacing a compiler changes inode or times, so the stamp cannot
+ * outlive it; --force ignores it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "config.h"
+#include "libhanzo-rocm-private.h"
+#include "plugin.h"
 #include "precompile.h"
+#include "target.h"
+#include "toolchain.h"
+#include "util.h"
+
+#define STAMP_MAGIC "hanzo-rocm toolchain stamp 1"
+#define N_KINDS 2
+
+struct pc_pair {
+	const char *target;             /* in run->targets */
+	struct hr_family *fam;          /* owned by ctx */
+	enum hr_compiler kind;
+	struct hr_cache_key key;
+	char *path;                     /* destination entry */
+	/* phase 1: what the destination held */
+	bool have_entry;                /* valid, with our key */
+	char entry_compiler[128];
+	uint64_t entry_size;
+	dev_t entry_dev;
+	ino_t entry_ino;
+	bool queued;
+};
+
+struct pc_kind {
+	struct hr_toolchain *stamp;     /* reconstructed from the stamp, no spawn */
+	struct hr_toolchain *tc;        /* probed, when something must be built */
+	int err;                        /* probe result */
+	bool probed;
+};
+
+struct pc_run {
+	struct hanzo_rocm *ctx;
+	const struct hr_precompile_opts *o;
+	struct hr_precompile_summary *sum;
+	const char *dest;
+	char **targets;
+	char **ro_dirs;                 /* tiers that would serve a pair first */
+	struct pc_pair *pairs;
+	size_t n_pairs;
+	size_t *todo, n_todo, next;     /* work queue, under lock */
+	unsigned done, total;
+	struct pc_kind kinds[N_KINDS];
+	unsigned lock_timeout;
+	pthread_mutex_t lock;           /* queue, counters, callbacks */
+};
+
+const char *hr_precompile_status_name(enum hr_precompile_status s)
+{
+	switch (s) {
+	case HR_PRECOMPILE_BUILT: return "built";
+	case HR_PRECOMPILE_UP_TO_DATE: return "up-to-date";
+	case HR_PRECOMPILE_PROVIDED: return "provided";
+	case HR_PRECOMPILE_SKIPPED: return "skipped";
+	case HR_PRECOMPILE_FAILED: return "failed";
+	}
+	return "unknown";
+}
+
+static const char *kind_name(enum hr_compiler k)
+{
+	return k == HR_COMPILER_NVCC ? "nvcc" : "hipcc";
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- reporting -------------------------------------------------------- */
+
+static void report(struct pc_run *run, const struct pc_pair *p,
+                   enum hr_precompile_status st, const char *reason,
+                   const char *diag, double seconds, uint64_t size)
+{
+	const struct hr_precompile_opts *o = run->o;
+	struct hr_precompile_result res = {
+		.target = p->target, .family = p->fam->family, .status = st,
+		.reason = reason, .diag = diag, .seconds = seconds, .size = size,
+	};
+	struct hr_precompile_summary *s = run->sum;
+
+	pthread_mutex_lock(&run->lock);
+	switch (st) {
+	case HR_PRECOMPILE_BUILT: s->built++; break;
+	case HR_PRECOMPILE_UP_TO_DATE: s->up_to_date++; break;
+	case HR_PRECOMPILE_PROVIDED: s->provided++; break;
+	case HR_PRECOMPILE_SKIPPED: s->skipped++; break;
+	case HR_PRECOMPILE_FAILED: s->failed++; break;
+	}
+	run->done++;
+	if (o->on_result)
+		o->on_result(o->data, &res);
+	if (o->on_progress)
+		o->on_progress(o->data, run->done, run->total, p->target,
+		               p->fam->family);
+	pthread_mutex_unlock(&run->lock);
+}
+
+/* ---- the destination -------------------------------------------------- */
+
+static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                        const struct hr_precompile_opts *o, const char **dir)
+{
+	const char *d = NULL, *what = "output";
+	mode_t mode = 0755;
+	struct stat st;
+	int r;
+
+	switch (o->dest) {
+	case HR_PRECOMPILE_SYSTEM:
+		d = cfg->system_dir;
+		what = "system cache";
+		break;
+	case HR_PRECOMPILE_USER:
+		d = cfg->user_dir;
+		what = "user cache";
+		mode = 0700; /* per user (DESIGN §5) */
+		if (!d) {
+			hr_err(ctx, "no user cache directory: set HOME, XDG_CACHE_HOME or HANZO_ROCM_CACHE_DIR\n");
+			return -ENOENT;
+		}
+		break;
+	case HR_PRECOMPILE_OUTPUT:
+		d = o->output;
+		break;
+	}
+	if (!d || !*d) {
+		hr_err(ctx, "precompile: no %s directory given\n", what);
+		return -EINVAL;
+	}
+	r = hr_mkdir_p(d, mode);
+	if (r < 0 && r != -EEXIST) {
+		hr_err(ctx, "cannot create %s directory %s: %s%s\n", what, d,
+		       strerror(-r),
+		       o->dest == HR_PRECOMPILE_SYSTEM && (r == -EACCES || r == -EPERM)
+		               ? " (precompile --system needs root)" : "");
+		return r == -EPERM ? -EACCES : r;
+	}
+	if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		r = stat(d, &st) < 0 ? -errno : -ENOTDIR;
+		hr_err(ctx, "%s %s: %s\n", what, d, strerror(-r));
+		return r;
+	}
+	if (access(d, W_OK | X_OK) < 0) {
+		r = -errno;
+		hr_err(ctx, "%s %s is not writable: %s%s\n", what, d, strerror(-r),
+		       o->dest == HR_PRECOMPILE_SYSTEM ? " (precompile --system needs root)" : "");
+		return r;
+	}
+	*dir = d;
+	return 0;
+}
+
+/*
+ * Read-only tiers searched before the destination: an entry there already
+ * serves every process, so building it again would only waste disk (this is
+ * how Debian cache packages avoid recompiles).  --output gets none: it is
+ * for building packages and images, which must be complete.
+ */
+static int ro_dirs_collect(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                           const struct hr_precompile_opts *o, const char *dest,
+                           char ***ret)
+{
+	struct hr_tier_dir *tiers = NULL;
+	size_t n = 0;
+	char **v = hr_strv_new();
+	char *pkg;
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	*ret = v;
+	if (o->dest == HR_PRECOMPILE_OUTPUT)
+		return 0;
+	if (hr_cache_tiers(ctx, &tiers, &n) < 0) {
+		hr_warn(ctx, "cannot list cache tiers; not looking for provided entries\n");
+		n = 0;
+	}
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (tiers[i].tier == HR_TIER_USER || tiers[i].tier == HR_TIER_MEMORY)
+			continue;
+		if (tiers[i].tier == HR_TIER_SYSTEM && o->dest == HR_PRECOMPILE_SYSTEM)
+			continue;
+		if (strcmp(tiers[i].path, dest) != 0 && !hr_strv_contains(v, tiers[i].path))
+			r = hr_strv_push(&v, tiers[i].path);
+	}
+	hr_cache_tiers_free(tiers, n);
+	/* The packaged tier (cache packages install here). */
+	pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
+	if (!pkg)
+		r = -ENOMEM;
+	else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg))
+		r = hr_strv_push(&v, pkg);
+	free(pkg);
+	*ret = v;
+	return r;
+}
+
+/* ---- toolchain stamps ------------------------------------------------- */
+
+/*
+ * A compiler name as configured -> an executable path, without spawning:
+ * PATH, then the vendor directories, as hr_toolchain_find() looks.  Should
+ * the two ever disagree, the stamp's path does not match and we probe.
+ */
+static char *exe_resolve(const char *name, enum hr_compiler k)
+{
+	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
+	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
+	const char *const *extra = k == HR_COMPILER_NVCC ? nv_dirs : amd_dirs;
+	const char *path = hr_getenv("PATH");
+	char **dirs, *found = NULL;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? realpath(name, NULL) : NULL;
+	dirs = hr_strv_split(path ? path : "/usr/local/bin:/usr/bin:/bin", ":");
+	for (size_t i = 0; dirs && extra[i]; i++)
+		if (hr_strv_push(&dirs, extra[i]) < 0) {
+			hr_strv_free(dirs);
+			dirs = NULL;
+		}
+	for (size_t i = 0; dirs && dirs[i] && !found; i++) {
+		char *p = dirs[i][0] == '/' ? hr_path_join(dirs[i], name) : NULL;
+		struct stat st;
+
+		if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
+			found = realpath(p, NULL);
+		free(p);
+	}
+	hr_strv_free(dirs);
+	return found;
+}
+
+/*
+ * "path size mtime ctime" of a file the identity also depends on: the
+ * compiler driver may be unchanged while the package database (a distro
+ * clang upgrade) or a ROCm tree's .info/version moved on.
+ */
+static char *stat_line(const char *path)
+{
+	struct stat st;
+	char *s = NULL;
+
+	if (stat(path, &st) < 0)
+		return asprintf(&s, "%s -", path) < 0 ? NULL : s;
+	if (asprintf(&s, "%s %jd %jd.%09ld %jd.%09ld", path, (intmax_t)st.st_size,
+	             (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	             (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec) < 0)
+		return NULL;
+	return s;
+}
+
+static char *deps_line(const char *exe)
+{
+	char *prefix = strdup(exe), *slash, *info = NULL, *a, *b, *s = NULL;
+
+	/* <prefix>/bin/hipcc -> <prefix>/.info/version */
+	if (prefix && (slash = strrchr(prefix, '/'))) {
+		*slash = '\0';
+		if ((slash = strrchr(prefix, '/')))
+			*slash = '\0';
+		info = hr_path_join(*prefix ? prefix : "/", ".info/version");
+	}
+	a = stat_line("/var/lib/dpkg/status");
+	b = info ? stat_line(info) : NULL;
+	if (a && b && asprintf(&s, "deps=%s; %s\n", a, b) < 0)
+		s = NULL;
+	free(a);
+	free(b);
+	free(info);
+	free(prefix);
+	return s;
+}
+
+/* The part of a stamp that must match the compiler found now. */
+static char *stamp_head(const struct hr_config *cfg, const char *exe)
+{
+	struct stat st;
+	char *s = NULL, *deps;
+
+	if (stat(exe, &st) < 0 || !(deps = deps_line(exe)))
+		return NULL;
+	if (asprintf(&s, STAMP_MAGIC "\npath=%s\nstat=%ju %ju %jd %jd.%09ld %jd.%09ld\n%slabel=%s\n",
+	             exe, (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+	             (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
+	             st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec,
+	             st.st_ctim.tv_nsec, deps,
+	             cfg->version_label ? cfg->version_label : "") < 0)
+		s = NULL;
+	free(deps);
+	return s;
+}
+
+static const char *compiler_name(const struct hr_config *cfg, enum hr_compiler k)
+{
+	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc : cfg->hipcc;
+
+	return n && *n ? n : kind_name(k);
+}
+
+static char *stamp_name(enum hr_compiler k)
+{
+	char *s = NULL;
+
+	return asprintf(&s, ".toolchain-%s", kind_name(k)) < 0 ? NULL : s;
+}
+
+static char *stamp_field(const char *body, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, kl) == 0 && l[kl] == '=') {
+			const char *v = l + kl + 1;
+
+			return strndup(v, strcspn(v, "\n"));
+		}
+	}
+	return NULL;
+}
+
+static void toolchain_fake_free(struct hr_toolchain *tc)
+{
+	if (!tc)
+		return;
+	free(tc->path);
+	free(tc->version);
+	free(tc->identity);
+	free(tc->devlib_dir);
+	free(tc);
+}
+
+/*
+ * The toolchain as remembered in dest, if the compiler binary is still the
+ * one that was probed; NULL otherwise (not an error: we probe then).
+ */
+static struct hr_toolchain *stamp_load(const struct hr_config *cfg,
+                                       const char *dest, enum hr_compiler k)
+{
+	char *exe = exe_resolve(compiler_name(cfg, k), k);
+	char *head = exe ? stamp_head(cfg, exe) : NULL;
+	char *name = stamp_name(k), *path = name ? hr_path_join(dest, name) : NULL;
+	struct hr_toolchain *tc = NULL;
+	void *data = NULL;
+	size_t size = 0;
+
+	if (head && path && hr_read_file(path, 64 * 1024, &data, &size) == 0 &&
+	    size > strlen(head) && memchr(data, '\0', size) == NULL) {
+		char *body = strndup(data, size);
+
+		if (body && strncmp(body, head, strlen(head)) == 0) {
+			const char *rest = body + strlen(head);
+
+			tc = calloc(1, sizeof(*tc));
+			if (tc) {
+				tc->kind = k;
+				tc->path = strdup(exe);
+				tc->version = stamp_field(rest, "version");
+				tc->identity = stamp_field(rest, "identity");
+				tc->devlib_dir = stamp_field(rest, "devlib");
+				if (tc->devlib_dir && !*tc->devlib_dir) {
+					free(tc->devlib_dir);
+					tc->devlib_dir = NULL;
+				}
+				if (!tc->path || !tc->version || !tc->identity ||
+				    !*tc->identity) {
+					toolchain_fake_free(tc);
+					tc = NULL;
+				}
+			}
+		}
+		free(body);
+	}
+	free(data);
+	free(path);
+	free(name);
+	free(head);
+	free(exe);
+	return tc;
+}
+
+static void stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                       const char *dest, const struct hr_toolchain *tc)
+{
+	char *exe = tc->path ? realpath(tc->path, NULL) : NULL;
+	char *head = exe ? stamp_head(cfg, exe) : NULL;
+	char *name = stamp_name(tc->kind), *body = NULL;
+	int r = -ENOMEM;
+
+	if (head && name &&
+	    asprintf(&body, "%sversion=%s\ndevlib=%s\nidentity=%s\n", head,
+	             tc->version ? tc->version : "",
+	             tc->devlib_dir ? tc->devlib_dir : "",
+	             tc->identity ? tc->identity : "") >= 0) {
+		/* Fields are one line each; a newline would forge the next one. */
+		if (strchr(tc->identity ? tc->identity : "", '\n') ||
+		    strchr(tc->version ? tc->version : "", '\n') ||
+		    strchr(tc->devlib_dir ? tc->devlib_dir : "", '\n'))
+			r = -EINVAL;
+		else
+			r = hr_write_atomic(dest, name, body, strlen(body), 0644);
+	}
+	if (r < 0)
+		hr_dbg(ctx, "no toolchain stamp in %s: %s\n", dest, strerror(-r));
+	free(body);
+	free(name);
+	free(head);
+	free(exe);
+}
+
+/* Probe once per kind, then remember the result in the destination. */
+static int kind_probe(struct pc_run *run, enum hr_compiler k)
+{
+	struct pc_kind *pk = &run->kinds[k];
+
+	if (pk->probed)
+		return pk->err;
+	pk->probed = true;
+	pk->err = hr_toolchain_find(run->ctx, k, &pk->tc);
+	if (pk->err == 0)
+		stamp_save(run->ctx, run->ctx->config, run->dest, pk->tc);
+	return pk->err;
+}
+
+/* ---- phase 1: classify ------------------------------------------------ */
+
+static bool entry_valid(struct hanzo_rocm *ctx, const char *path,
+                        const struct hr_cache_key *key, struct hr_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	return hr_entry_read(ctx, path, key, e) == 0;
+}
+
+static void pair_inspect(struct pc_run *run, struct pc_pair *p)
+{
+	struct hr_entry e;
+	struct stat st;
+
+	p->have_entry = false;
+	if (stat(p->path, &st) < 0)
+		return;
+	if (entry_valid(run->ctx, p->path, &p->key, &e)) {
+		p->have_entry = true;
+		snprintf(p->entry_compiler, sizeof(p->entry_compiler), "%s", e.compiler);
+		p->entry_size = e.payload_size;
+		p->entry_dev = st.st_dev;
+		p->entry_ino = st.st_ino;
+		hr_entry_release(&e);
+	}
+}
+
+/* Which read-only tier already serves this pair, if any. */
+static const char *pair_provider(struct pc_run *run, const struct pc_pair *p)
+{
+	for (size_t i = 0; run->ro_dirs[i]; i++) {
+		char *path = hr_entry_path(run->ro_dirs[i], p->target, p->fam->family);
+		struct hr_entry e;
+		bool ok = path && access(path, R_OK) == 0 &&
+		          entry_valid(run->ctx, path, &p->key, &e);
+
+		if (ok)
+			hr_entry_release(&e);
+		free(path);
+		if (ok)
+			return run->ro_dirs[i];
+	}
+	return NULL;
+}
+
+/*
+ * Decide what can be decided without a compiler.  Returns true when the pair
+ * is settled (reported), false when it needs the probed toolchain.
+ */
+static bool pair_settle_early(struct pc_run *run, struct pc_pair *p)
+{
+	const struct hr_toolchain *tc = run->kinds[p->kind].stamp;
+	double t0 = now_s();
+	const char *by;
+	char why[256] = "";
+
+	if (!run->o->force && p->have_entry && tc &&
+	    strcmp(p->entry_compiler, tc->identity) == 0) {
+		report(run, p, HR_PRECOMPILE_UP_TO_DATE, NULL, NULL, now_s() - t0,
+		       p->entry_size);
+		return true;
+	}
+	if (!run->o->force && (by = pair_provider(run, p))) {
+		report(run, p, HR_PRECOMPILE_PROVIDED, by, NULL, now_s() - t0, 0);
+		return true;
+	}
+	/* can_build is a pure check; the stamp's toolchain answers it too. */
+	if (tc && hr_toolchain_can_build(tc, p->target, why, sizeof(why)) < 0) {
+		report(run, p, HR_PRECOMPILE_SKIPPED, why[0] ? why : "not buildable",
+		       NULL, 0, 0);
+		return true;
+	}
+	return false;
+}
+
+/* After a probe: identity known for sure, skip reasons, or queue it. */
+static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
+{
+	struct pc_kind *pk = &run->kinds[p->kind];
+	char why[256] = "";
+
+	if (pk->err < 0) {
+		if (pk->err == -ENOENT)
+			snprintf(why, sizeof(why), "%s not found",
+			         compiler_name(run->ctx->config, p->kind));
+		else
+			snprintf(why, sizeof(why), "%s unusable: %s",
+			         compiler_name(run->ctx->config, p->kind),
+			         strerror(-pk->err));
+		report(run, p, HR_PRECOMPILE_SKIPPED, why, NULL, 0, 0);
+		return;
+	}
+	if (!run->o->force && p->have_entry &&
+	    strcmp(p->entry_compiler, pk->tc->identity) == 0) {
+		report(run, p, HR_PRECOMPILE_UP_TO_DATE, NULL, NULL, 0, p->entry_size);
+		return;
+	}
+	if (hr_toolchain_can_build(pk->tc, p->target, why, sizeof(why)) < 0) {
+		report(run, p, HR_PRECOMPILE_SKIPPED, why[0] ? why : "not buildable",
+		       NULL, 0, 0);
+		return;
+	}
+	p->queued = true;
+	run->todo[run->n_todo++] = (size_t)(p - run->pairs);
+}
+
+/* ---- phase 3: build --------------------------------------------------- */
+
+/*
+ * Under the entry lock, someone else may have published it meanwhile: a
+ * valid entry with our key and identity is up to date, except under --force
+ * when it is still the very file we saw before (same inode).
+ */
+static bool pair_recheck(struct pc_run *run, struct pc_pair *p,
+                         const struct hr_toolchain *tc, uint64_t *size)
+{
+	struct hr_entry e;
+	struct stat st;
+	bool fresh;
+
+	if (stat(p->path, &st) < 0 || !entry_valid(run->ctx, p->path, &p->key, &e))
+		return false;
+	fresh = strcmp(e.compiler, tc->identity) == 0;
+	if (fresh && run->o->force)
+		fresh = !(p->have_entry && st.st_dev == p->entry_dev &&
+		          st.st_ino == p->entry_ino);
+	*size = e.payload_size;
+	hr_entry_release(&e);
+	return fresh;
+}
+
+static void pair_build(struct pc_run *run, struct pc_pair *p)
+{
+	struct hanzo_rocm *ctx = run->ctx;
+	const struct hr_toolchain *tc = run->kinds[p->kind].tc;
+	const struct hanzo_rocm_plugin *desc = NULL;
+	double t0 = now_s();
+	void *obj = NULL;
+	size_t obj_size = 0;
+	uint64_t size = 0;
+	char *diag = NULL, *dir = hr_path_join(run->dest, p->target);
+	char why[320];
+	int fd = -1, r;
+
+	if (!dir || (r = hr_mkdir_p(dir, 0755)) < 0) {
+		r = dir ? r : -ENOMEM;
+		snprintf(why, sizeof(why), "cannot create %s: %s", dir ? dir : run->dest,
+		         strerror(-r));
+		report(run, p, HR_PRECOMPILE_FAILED, why, NULL, now_s() - t0, 0);
+		free(dir);
+		return;
+	}
+	free(dir);
+	r = hr_entry_lock(run->dest, p->target, p->fam->family, run->lock_timeout, &fd);
+	if (r < 0) {
+		/* Publishing is atomic: going on unlocked only risks duplicate work. */
+		hr_warn(ctx, "%s/%s: no lock (%s); building anyway\n", p->target,
+		        p->fam->family, strerror(-r));
+		fd = -1;
+	}
+	if (pair_recheck(run, p, tc, &size)) {
+		hr_entry_unlock(fd);
+		report(run, p, HR_PRECOMPILE_UP_TO_DATE, NULL, NULL, now_s() - t0, size);
+		return;
+	}
+	r = hr_family_load(ctx, p->fam, &desc);
+	if (r < 0 || !desc || !desc->source) {
+		snprintf(why, sizeof(why), "cannot load plugin %s: %s", p->fam->path,
+		         strerror(r < 0 ? -r : EINVAL));
+		goto fail;
+	}
+	r = hr_toolchain_compile(ctx, tc, desc->source, desc->source_len,
+	                         (const char *const *)p->fam->flags,
+	                         ctx->config->flags, p->target, &obj, &obj_size,
+	                         &diag);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "%s: %s", kind_name(p->kind),
+		         r == -ETIMEDOUT ? "timed out" : "compile failed");
+		goto fail;
+	}
+	r = hr_entry_write(ctx, run->dest, p->fam->family, p->target, &p->key,
+	                   tc->identity, obj, obj_size);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "cannot write %s: %s", p->path, strerror(-r));
+		goto fail;
+	}
+	hr_entry_unlock(fd);
+	report(run, p, HR_PRECOMPILE_BUILT, NULL, NULL, now_s() - t0, obj_size);
+	free(obj);
+	free(diag);
+	return;
+fail:
+	hr_entry_unlock(fd);
+	report(run, p, HR_PRECOMPILE_FAILED, why, diag, now_s() - t0, 0);
+	free(obj);
+	free(diag);
+}
+
+static void *worker(void *arg)
+{
+	struct pc_run *run = arg;
+
+	for (;;) {
+		struct pc_pair *p = NULL;
+
+		pthread_mutex_lock(&run->lock);
+		if (run->next < run->n_todo)
+			p = &run->pairs[run->todo[run->next++]];
+		pthread_mutex_unlock(&run->lock);
+		if (!p)
+			return NULL;
+		pair_build(run, p);
+	}
+}
+
+static unsigned jobs_effective(const struct pc_run *run)
+{
+	unsigned j = run->o->jobs ? run->o->jobs : run->ctx->config->jobs;
+
+	if (j == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		j = n > 0 ? (unsigned)n : 1;
+	}
+	if (j > run->n_todo)
+		j = (unsigned)run->n_todo;
+	return j ? j : 1;
+}
+
+static void pool_run(struct pc_run *run)
+{
+	unsigned n = jobs_effective(run), started = 0;
+	pthread_t *th = calloc(n, sizeof(*th));
+
+	for (unsigned i = 0; th && i < n; i++) {
+		if (pthread_create(&th[i], NULL, worker, run) != 0)
+			break;
+		started++;
+	}
+	if (started == 0) /* no threads to be had: do it ourselves */
+		worker(run);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+static int targets_get(struct pc_run *run, char ***ret)
+{
+	struct hanzo_rocm *ctx = run->ctx;
+	char **in = NULL, **out = hr_strv_new();
+	int r = 0;
+
+	if (!out)
+		return -ENOMEM;
+	if (run->o->targets) {
+		in = hr_strv_copy(run->o->targets);
+		run->sum->targets_why = "command line";
+		if (!in)
+			r = -ENOMEM;
+	} else {
+		r = hr_targets_for_precompile(ctx, &in, &run->sum->targets_why);
+		if (r < 0)
+			hr_err(ctx, "cannot choose targets: %s\n", hanzo_rocm_strerror(r));
+	}
+	for (size_t i = 0; r == 0 && in && in[i]; i++) {
+		if (hr_target_validate(in[i]) < 0 || !hr_name_is_safe(in[i])) {
+			hr_err(ctx, "invalid target '%s' (want gfx… or sm_NN)\n", in[i]);
+			r = -EINVAL;
+		} else if (!hr_strv_contains(out, in[i])) {
+			r = hr_strv_push(&out, in[i]);
+		}
+	}
+	hr_strv_free(in);
+	if (r < 0) {
+		hr_strv_free(out);
+		return r;
+	}
+	*ret = out;
+	return 0;
+}
+
+static int families_get(struct pc_run *run, struct hr_family ***ret, size_t *n)
+{
+	struct hanzo_rocm *ctx = run->ctx;
+	char **names = NULL;
+	struct hr_family **fams;
+	size_t k = 0;
+	int r = 0;
+
+	if (run->o->families)
+		names = hr_strv_copy(run->o->families);
+	else if ((r = hr_plugins_families(ctx, &names)) < 0)
+		hr_err(ctx, "cannot list plugin families: %s\n", hanzo_rocm_strerror(r));
+	if (r == 0 && !names)
+		r = -ENOMEM;
+	if (r < 0)
+		return r;
+	fams = calloc(hr_strv_len(names) + 1, sizeof(*fams));
+	for (size_t i = 0; fams && names[i] && r == 0; i++) {
+		bool dup = false;
+
+		if (!hr_name_is_safe(names[i])) {
+			hr_err(ctx, "invalid family name '%s'\n", names[i]);
+			r = -EINVAL;
+			break;
+		}
+		r = hr_plugins_family(ctx, names[i], &fams[k]);
+		if (r < 0) {
+			hr_err(ctx, "unknown or disabled family '%s' (see hanzo-rocm plugins)\n",
+			       names[i]);
+			break;
+		}
+		for (size_t j = 0; j < k; j++)
+			dup |= fams[j] == fams[k];
+		if (!dup)
+			k++;
+	}
+	hr_strv_free(names);
+	if (!fams)
+		return -ENOMEM;
+	if (r < 0) {
+		free(fams);
+		return r;
+	}
+	*ret = fams;
+	*n = k;
+	return 0;
+}
+
+static int pairs_make(struct pc_run *run, struct hr_family **fams, size_t n_fams)
+{
+	const struct hr_config *cfg = run->ctx->config;
+	size_t nt = hr_strv_len(run->targets), k = 0;
+
+	run->pairs = calloc(nt * n_fams + 1, sizeof(*run->pairs));
+	run->todo = calloc(nt * n_fams + 1, sizeof(*run->todo));
+	if (!run->pairs || !run->todo)
+		return -ENOMEM;
+	for (size_t t = 0; t < nt; t++) {
+		for (size_t f = 0; f < n_fams; f++) {
+			struct pc_pair *p = &run->pairs[k++];
+
+			p->target = run->targets[t];
+			p->fam = fams[f];
+			p->kind = hr_target_platform(p->target) == HR_PLATFORM_NVIDIA
+			                  ? HR_COMPILER_NVCC : HR_COMPILER_HIPCC;
+			hr_cache_key_compute(p->fam->family, p->fam->source_sha256,
+			                     (const char *const *)p->fam->flags,
+			                     cfg->flags, p->target, &p->key);
+			p->path = hr_entry_path(run->dest, p->target, p->fam->family);
+			if (!p->path)
+				return -ENOMEM;
+		}
+	}
+	run->n_pairs = k;
+	run->total = (unsigned)k;
+	return 0;
+}
+
+static void run_free(struct pc_run *run)
+{
+	for (size_t i = 0; i < run->n_pairs; i++)
+		free(run->pairs[i].path);
+	free(run->pairs);
+	free(run->todo);
+	hr_strv_free(run->targets);
+	hr_strv_free(run->ro_dirs);
+	for (int k = 0; k < N_KINDS; k++) {
+		toolchain_fake_free(run->kinds[k].stamp);
+		hr_toolchain_free(run->kinds[k].tc);
+	}
+	pthread_mutex_destroy(&run->lock);
+}
+
+static void phases(struct pc_run *run)
+{
+	for (int k = 0; k < N_KINDS; k++)
+		if (!run->o->force)
+			run->kinds[k].stamp = stamp_load(run->ctx->config, run->dest,
+			                                 (enum hr_compiler)k);
+	/* 1: no process spawned for anything settled here. */
+	for (size_t i = 0; i < run->n_pairs; i++) {
+		struct pc_pair *p = &run->pairs[i];
+
+		pair_inspect(run, p);
+		if (!pair_settle_early(run, p))
+			p->queued = true;
+	}
+	/* 2: probe only what is needed; re-decide with the real identity. */
+	for (size_t i = 0; i < run->n_pairs; i++) {
+		struct pc_pair *p = &run->pairs[i];
+
+		if (!p->queued)
+			continue;
+		p->queued = false;
+		kind_probe(run, p->kind);
+		pair_settle_probed(run, p);
+	}
+	/* 3: build.  Wait on a busy entry about as long as its compile may take. */
+	run->lock_timeout = 60;
+	for (int k = 0; k < N_KINDS; k++)
+		if (run->kinds[k].tc && run->kinds[k].tc->timeout_s + 30 > run->lock_timeout)
+			run->lock_timeout = run->kinds[k].tc->timeout_s + 30;
+	if (run->n_todo)
+		pool_run(run);
+}
+
+int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
+                  struct hr_precompile_summary *sum)
+{
+	const struct hr_config *cfg = ctx ? ctx->config : NULL;
+	struct pc_run run = { .ctx = ctx, .o = o, .sum = sum };
+	struct hr_family **fams = NULL;
+	size_t n_fams = 0;
+	int r;
+
+	if (!ctx || !o || !sum)
+		return -EINVAL;
+	memset(sum, 0, sizeof(*sum));
+	if (!cfg) {
+		hr_err(ctx, "precompile: no configuration loaded\n");
+		return -EINVAL;
+	}
+	pthread_mutex_init(&run.lock, NULL);
+	r = dest_prepare(ctx, cfg, o, &run.dest);
+	if (r < 0)
+		goto out;
+	sum->dir = strdup(run.dest);
+	if (!sum->dir) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = targets_get(&run, &run.targets);
+	if (r < 0)
+		goto out;
+	r = families_get(&run, &fams, &n_fams);
+	if (r < 0)
+		goto out;
+	r = ro_dirs_collect(ctx, cfg, o, run.dest, &run.ro_dirs);
+	if (r < 0)
+		goto out;
+	r = pairs_make(&run, fams, n_fams);
+	if (r < 0)
+		goto out;
+	hr_info(ctx, "precompile: %zu target(s) × %zu famil%s into %s\n",
+	        hr_strv_len(run.targets), n_fams, n_fams == 1 ? "y" : "ies",
+	        run.dest);
+	phases(&run);
+	r = hr_plugins_write_index(ctx, run.dest);
+	if (r < 0)
+		hr_warn(ctx, "cannot write the plugin index into %s: %s\n", run.dest,
+		        hanzo_rocm_strerror(r));
+	r = 0;
+out:
+	free(fams);
+	run_free(&run);
+	return r;
+}
+
+void hr_precompile_summary_release(struct hr_precompile_summary *s)
+{
+	if (!s)
+		return;
+	free(s->dir);
+	s->dir = NULL;
+}

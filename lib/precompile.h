@@ -1,3 +1,81 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
-/* precompile */
+/*
+ * precompile: build the code object of every (target, family) pair into one
+ * cache tier (DESIGN §4, §5), in parallel, skipping what is already there.
+ *
+ * The no-op path spawns no process: an entry counts as up to date when its
+ * key matches and its compiler identity equals the one remembered for the
+ * compiler binary (a stamp in the destination keyed by the binary's path and
+ * stat data).  Only when something must be built is the toolchain probed.
+ */
+#ifndef HR_PRECOMPILE_H
+#define HR_PRECOMPILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct hanzo_rocm;
+
+enum hr_precompile_dest {
+	HR_PRECOMPILE_USER = 0,     /* cfg->user_dir (default) */
+	HR_PRECOMPILE_SYSTEM,       /* cfg->system_dir; must be writable (root) */
+	HR_PRECOMPILE_OUTPUT,       /* opts->output, any directory (created) */
+};
+
+enum hr_precompile_status {
+	HR_PRECOMPILE_BUILT,
+	HR_PRECOMPILE_UP_TO_DATE,
+	HR_PRECOMPILE_PROVIDED,     /* a read-only tier already has it */
+	HR_PRECOMPILE_SKIPPED,      /* not buildable here: reason says why */
+	HR_PRECOMPILE_FAILED,
+};
+const char *hr_precompile_status_name(enum hr_precompile_status s);
+
+struct hr_precompile_result {
+	const char *target;
+	const char *family;
+	enum hr_precompile_status status;
+	const char *reason;         /* skipped: why; provided: tier dir; failed: error */
+	const char *diag;           /* failed compiles: compiler diagnostics, else NULL */
+	double seconds;             /* wall time spent on this pair */
+	uint64_t size;              /* code-object bytes (0 when none) */
+};
+
+/* Callbacks are serialised by precompile: never two at once. */
+typedef void (*hr_precompile_result_fn)(void *data,
+                                        const struct hr_precompile_result *r);
+typedef void (*hr_precompile_progress_fn)(void *data, unsigned done,
+                                          unsigned total, const char *target,
+                                          const char *family);
+
+struct hr_precompile_opts {
+	enum hr_precompile_dest dest;
+	const char *output;         /* HR_PRECOMPILE_OUTPUT */
+	char *const *targets;       /* NULL: hr_targets_for_precompile() */
+	char *const *families;      /* NULL: hr_plugins_families() */
+	unsigned jobs;              /* 0: cfg->jobs, itself 0 = online CPUs */
+	bool force;                 /* rebuild even what is up to date */
+	hr_precompile_result_fn on_result;
+	hr_precompile_progress_fn on_progress;
+	void *data;
+};
+
+struct hr_precompile_summary {
+	unsigned built, up_to_date, provided, skipped, failed;
+	char *dir;                  /* the destination used (malloc'd) */
+	const char *targets_why;    /* which rule chose the targets (static) */
+};
+
+/*
+ * Run it.  Per-pair outcomes go to on_result and the summary; the return is
+ * negative only when nothing could be attempted: -EACCES/-EROFS destination
+ * not writable (for the system tier: needs root), -ENOTDIR/-EIO other
+ * destination errors, -EINVAL bad target or option, -ENOENT unknown family
+ * or no user cache directory.  Free summary->dir with
+ * hr_precompile_summary_release().
+ */
+int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *opts,
+                  struct hr_precompile_summary *summary);
+void hr_precompile_summary_release(struct hr_precompile_summary *summary);
+
+#endif

@@ -1,4 +1,618 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * The runtime: lazily opened backends, per-device contexts, one module per
+ * (device, family), and the kernel handle table behind the public
+ * hanzo_rocm_kernel_get (a hit is one hash lookup under a read lock) and
+ * hanzo_rocm_kernel_launch (no lock at all).
+ *
+ * Locks (see runtime.h for the order): load_lock serialises misses, so a
+ * family is fetched, compiled and loaded once however many threads ask;
+ * map_lock guards the kernel table; dev_lock the device slots; open_lock
+ * the backends.  Handles, devices and modules are never freed before the
+ * context, so pointers handed out stay valid without reference counts.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "cuda.h"
+#include "hip.h"
 #include "libhanzo-rocm-private.h"
-void hr_runtime_free(struct hr_runtime *r) { (void)r; }
+#include "runtime.h"
+#include "target.h"
+#include "util.h"
+
+/* Device slots are allocated on first use and never move. */
+#define RT_MAX_DEVICES 256
+/* Tiers tried before giving up when a driver keeps refusing code objects. */
+#define RT_MAX_REFUSALS 6
+
+struct rt_backend {
+	bool tried;
+	int err;                        /* result of the one open attempt */
+	void *b;
+};
+
+struct rt_device {
+	const struct hr_backend_ops *ops;
+	void *b;
+	int ordinal;
+	void *dc;                       /* backend per-device context */
+	const char *platform;
+};
+
+struct rt_module {
+	struct rt_module *next;
+	unsigned device;
+	char *family;
+	void *mod;
+	enum hr_tier from;
+};
+
+struct hanzo_rocm_kernel {
+	struct hanzo_rocm_kernel *next; /* hash chain */
+	uint64_t hash;
+	unsigned device;
+	char *family, *name;
+	struct rt_device *dev;
+	void *fn;
+};
+
+struct hr_runtime {
+	struct hanzo_rocm *ctx;
+	pthread_mutex_t open_lock;
+	struct rt_backend cuda, hip;
+	pthread_mutex_t dev_lock;
+	struct rt_device *devs[RT_MAX_DEVICES];
+	pthread_mutex_t load_lock;
+	struct rt_module *modules;
+	pthread_rwlock_t map_lock;
+	struct hanzo_rocm_kernel **buckets;
+	size_t nbuckets, nkernels;
+	struct hr_runtime_stats stats;  /* __atomic counters */
+};
+
+/* ---- lifetime --------------------------------------------------------- */
+
+static struct hr_runtime *runtime_new(struct hanzo_rocm *ctx)
+{
+	struct hr_runtime *rt = calloc(1, sizeof(*rt));
+
+	if (!rt)
+		return NULL;
+	rt->ctx = ctx;
+	rt->nbuckets = 64;
+	rt->buckets = calloc(rt->nbuckets, sizeof(*rt->buckets));
+	if (!rt->buckets) {
+		free(rt);
+		return NULL;
+	}
+	pthread_mutex_init(&rt->open_lock, NULL);
+	pthread_mutex_init(&rt->dev_lock, NULL);
+	pthread_mutex_init(&rt->load_lock, NULL);
+	pthread_rwlock_init(&rt->map_lock, NULL);
+	return rt;
+}
+
+/*
+ * Created with a compare-and-swap rather than under ctx->lock: target.c
+ * enumerates CUDA devices (which needs the runtime) while holding ctx->lock.
+ */
+static struct hr_runtime *runtime_get(struct hanzo_rocm *ctx)
+{
+	struct hr_runtime *rt = __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE);
+	struct hr_runtime *expected = NULL;
+
+	if (rt)
+		return rt;
+	rt = runtime_new(ctx);
+	if (!rt)
+		return NULL;
+	if (!__atomic_compare_exchange_n(&ctx->runtime, &expected, rt, false,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		hr_runtime_free(rt);
+		return expected;
+	}
+	return rt;
+}
+
+void hr_runtime_free(struct hr_runtime *rt)
+{
+	if (!rt)
+		return;
+	/* Modules before the contexts they live in, contexts before backends. */
+	for (struct rt_module *m = rt->modules, *next; m; m = next) {
+		struct rt_device *d = m->device < RT_MAX_DEVICES ? rt->devs[m->device] : NULL;
+
+		next = m->next;
+		if (d)
+			d->ops->module_unload(d->b, d->ordinal, d->dc, m->mod);
+		free(m->family);
+		free(m);
+	}
+	for (size_t i = 0; i < RT_MAX_DEVICES; i++) {
+		struct rt_device *d = rt->devs[i];
+
+		if (d) {
+			d->ops->dev_close(d->b, d->ordinal, d->dc);
+			free(d);
+		}
+	}
+	for (size_t i = 0; i < rt->nbuckets; i++) {
+		for (struct hanzo_rocm_kernel *k = rt->buckets[i], *next; k; k = next) {
+			next = k->next;
+			free(k->family);
+			free(k->name);
+			free(k);
+		}
+	}
+	free(rt->buckets);
+	if (rt->cuda.b)
+		hr_cuda_close(rt->cuda.b);
+	if (rt->hip.b)
+		hr_hip_close(rt->hip.b);
+	pthread_rwlock_destroy(&rt->map_lock);
+	pthread_mutex_destroy(&rt->load_lock);
+	pthread_mutex_destroy(&rt->dev_lock);
+	pthread_mutex_destroy(&rt->open_lock);
+	free(rt);
+}
+
+/* ---- backends and devices --------------------------------------------- */
+
+int hr_runtime_backend(struct hanzo_rocm *ctx, int platform,
+                       const struct hr_backend_ops **ops, void **b)
+{
+	struct hr_runtime *rt;
+	struct rt_backend *be;
+	int r;
+
+	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD)
+		return -EINVAL;
+	rt = runtime_get(ctx);
+	if (!rt)
+		return -ENOMEM;
+	be = platform == HR_PLATFORM_NVIDIA ? &rt->cuda : &rt->hip;
+	pthread_mutex_lock(&rt->open_lock);
+	/* One attempt per context: a missing driver is not retried per call. */
+	if (!be->tried) {
+		be->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &be->b)
+		                                         : hr_hip_open(ctx, &be->b);
+		be->tried = true;
+	}
+	r = be->err;
+	pthread_mutex_unlock(&rt->open_lock);
+	if (r < 0)
+		return r;
+	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops : &hr_hip_ops;
+	*b = be->b;
+	return 0;
+}
+
+/* The opened device slot for a hanzo-rocm device number; *target optional. */
+static int rt_device(struct hanzo_rocm *ctx, unsigned device,
+                     struct rt_device **ret, const char **target)
+{
+	struct hr_runtime *rt = runtime_get(ctx);
+	const struct hr_device *devs, *hd;
+	struct rt_device *d;
+	size_t n;
+	int r;
+
+	if (!rt)
+		return -ENOMEM;
+	/* ctx->lock (inside hr_devices_get) comes before dev_lock. */
+	r = hr_devices_get(ctx, &devs, &n);
+	if (r < 0)
+		return r;
+	if (device >= n || device >= RT_MAX_DEVICES) {
+		hr_dbg(ctx, "device %u: no such device (%zu found)\n", device, n);
+		return -ENODEV;
+	}
+	hd = &devs[device];
+	if (target)
+		*target = hd->target;
+	pthread_mutex_lock(&rt->dev_lock);
+	d = rt->devs[device];
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		r = d ? hr_runtime_backend(ctx, hd->platform, &d->ops, &d->b) : -ENOMEM;
+		if (r == 0) {
+			d->ordinal = hd->ordinal;
+			d->platform = hd->platform == HR_PLATFORM_NVIDIA ? "NVIDIA" : "AMD";
+			r = d->ops->dev_open(d->b, d->ordinal, &d->dc);
+		}
+		if (r < 0) {
+			hr_err(ctx, "device %u (%s): cannot open: %s\n", device, hd->name,
+			       hanzo_rocm_strerror(r));
+			free(d);
+			d = NULL;
+		} else {
+			rt->devs[device] = d;
+		}
+	}
+	pthread_mutex_unlock(&rt->dev_lock);
+	if (!d)
+		return r < 0 ? r : -ENODEV;
+	*ret = d;
+	return 0;
+}
+
+/* ---- the kernel table ------------------------------------------------- */
+
+/* FNV-1a over the device number and both names, NUL-separated. */
+static uint64_t kernel_hash(unsigned device, const char *family, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < sizeof(device); i++)
+		h = (h ^ ((device >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
+	for (const char *p = family; ; p++) {
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+		if (!*p)
+			break;
+	}
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct hanzo_rocm_kernel *map_find(struct hr_runtime *rt, uint64_t h,
+                                          unsigned device, const char *family,
+                                          const char *name)
+{
+	struct hanzo_rocm_kernel *k;
+
+	pthread_rwlock_rdlock(&rt->map_lock);
+	for (k = rt->buckets[h & (rt->nbuckets - 1)]; k; k = k->next)
+		if (k->hash == h && k->device == device &&
+		    strcmp(k->name, name) == 0 && strcmp(k->family, family) == 0)
+			break;
+	pthread_rwlock_unlock(&rt->map_lock);
+	return k;
+}
+
+/* Called with map_lock held for writing; a failed grow keeps the old table. */
+static void map_grow(struct hr_runtime *rt)
+{
+	size_t n = rt->nbuckets * 4;
+	struct hanzo_rocm_kernel **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return;
+	for (size_t i = 0; i < rt->nbuckets; i++) {
+		for (struct hanzo_rocm_kernel *k = rt->buckets[i], *next; k; k = next) {
+			next = k->next;
+			k->next = b[k->hash & (n - 1)];
+			b[k->hash & (n - 1)] = k;
+		}
+	}
+	free(rt->buckets);
+	rt->buckets = b;
+	rt->nbuckets = n;
+}
+
+static void map_insert(struct hr_runtime *rt, struct hanzo_rocm_kernel *k)
+{
+	pthread_rwlock_wrlock(&rt->map_lock);
+	if (rt->nkernels >= rt->nbuckets * 2)
+		map_grow(rt);
+	k->next = rt->buckets[k->hash & (rt->nbuckets - 1)];
+	rt->buckets[k->hash & (rt->nbuckets - 1)] = k;
+	rt->nkernels++;
+	pthread_rwlock_unlock(&rt->map_lock);
+}
+
+/* ---- modules ---------------------------------------------------------- */
+
+static struct rt_module *module_find(struct hr_runtime *rt, unsigned device,
+                                     const char *family)
+{
+	for (struct rt_module *m = rt->modules; m; m = m->next)
+		if (m->device == device && strcmp(m->family, family) == 0)
+			return m;
+	return NULL;
+}
+
+/*
+ * Load the family's code object on the device (load_lock held).  A code
+ * object the driver refuses is a miss for its tier: the tier is skipped and
+ * the next one tried, down to a fresh compile; only a refused fresh compile
+ * is an error.
+ */
+static int module_load(struct hanzo_rocm *ctx, struct hr_runtime *rt,
+                       struct rt_device *d, unsigned device, const char *family,
+                       const char *target, struct rt_module **ret)
+{
+	struct rt_module *m;
+	unsigned skip = 0;
+	void *mod = NULL;
+	int r = -ENOEXEC;
+
+	for (int i = 0; i < RT_MAX_REFUSALS; i++) {
+		enum hr_tier from = HR_TIER_COMPILED;
+		const void *data;
+		size_t size;
+
+		r = hr_code_object_find(ctx, family, target, skip, &data, &size, &from);
+		if (r < 0) {
+			hr_err(ctx, "device %u: no code object of family '%s' for %s: %s\n",
+			       device, family, target, hanzo_rocm_strerror(r));
+			return r;
+		}
+		r = d->ops->module_load(d->b, d->ordinal, d->dc, data, size, &mod);
+		if (r == 0) {
+			hr_dbg(ctx, "device %u: family '%s' loaded for %s from the %s tier\n",
+			       device, family, target, hr_tier_name(from));
+			break;
+		}
+		if (r != -ENOEXEC)
+			return r;
+		__atomic_add_fetch(&rt->stats.refused, 1, __ATOMIC_RELAXED);
+		/* The memory tier holds what an on-disk tier gave; skip both. */
+		skip |= 1u << from | 1u << HR_TIER_MEMORY;
+		if (from == HR_TIER_COMPILED) {
+			hr_err(ctx, "device %u: the %s driver refused a freshly compiled code object of family '%s' for %s\n",
+			       device, d->ops->name, family, target);
+			return -ENOEXEC;
+		}
+		hr_warn(ctx, "device %u: the %s driver refused the code object of family '%s' for %s from the %s tier; trying the next tier\n",
+		        device, d->ops->name, family, target, hr_tier_name(from));
+	}
+	if (r < 0)
+		return r;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->family = strdup(family))) {
+		free(m);
+		d->ops->module_unload(d->b, d->ordinal, d->dc, mod);
+		return -ENOMEM;
+	}
+	m->device = device;
+	m->mod = mod;
+	m->next = rt->modules;
+	rt->modules = m;
+	__atomic_add_fetch(&rt->stats.modules, 1, __ATOMIC_RELAXED);
+	*ret = m;
+	return 0;
+}
+
+/* The miss path, under load_lock: module, function, table insert. */
+static int kernel_load(struct hanzo_rocm *ctx, struct hr_runtime *rt,
+                       unsigned device, const char *family, const char *name,
+                       uint64_t h, struct hanzo_rocm_kernel **ret)
+{
+	struct hanzo_rocm_kernel *k;
+	struct rt_device *d;
+	struct rt_module *m;
+	const char *target;
+	void *fn;
+	int r;
+
+	/* Another thread may have loaded it while we waited for the lock. */
+	k = map_find(rt, h, device, family, name);
+	if (k) {
+		*ret = k;
+		return 0;
+	}
+	r = rt_device(ctx, device, &d, &target);
+	if (r < 0)
+		return r;
+	m = module_find(rt, device, family);
+	if (!m) {
+		r = module_load(ctx, rt, d, device, family, target, &m);
+		if (r < 0)
+			return r;
+	}
+	r = d->ops->function(d->b, d->ordinal, d->dc, m->mod, name, &fn);
+	if (r < 0) {
+		if (r == -ENOENT)
+			hr_err(ctx, "family '%s' has no kernel '%s' (device %u, %s)\n",
+			       family, name, device, target);
+		return r;
+	}
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->family = strdup(family)) || !(k->name = strdup(name))) {
+		if (k)
+			free(k->family);
+		free(k);
+		return -ENOMEM;
+	}
+	k->hash = h;
+	k->device = device;
+	k->dev = d;
+	k->fn = fn;
+	map_insert(rt, k);
+	*ret = k;
+	return 0;
+}
+
+HR_EXPORT int hanzo_rocm_kernel_get(struct hanzo_rocm *ctx, unsigned device,
+                                    const char *family, const char *kernel,
+                                    struct hanzo_rocm_kernel **ret)
+{
+	struct hanzo_rocm_kernel *k;
+	struct hr_runtime *rt;
+	uint64_t h;
+	int r;
+
+	if (ret)
+		*ret = NULL;
+	if (!ctx || !ret || !family || !kernel)
+		return -EINVAL;
+	if (!hr_name_is_safe(family) || !hr_name_is_safe(kernel)) {
+		hr_err(ctx, "invalid family or kernel name '%s'/'%s'\n", family, kernel);
+		return -EINVAL;
+	}
+	rt = runtime_get(ctx);
+	if (!rt)
+		return -ENOMEM;
+	h = kernel_hash(device, family, kernel);
+	k = map_find(rt, h, device, family, kernel);
+	if (k) {
+		__atomic_add_fetch(&rt->stats.hits, 1, __ATOMIC_RELAXED);
+		*ret = k;
+		return 0;
+	}
+	__atomic_add_fetch(&rt->stats.misses, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&rt->load_lock);
+	r = kernel_load(ctx, rt, device, family, kernel, h, ret);
+	pthread_mutex_unlock(&rt->load_lock);
+	return r;
+}
+
+HR_EXPORT int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
+                                       const unsigned grid[3], const unsigned block[3],
+                                       unsigned shared_mem_bytes, void *stream,
+                                       void **args)
+{
+	struct rt_device *d;
+
+	if (!kernel || !grid || !block)
+		return -EINVAL;
+	for (int i = 0; i < 3; i++)
+		if (grid[i] == 0 || block[i] == 0)
+			return -EINVAL;
+	d = kernel->dev;
+	return d->ops->launch(d->b, d->ordinal, d->dc, kernel->fn, grid, block,
+	                      shared_mem_bytes, stream, args);
+}
+
+/* ---- private device-memory API ---------------------------------------- */
+
+int hr_runtime_alloc(struct hanzo_rocm *ctx, unsigned device, size_t size,
+                     uint64_t *ptr)
+{
+	struct rt_device *d;
+	int r;
+
+	*ptr = 0;
+	r = rt_device(ctx, device, &d, NULL);
+	return r < 0 ? r : d->ops->mem_alloc(d->b, d->ordinal, d->dc, size, ptr);
+}
+
+int hr_runtime_mem_free(struct hanzo_rocm *ctx, unsigned device, uint64_t ptr)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->mem_free(d->b, d->ordinal, d->dc, ptr);
+}
+
+int hr_runtime_copy_htod(struct hanzo_rocm *ctx, unsigned device, uint64_t dst,
+                         const void *src, size_t n)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->htod(d->b, d->ordinal, d->dc, dst, src, n);
+}
+
+int hr_runtime_copy_dtoh(struct hanzo_rocm *ctx, unsigned device, void *dst,
+                         uint64_t src, size_t n)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->dtoh(d->b, d->ordinal, d->dc, dst, src, n);
+}
+
+int hr_runtime_synchronize(struct hanzo_rocm *ctx, unsigned device, void *stream)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->synchronize(d->b, d->ordinal, d->dc, stream);
+}
+
+int hr_runtime_event_create(struct hanzo_rocm *ctx, unsigned device, void **ev)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->event_create(d->b, d->ordinal, d->dc, ev);
+}
+
+int hr_runtime_event_record(struct hanzo_rocm *ctx, unsigned device, void *ev,
+                            void *stream)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->event_record(d->b, d->ordinal, d->dc, ev, stream);
+}
+
+int hr_runtime_event_elapsed(struct hanzo_rocm *ctx, unsigned device,
+                             void *start, void *end, float *ms)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->event_elapsed(d->b, d->ordinal, d->dc, start, end, ms);
+}
+
+void hr_runtime_event_destroy(struct hanzo_rocm *ctx, unsigned device, void *ev)
+{
+	struct rt_device *d;
+
+	if (ev && rt_device(ctx, device, &d, NULL) == 0)
+		d->ops->event_destroy(d->b, d->ordinal, d->dc, ev);
+}
+
+int hr_runtime_module_load(struct hanzo_rocm *ctx, unsigned device,
+                           const void *image, size_t size, void **mod)
+{
+	struct rt_device *d;
+	int r;
+
+	*mod = NULL;
+	if (!image || size == 0)
+		return -EINVAL;
+	r = rt_device(ctx, device, &d, NULL);
+	return r < 0 ? r : d->ops->module_load(d->b, d->ordinal, d->dc, image, size, mod);
+}
+
+int hr_runtime_module_function(struct hanzo_rocm *ctx, unsigned device,
+                               void *mod, const char *name, void **fn)
+{
+	struct rt_device *d;
+	int r = rt_device(ctx, device, &d, NULL);
+
+	return r < 0 ? r : d->ops->function(d->b, d->ordinal, d->dc, mod, name, fn);
+}
+
+void hr_runtime_module_unload(struct hanzo_rocm *ctx, unsigned device, void *mod)
+{
+	struct rt_device *d;
+
+	if (mod && rt_device(ctx, device, &d, NULL) == 0)
+		d->ops->module_unload(d->b, d->ordinal, d->dc, mod);
+}
+
+int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
+                      const unsigned grid[3], const unsigned block[3],
+                      unsigned shared, void *stream, void **args)
+{
+	struct rt_device *d;
+	int r;
+
+	if (!fn || !grid || !block)
+		return -EINVAL;
+	r = rt_device(ctx, device, &d, NULL);
+	return r < 0 ? r : d->ops->launch(d->b, d->ordinal, d->dc, fn, grid, block,
+	                                  shared, stream, args);
+}
+
+void hr_runtime_stats(struct hanzo_rocm *ctx, struct hr_runtime_stats *s)
+{
+	struct hr_runtime *rt = ctx ? __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE) : NULL;
+
+	memset(s, 0, sizeof(*s));
+	if (!rt)
+		return;
+	s->hits = __atomic_load_n(&rt->stats.hits, __ATOMIC_RELAXED);
+	s->misses = __atomic_load_n(&rt->stats.misses, __ATOMIC_RELAXED);
+	s->modules = __atomic_load_n(&rt->stats.modules, __ATOMIC_RELAXED);
+	s->refused = __atomic_load_n(&rt->stats.refused, __ATOMIC_RELAXED);
+}

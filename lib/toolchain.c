@@ -1,3 +1,827 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * Compilers: finding hipcc/nvcc, their versions and buildable targets, and
+ * compiling one source for one target in a private temporary directory.
+ * Only precompile and compile-on-miss come here; nothing on a hot path.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <spawn.h> /* ours, chaining to the C library's: see spawn.h */
+
+#include "config.h"
+#include "libhanzo-rocm-private.h"
+#include "target.h"
 #include "toolchain.h"
+#include "util.h"
+
+#define DEFAULT_TIMEOUT_S 600
+#define PROBE_TIMEOUT_MS 60000  /* `hipcc --version` runs perl + a python enumerator */
+#define MAX_DIAG (256 * 1024)
+#define MAX_CODE_OBJECT (512u << 20)
+
+#define EM_AMDGPU 224
+#define EM_CUDA 190
+
+/* ---- finding ------------------------------------------------------------- */
+
+static bool is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/*
+ * A configured name is looked up in PATH, then in the vendor directories; a
+ * configured path must be absolute (a relative one would depend on the cwd).
+ * Empty PATH entries are skipped rather than meaning ".".
+ */
+static int find_program(struct hanzo_rocm *ctx, const char *name,
+                        const char *const *extra_dirs, char **ret)
+{
+	const char *path_env = hr_getenv("PATH");
+	char **dirs;
+	int r = -ENOENT;
+
+	*ret = NULL;
+	if (!name || !*name)
+		return -ENOENT;
+	if (strchr(name, '/')) {
+		if (name[0] != '/') {
+			hr_err(ctx, "[compiler]: '%s' must be a name or an absolute path\n", name);
+			return -EINVAL;
+		}
+		if (!is_executable_file(name))
+			return -ENOENT;
+		*ret = strdup(name);
+		return *ret ? 0 : -ENOMEM;
+	}
+	dirs = hr_strv_split(path_env ? path_env : "/usr/local/bin:/usr/bin:/bin", ":");
+	if (!dirs)
+		return -ENOMEM;
+	for (size_t i = 0; extra_dirs[i]; i++)
+		if (hr_strv_push(&dirs, extra_dirs[i]) < 0) {
+			hr_strv_free(dirs);
+			return -ENOMEM;
+		}
+	for (size_t i = 0; dirs[i]; i++) {
+		char *p;
+
+		if (dirs[i][0] != '/')
+			continue;
+		p = hr_path_join(dirs[i], name);
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		if (is_executable_file(p)) {
+			*ret = p;
+			r = 0;
+			break;
+		}
+		free(p);
+	}
+	hr_strv_free(dirs);
+	return r;
+}
+
+/* Runs a short query (`--version`), judged by exit status; stderr noise is ignored. */
+static int probe(struct hanzo_rocm *ctx, const char *path, const char *arg,
+                 char **out)
+{
+	char *argv[] = { (char *)path, (char *)arg, NULL };
+	struct hr_spawn s = { .argv = argv, .timeout_ms = PROBE_TIMEOUT_MS,
+	                      .max_output = 64 * 1024 };
+	int r = hr_spawn_run(&s);
+
+	*out = NULL;
+	if (r == 0 && s.exit_status != 0)
+		r = -EIO;
+	if (r < 0) {
+		hr_warn(ctx, "%s %s: %s\n", path, arg,
+		        r == -EIO ? "failed" : strerror(-r));
+		hr_spawn_release(&s);
+		return r;
+	}
+	*out = s.out;
+	s.out = NULL;
+	hr_spawn_release(&s);
+	return 0;
+}
+
+/* The version-looking token (digits and dots) after prefix on some line, or NULL. */
+static char *version_after(const char *text, const char *prefix)
+{
+	const char *p = strstr(text, prefix);
+	size_t len;
+
+	if (!p)
+		return NULL;
+	p += strlen(prefix);
+	while (*p == ' ')
+		p++;
+	len = strspn(p, "0123456789.");
+	if (len == 0 || !isdigit((unsigned char)p[0]))
+		return NULL;
+	while (len > 0 && p[len - 1] == '.')
+		len--;
+	return strndup(p, len);
+}
+
+/* First line of a small text file, as a version token ("6.2.0-66" -> "6.2.0"). */
+static char *version_from_file(const char *path)
+{
+	void *data;
+	size_t size;
+	char *v = NULL;
+
+	if (hr_read_file(path, 4096, &data, &size) < 0)
+		return NULL;
+	if (isdigit(((unsigned char *)data)[0]))
+		v = version_after(data, "");
+	free(data);
+	return v;
+}
+
+/* Debian/Ubuntu packages: the upstream part of dpkg's Version of package pkg. */
+static char *version_from_dpkg(const char *pkg)
+{
+	void *data;
+	size_t size;
+	char *v = NULL, *stanza, want[128];
+
+	if (hr_read_file("/var/lib/dpkg/status", 256u << 20, &data, &size) < 0)
+		return NULL;
+	snprintf(want, sizeof(want), "Package: %s\n", pkg);
+	for (stanza = data; stanza && *stanza;) {
+		char *end = strstr(stanza, "\n\n");
+
+		if (end)
+			*end = '\0';
+		if (strncmp(stanza, want, strlen(want)) == 0) {
+			char *ver = strstr(stanza, "\nVersion: ");
+
+			if (ver) {
+				ver += strlen("\nVersion: ");
+				if (strchr(ver, ':') && strchr(ver, ':') < strchr(ver, '\n'))
+					ver = strchr(ver, ':') + 1; /* epoch */
+				v = version_after(ver, "");
+			}
+			break;
+		}
+		stanza = end ? end + 2 : NULL;
+	}
+	free(data);
+	return v;
+}
+
+/* The ROCm release: <prefix>/.info/version of a /opt/rocm-like tree, else the distro package. */
+static char *rocm_version(const char *hipcc_path)
+{
+	char real[PATH_MAX], *v = NULL;
+
+	if (realpath(hipcc_path, real)) {
+		char *slash = strrchr(real, '/');
+
+		if (slash) {
+			*slash = '\0';  /* <prefix>/bin */
+			slash = strrchr(real, '/');
+		}
+		if (slash) {
+			*slash = '\0';  /* <prefix> */
+			if (strlen(real) + sizeof("/.info/version") <= sizeof(real)) {
+				strcat(real, "/.info/version");
+				v = version_from_file(real);
+			}
+		}
+	}
+	if (!v && strncmp(hipcc_path, "/usr/bin/", 9) == 0)
+		v = version_from_dpkg("hipcc");
+	return v;
+}
+
+/*
+ * AMD device libraries: next to a /opt/rocm-like install (ROCm 5: amdgcn/,
+ * ROCm 6: lib/llvm/lib/clang/N/lib/amdgcn/), else the distro's multiarch dir.
+ */
+static char *find_devlib_dir(const char *hipcc_path)
+{
+	char real[PATH_MAX], pattern[PATH_MAX + 64];
+	char *result = NULL;
+	const char *const tails[] = { "/amdgcn/bitcode",
+	                              "/lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
+	                              "/llvm/lib/clang/*/lib/amdgcn/bitcode" };
+
+	if (realpath(hipcc_path, real)) {
+		char *slash = strrchr(real, '/');
+
+		if (slash && slash != real) {
+			*slash = '\0';
+			slash = strrchr(real, '/');
+			if (slash)
+				*slash = '\0';
+		}
+		for (size_t i = 0; i < HR_ARRAY_SIZE(tails) && !result; i++) {
+			glob_t g;
+
+			snprintf(pattern, sizeof(pattern), "%s%s/oclc_isa_version_*.bc", real, tails[i]);
+			if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+				/* the last match: highest clang version directory */
+				char *p = g.gl_pathv[g.gl_pathc - 1];
+
+				result = strndup(p, (size_t)(strrchr(p, '/') - p));
+			}
+			globfree(&g);
+		}
+	}
+	if (!result) {
+		glob_t g;
+
+		if (glob("/usr/lib/*/amdgcn/bitcode/oclc_isa_version_*.bc", 0, NULL, &g) == 0 &&
+		    g.gl_pathc > 0) {
+			char *p = g.gl_pathv[0];
+
+			result = strndup(p, (size_t)(strrchr(p, '/') - p));
+		}
+		globfree(&g);
+	}
+	return result;
+}
+
+static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
+{
+	char *text = NULL, *hip = NULL, *clang = NULL;
+	const char *label = ctx->config ? ctx->config->version_label : NULL;
+	int r, k;
+
+	r = probe(ctx, tc->path, "--version", &text);
+	if (r < 0)
+		return r;
+	hip = version_after(text, "HIP version:");
+	clang = version_after(text, "clang version");
+	free(text);
+	if (label)
+		tc->version = strdup(label);
+	else if (!(tc->version = rocm_version(tc->path)) && hip) {
+		/* HIP's third field is a build number, not the ROCm patch: keep major.minor. */
+		char *dot = strchr(hip, '.');
+
+		dot = dot ? strchr(dot + 1, '.') : NULL;
+		tc->version = dot ? strndup(hip, (size_t)(dot - hip)) : strdup(hip);
+	}
+	if (!tc->version)
+		tc->version = strdup("unknown");
+	k = asprintf(&tc->identity, "hipcc %s (HIP %s, clang %s)", tc->version,
+	             hip ? hip : "unknown", clang ? clang : "unknown");
+	free(hip);
+	free(clang);
+	if (k < 0 || !tc->version) {
+		tc->identity = NULL;
+		return -ENOMEM;
+	}
+	tc->devlib_dir = find_devlib_dir(tc->path);
+	if (!tc->devlib_dir)
+		hr_warn(ctx, "%s: AMD device libraries (oclc_isa_version_*.bc) not found\n", tc->path);
+	return 0;
+}
+
+static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
+{
+	const char *label = ctx->config ? ctx->config->version_label : NULL;
+	char *text = NULL, *rel, *build;
+	int r, k;
+
+	r = probe(ctx, tc->path, "--version", &text);
+	if (r < 0)
+		return r;
+	rel = version_after(text, "release");
+	build = version_after(text, ", V");
+	free(text);
+	tc->version = strdup(label ? label : rel ? rel : "unknown");
+	k = asprintf(&tc->identity, "nvcc %s (V%s)", rel ? rel : "unknown",
+	             build ? build : "unknown");
+	free(rel);
+	free(build);
+	if (k < 0 || !tc->version) {
+		tc->identity = NULL;
+		return -ENOMEM;
+	}
+	/* Older nvcc lacks --list-gpu-code; can_build then falls back to a minimum. */
+	if (probe(ctx, tc->path, "--list-gpu-code", &text) == 0) {
+		char **codes = hr_strv_split(text, " \t\r\n");
+
+		free(text);
+		if (!codes)
+			return -ENOMEM;
+		tc->gpu_codes = hr_strv_new();
+		for (size_t i = 0; codes[i] && tc->gpu_codes; i++)
+			if (strncmp(codes[i], "sm_", 3) == 0 && hr_target_validate(codes[i]) == 0 &&
+			    hr_strv_push(&tc->gpu_codes, codes[i]) < 0)
+				break;
+		hr_strv_free(codes);
+	}
+	return 0;
+}
+
+int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
+                      struct hr_toolchain **ret)
+{
+	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
+	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
+	const struct hr_config *cfg = ctx ? ctx->config : NULL;
+	const char *name;
+	struct hr_toolchain *tc;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	*ret = NULL;
+	if (kind == HR_COMPILER_HIPCC)
+		name = cfg && cfg->hipcc ? cfg->hipcc : "hipcc";
+	else
+		name = cfg && cfg->nvcc ? cfg->nvcc : "nvcc";
+	tc = calloc(1, sizeof(*tc));
+	if (!tc)
+		return -ENOMEM;
+	tc->kind = kind;
+	tc->timeout_s = DEFAULT_TIMEOUT_S;
+	r = find_program(ctx, name, kind == HR_COMPILER_HIPCC ? amd_dirs : nv_dirs, &tc->path);
+	if (r == -ENOENT)
+		hr_dbg(ctx, "%s: not found\n", name);
+	if (r == 0)
+		r = kind == HR_COMPILER_HIPCC ? init_hipcc(ctx, tc) : init_nvcc(ctx, tc);
+	if (r < 0) {
+		hr_toolchain_free(tc);
+		return r;
+	}
+	hr_dbg(ctx, "toolchain %s: %s\n", tc->path, tc->identity);
+	*ret = tc;
+	return 0;
+}
+
+void hr_toolchain_free(struct hr_toolchain *tc)
+{
+	if (!tc)
+		return;
+	free(tc->path);
+	free(tc->version);
+	free(tc->identity);
+	free(tc->devlib_dir);
+	hr_strv_free(tc->gpu_codes);
+	free(tc);
+}
+
+/* ---- what can be built --------------------------------------------------- */
+
+/* The ROCm release whose compiler and device libraries first know a processor. */
+static const char *rocm_release_for(const char *gfx)
+{
+	static const struct { const char *gfx, *rocm; } table[] = {
+		{ "gfx941", "5.7" }, { "gfx942", "5.7" },
+		{ "gfx1100", "5.4" }, { "gfx1101", "5.4" }, { "gfx1102", "5.4" },
+		{ "gfx1103", "5.5" },
+		{ "gfx1150", "6.2" }, { "gfx1151", "6.2" },
+		{ "gfx1200", "6.3" }, { "gfx1201", "6.3" },
+		{ "gfx950", "6.4" },
+	};
+
+	for (size_t i = 0; i < HR_ARRAY_SIZE(table); i++)
+		if (strcmp(gfx, table[i].gfx) == 0)
+			return table[i].rocm;
+	if (strstr(gfx, "-generic"))
+		return "6.4";
+	return NULL;
+}
+
+static int amd_can_build(const struct hr_toolchain *tc, const char *gfx,
+                         char *reason, size_t n)
+{
+	const char *rocm;
+	char *bc;
+	bool ok;
+
+	if (!tc->devlib_dir) {
+		snprintf(reason, n, "AMD device libraries not found for %s", tc->path);
+		return -ENOTSUP;
+	}
+	if (asprintf(&bc, "%s/oclc_isa_version_%s.bc", tc->devlib_dir, gfx + 3) < 0)
+		return -ENOMEM;
+	ok = access(bc, R_OK) == 0;
+	free(bc);
+	if (ok)
+		return 0;
+	rocm = rocm_release_for(gfx);
+	if (rocm)
+		snprintf(reason, n, "needs ROCm >= %s (installed: %s)", rocm, tc->version);
+	else
+		snprintf(reason, n, "not supported by the installed ROCm (%s): no device library for %s",
+		         tc->version, gfx);
+	return -ENOTSUP;
+}
+
+static unsigned sm_number(const char *sm)
+{
+	return (unsigned)strtoul(sm + 3, NULL, 10);
+}
+
+static int nv_can_build(const struct hr_toolchain *tc, const char *sm,
+                        char *reason, size_t n)
+{
+	unsigned want = sm_number(sm), major, min_sm;
+
+	if (tc->gpu_codes) {
+		for (size_t i = 0; tc->gpu_codes[i]; i++)
+			if (sm_number(tc->gpu_codes[i]) == want)
+				return 0; /* sm_90a builds wherever sm_90 does */
+		snprintf(reason, n, "nvcc %s cannot build %s (it lists no such GPU code)",
+		         tc->version, sm);
+		return -ENOTSUP;
+	}
+	/* No list: the minimum each CUDA major release kept. */
+	major = (unsigned)strtoul(tc->version, NULL, 10);
+	min_sm = major >= 13 ? 75 : major >= 12 ? 50 : major >= 11 ? 35 : 30;
+	if (want >= min_sm)
+		return 0;
+	snprintf(reason, n, "nvcc %s dropped %s (oldest: sm_%u)", tc->version, sm, min_sm);
+	return -ENOTSUP;
+}
+
+int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
+                           char *reason, size_t n)
+{
+	char generic[HR_TARGET_MAX], dummy[1];
+	enum hr_platform p = hr_target_platform(target);
+
+	if (!reason || n == 0) {
+		reason = dummy;
+		n = sizeof(dummy);
+	}
+	reason[0] = '\0';
+	if (!tc || p == HR_PLATFORM_NONE || hr_target_generic(target, generic, sizeof(generic)) < 0) {
+		snprintf(reason, n, "invalid target '%s'", target ? target : "(null)");
+		return -EINVAL;
+	}
+	if (p == HR_PLATFORM_AMD && tc->kind != HR_COMPILER_HIPCC) {
+		snprintf(reason, n, "%s is an AMD target: needs hipcc", generic);
+		return -ENOTSUP;
+	}
+	if (p == HR_PLATFORM_NVIDIA && tc->kind != HR_COMPILER_NVCC) {
+		snprintf(reason, n, "%s is an NVIDIA target: needs nvcc", generic);
+		return -ENOTSUP;
+	}
+	return p == HR_PLATFORM_AMD ? amd_can_build(tc, generic, reason, n)
+	                            : nv_can_build(tc, generic, reason, n);
+}
+
+/* gfx600 < gfx90a < gfx1030, sm_90 < sm_100: shorter names are older. */
+static int cmp_target(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y);
+
+	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
+}
+
+int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets)
+{
+	char **v;
+
+	if (!tc || !targets)
+		return -EINVAL;
+	*targets = NULL;
+	if (tc->kind == HR_COMPILER_NVCC) {
+		if (!tc->gpu_codes)
+			return -ENODATA;
+		v = hr_strv_copy(tc->gpu_codes);
+		if (v)
+			qsort(v, hr_strv_len(v), sizeof(*v), cmp_target);
+	} else {
+		DIR *d;
+		struct dirent *de;
+
+		if (!tc->devlib_dir || !(d = opendir(tc->devlib_dir)))
+			return -ENODATA;
+		v = hr_strv_new();
+		while (v && (de = readdir(d))) {
+			char t[HR_TARGET_MAX];
+			size_t len = strlen(de->d_name);
+
+			if (strncmp(de->d_name, "oclc_isa_version_", 17) != 0 || len < 21 ||
+			    strcmp(de->d_name + len - 3, ".bc") != 0 || len - 20 + 3 >= sizeof(t))
+				continue;
+			snprintf(t, sizeof(t), "gfx%.*s", (int)(len - 20), de->d_name + 17);
+			if (hr_target_validate(t) == 0 && hr_strv_push(&v, t) < 0) {
+				hr_strv_free(v);
+				v = NULL;
+			}
+		}
+		closedir(d);
+		if (v)
+			qsort(v, hr_strv_len(v), sizeof(*v), cmp_target);
+	}
+	if (!v)
+		return -ENOMEM;
+	*targets = v;
+	return 0;
+}
+
+/* ---- compiling ----------------------------------------------------------- */
+
+/*
+ * Debian's hipcc runs rocm_agent_enumerator, which dies with a Python
+ * traceback without /dev/kfd even when the compile is fine: drop exactly
+ * that block (from "Traceback" to the exception line) and keep the rest.
+ */
+static char *filter_diag(const char *text)
+{
+	size_t len = strlen(text);
+	char *out = malloc(len + 1), *o = out;
+	const char *p = text;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		const char *end = strchrnul(p, '\n');
+
+		if (strncmp(p, "Traceback (most recent call last):", 35) == 0) {
+			const char *q = *end ? end + 1 : end, *qe;
+			bool ours = false;
+
+			/* indented frames, then the unindented exception line */
+			while (*q == ' ') {
+				qe = strchrnul(q, '\n');
+				if (memmem(q, (size_t)(qe - q), "rocm_agent_enumerator", 21))
+					ours = true;
+				q = *qe ? qe + 1 : qe;
+			}
+			if (ours) {
+				qe = strchrnul(q, '\n');
+				p = *qe ? qe + 1 : qe;
+				continue;
+			}
+		}
+		memcpy(o, p, (size_t)(end - p) + (*end ? 1 : 0));
+		o += (end - p) + (*end ? 1 : 0);
+		p = *end ? end + 1 : end;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int write_source(const char *path, const char *src, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	size_t done = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t k = write(fd, src + done, len - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			break;
+		}
+		done += (size_t)k;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* Removes our private dir and whatever the compiler left in it (bounded depth, no symlink follow). */
+static void remove_tree_at(int dfd, const char *name, int depth)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 8)
+		return;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			remove_tree_at(dirfd(d), de->d_name, depth + 1);
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static void remove_tmpdir(const char *dir)
+{
+	remove_tree_at(AT_FDCWD, dir, 0);
+}
+
+extern char **environ;
+
+/*
+ * The caller's environment with TMPDIR pointed into our private directory:
+ * hipcc and clang leave temporary directories behind, which then go with it.
+ */
+static char **child_env(const char *dir)
+{
+	char **env = hr_strv_new(), *tmp;
+
+	if (!env || asprintf(&tmp, "TMPDIR=%s", dir) < 0) {
+		hr_strv_free(env);
+		return NULL;
+	}
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "TMPDIR=", 7) != 0 && hr_strv_push(&env, *e) < 0)
+			goto fail;
+	if (hr_strv_push(&env, tmp) < 0)
+		goto fail;
+	free(tmp);
+	return env;
+fail:
+	free(tmp);
+	hr_strv_free(env);
+	return NULL;
+}
+
+static int build_argv(const struct hr_toolchain *tc, const char *target,
+                      const char *const *plugin_flags, char *const *config_flags,
+                      const char *src, const char *out, char ***ret)
+{
+	static char *const default_flags[] = { "-O3", NULL };
+	char **v = hr_strv_new(), arch[HR_TARGET_MAX + 32];
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (!config_flags)
+		config_flags = default_flags;
+	if (tc->kind == HR_COMPILER_HIPCC) {
+		const char *pre[] = { tc->path, "-std=c++17", "--cuda-device-only",
+		                      "--no-gpu-bundle-output", NULL };
+
+		snprintf(arch, sizeof(arch), "--offload-arch=%s", target);
+		for (size_t i = 0; pre[i] && r == 0; i++)
+			r = hr_strv_push(&v, pre[i]);
+	} else {
+		snprintf(arch, sizeof(arch), "-arch=%s", target);
+		if (!(r = hr_strv_push(&v, tc->path)))
+			r = hr_strv_push(&v, "-cubin");
+	}
+	if (r == 0)
+		r = hr_strv_push(&v, arch);
+	for (size_t i = 0; plugin_flags && plugin_flags[i] && r == 0; i++)
+		r = hr_strv_push(&v, plugin_flags[i]);
+	for (size_t i = 0; config_flags[i] && r == 0; i++)
+		r = hr_strv_push(&v, config_flags[i]);
+	if (tc->kind == HR_COMPILER_HIPCC && r == 0)
+		r = hr_strv_push(&v, "-c");
+	{
+		const char *post[] = { "-x", tc->kind == HR_COMPILER_HIPCC ? "hip" : "cu",
+		                       src, "-o", out, NULL };
+
+		for (size_t i = 0; post[i] && r == 0; i++)
+			r = hr_strv_push(&v, post[i]);
+	}
+	if (r < 0) {
+		hr_strv_free(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* The compiler said yes: is this an ELF64 code object for the right machine? */
+static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b,
+                           size_t n)
+{
+	unsigned machine;
+
+	if (n < 64 || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2 /* ELFCLASS64 */ ||
+	    b[5] != 1 /* little endian */)
+		return false;
+	machine = b[18] | (unsigned)b[19] << 8;
+	return machine == (tc->kind == HR_COMPILER_HIPCC ? EM_AMDGPU : EM_CUDA);
+}
+
+static char *join_diag(const struct hr_spawn *s, const char *what)
+{
+	char *filtered = filter_diag(s->err ? s->err : ""), *d = NULL;
+	const char *out = s->out && *s->out ? s->out : "";
+
+	if (!filtered)
+		return NULL;
+	if (asprintf(&d, "%s%s%s%s%s", what, *what ? "\n" : "", out,
+	             *out && out[strlen(out) - 1] != '\n' ? "\n" : "", filtered) < 0)
+		d = NULL;
+	free(filtered);
+	return d;
+}
+
+int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
+                         const char *source, size_t source_len,
+                         const char *const *plugin_flags,
+                         char *const *config_flags, const char *target,
+                         void **obj, size_t *obj_size, char **diag)
+{
+	const char *tmp = hr_getenv("TMPDIR");
+	char *dir = NULL, *src = NULL, *out = NULL, **argv = NULL, **env = NULL, what[256] = "";
+	struct hr_spawn s = { 0 };
+	void *data = NULL;
+	size_t size = 0;
+	int r;
+
+	if (diag)
+		*diag = NULL;
+	if (!tc || !tc->path || !source || !obj || !obj_size || hr_target_validate(target) < 0 ||
+	    (hr_target_platform(target) == HR_PLATFORM_AMD) != (tc->kind == HR_COMPILER_HIPCC))
+		return -EINVAL;
+	*obj = NULL;
+	*obj_size = 0;
+	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0)
+		return -ENOMEM;
+	if (!mkdtemp(dir)) { /* mode 0700: the source and object are nobody else's business */
+		r = -errno;
+		hr_err(ctx, "%s: cannot create a temporary directory: %s\n", dir, strerror(-r));
+		free(dir);
+		return r;
+	}
+	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" : "source.cu");
+	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" : "code.cubin");
+	if (!src || !out) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = write_source(src, source, source_len);
+	if (r < 0) {
+		hr_err(ctx, "%s: %s\n", src, strerror(-r));
+		goto out;
+	}
+	r = build_argv(tc, target, plugin_flags, config_flags, src, out, &argv);
+	if (r < 0)
+		goto out;
+	env = child_env(dir);
+	if (!env) {
+		r = -ENOMEM;
+		goto out;
+	}
+	s.argv = argv;
+	s.envp = env;
+	s.timeout_ms = (tc->timeout_s ? tc->timeout_s : DEFAULT_TIMEOUT_S) * 1000u;
+	s.max_output = MAX_DIAG;
+	r = hr_spawn_run(&s);
+	if (r == -ETIMEDOUT) {
+		snprintf(what, sizeof(what), "%s: killed after %u s (timeout) compiling for %s",
+		         tc->path, tc->timeout_s, target);
+	} else if (r < 0) {
+		snprintf(what, sizeof(what), "cannot run %s: %s", tc->path, strerror(-r));
+		r = r == -EACCES ? r : -ENOENT;
+	} else if (s.exit_status != 0) {
+		snprintf(what, sizeof(what), "%s failed for %s (exit status %d)",
+		         tc->path, target, s.exit_status);
+		r = -EIO;
+	} else {
+		r = hr_read_file(out, MAX_CODE_OBJECT, &data, &size);
+		if (r < 0) {
+			snprintf(what, sizeof(what), "%s succeeded but wrote no code object: %s",
+			         tc->path, strerror(-r));
+			r = -ENOEXEC;
+		} else if (!code_object_ok(tc, data, size)) {
+			snprintf(what, sizeof(what), "%s wrote something that is not a %s code object",
+			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" : "CUDA");
+			r = -ENOEXEC;
+		}
+	}
+	if (r < 0) {
+		hr_dbg(ctx, "%s\n", what);
+		free(data);
+		if (diag)
+			*diag = s.argv ? join_diag(&s, what) : strdup(what);
+		goto out;
+	}
+	*obj = data;
+	*obj_size = size;
+out:
+	hr_spawn_release(&s);
+	hr_strv_free(argv);
+	hr_strv_free(env);
+	remove_tmpdir(dir);
+	free(src);
+	free(out);
+	free(dir);
+	return r;
+}

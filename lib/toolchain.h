@@ -21,6 +21,7 @@ struct hr_toolchain {
 	char *identity;     /* stored in cache entries, e.g. "hipcc 5.2.3 clang 15.0.6" */
 	char *devlib_dir;   /* AMD device libraries (oclc_isa_version_*.bc), NULL if unknown */
 	unsigned timeout_s; /* per compile */
+	char **gpu_codes;   /* nvcc: the sm_XX it lists (--list-gpu-code); NULL if unknown */
 };
 
 /* -ENOENT when the compiler is not installed (not an error to log loudly). */
@@ -36,6 +37,12 @@ int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
                            char *reason, size_t n);
 
 /*
+ * Every target tc can build (AMD: from the device libraries; NVIDIA: what
+ * nvcc lists), as a new string vector; -ENODATA when that is unknown.
+ */
+int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets);
+
+/*
  * Compile one self-contained source for one target into a code object
  * (raw AMDGPU ELF or cubin).  flags: the plugin's then the config's, both
  * NULL-terminated (either may be NULL).  On failure *diag holds the
@@ -47,6 +54,11 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
                          const char *const *plugin_flags,
                          char *const *config_flags, const char *target,
                          void **obj, size_t *obj_size, char **diag);
+/*
+ * Returns: 0; -ENOENT the compiler could not be run; -EIO it failed (see
+ * *diag); -ETIMEDOUT killed after tc->timeout_s; -ENOEXEC it "succeeded"
+ * without a code object of the right machine; -EINVAL bad target.
+ */
 
 
 #endif

@@ -1,1 +1,28 @@
-# t/cache.mk
+# t/cache.mk: the code-object cache (lib/elf.c, lib/cache.c, lib/code-object.c,
+# hanzo-rocm cache, info's cache section).  Real code objects come from
+# t/cache-fixtures.sh, built once per tree into t/cache-fixtures/.
+EXTRA_DIST += t/fixtures/cache/kernels.cu
+dist_check_SCRIPTS += t/cache-fixtures.sh
+
+check_PROGRAMS += t/test-elf
+t_test_elf_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-elf
+
+clean-local: clean-local-cache
+clean-local-cache:
+	-rm -rf t/cache-fixtures
+.PHONY: clean-local-cache
+
+check_PROGRAMS += t/test-cache
+t_test_cache_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-cache
+
+check_PROGRAMS += t/cache-mkentry
+t_cache_mkentry_LDADD = lib/libhanzo-rocm-internal.la
+dist_check_SCRIPTS += t/cache-cli.sh
+TESTS += t/cache-cli.sh
+
+# Needs the fixture plugin t/fixtures/plugins/alpha.la (t/plugin.mk).
+check_PROGRAMS += t/test-code-object
+t_test_code_object_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-code-object

@@ -1,1 +1,18 @@
-# t/config.mk
+# t/config.mk: configuration, `config check`, `info` config section.
+check_PROGRAMS += t/test-config
+t_test_config_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-config
+
+dist_check_SCRIPTS += t/config-cli.sh
+TESTS += t/config-cli.sh
+
+EXTRA_DIST += \
+	t/fixtures/config/bad-many.conf \
+	t/fixtures/config/bad-size.conf \
+	t/fixtures/config/good.conf \
+	t/fixtures/config/warn.conf \
+	t/fixtures/config/root-a/etc/hanzo-rocm.conf \
+	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/10-a.conf \
+	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/20-b.conf \
+	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/README \
+	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/30-c.conf.disabled

@@ -1,1 +1,38 @@
-# t/plugin.mk
+# t/plugin.mk: the plugin loader (lib/plugin.c, tools/cmd-plugins.c).
+#
+# Fixture plugins: one tiny module per accept/reject case, built for the
+# tests only (-rpath makes libtool build a shared object for a check library).
+PLUGIN_FIXTURE_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+
+check_LTLIBRARIES += \
+	t/fixtures/plugins/alpha.la t/fixtures/plugins/beta.la \
+	t/fixtures/plugins/dup.la t/fixtures/plugins/badabi.la \
+	t/fixtures/plugins/badname.la t/fixtures/plugins/small.la \
+	t/fixtures/plugins/nullsrc.la t/fixtures/plugins/noentry.la
+EXTRA_DIST += t/fixtures/plugins/fixture.h
+
+t_fixtures_plugins_alpha_la_SOURCES = t/fixtures/plugins/alpha.c
+t_fixtures_plugins_alpha_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_beta_la_SOURCES = t/fixtures/plugins/beta.c
+t_fixtures_plugins_beta_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_dup_la_SOURCES = t/fixtures/plugins/dup.c
+t_fixtures_plugins_dup_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_badabi_la_SOURCES = t/fixtures/plugins/badabi.c
+t_fixtures_plugins_badabi_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_badname_la_SOURCES = t/fixtures/plugins/badname.c
+t_fixtures_plugins_badname_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_small_la_SOURCES = t/fixtures/plugins/small.c
+t_fixtures_plugins_small_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_nullsrc_la_SOURCES = t/fixtures/plugins/nullsrc.c
+t_fixtures_plugins_nullsrc_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+t_fixtures_plugins_noentry_la_SOURCES = t/fixtures/plugins/noentry.c
+t_fixtures_plugins_noentry_la_LDFLAGS = $(PLUGIN_FIXTURE_LDFLAGS)
+
+# Index, lazy loading (a family not asked for is never mapped), staleness.
+check_PROGRAMS += t/test-plugin
+t_test_plugin_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-plugin
+
+# Every rejection case through `hanzo-rocm plugins [--json]` and `info`.
+dist_check_SCRIPTS += t/plugins-cli.sh
+TESTS += t/plugins-cli.sh

@@ -1,1 +1,12 @@
-# t/precompile.mk
+# precompile: the CLI end to end with a fixture plugin, real hipcc behind a
+# logging wrapper (to count compiler spawns), and a helper that checks entries.
+check_LTLIBRARIES += t/fixtures/precompile/pctest.la
+t_fixtures_precompile_pctest_la_SOURCES = t/fixtures/precompile/pctest.c
+t_fixtures_precompile_pctest_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+
+check_PROGRAMS += t/pc-helper
+t_pc_helper_LDADD = lib/libhanzo-rocm-internal.la
+
+dist_check_DATA += t/precompile-setup.sh
+dist_check_SCRIPTS += t/precompile-basic.sh t/precompile-robust.sh
+TESTS += t/precompile-basic.sh t/precompile-robust.sh

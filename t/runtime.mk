@@ -1,1 +1,35 @@
-# t/runtime.mk
+# t/runtime.mk: the runtime (lib/cuda.c, lib/hip.c, lib/runtime.c).
+check_PROGRAMS += t/test-runtime
+t_test_runtime_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-runtime
+
+# Stand-in libcuda.so.1 (full, and lacking cuLaunchKernel) for CI without a GPU.
+check_LTLIBRARIES += t/fakecuda/libcuda.la t/fakecuda-partial/libcuda.la
+t_fakecuda_libcuda_la_SOURCES = t/fakecuda/fake-cuda.c
+t_fakecuda_libcuda_la_LDFLAGS = -shared -version-info 1:0:0 -rpath /nowhere
+t_fakecuda_partial_libcuda_la_SOURCES = t/fakecuda/fake-cuda.c
+t_fakecuda_partial_libcuda_la_CPPFLAGS = $(AM_CPPFLAGS) -DHR_FAKE_PARTIAL
+t_fakecuda_partial_libcuda_la_LDFLAGS = -shared -version-info 1:0:0 -rpath /nowhere
+check_PROGRAMS += t/test-runtime-driver
+t_test_runtime_driver_LDADD = lib/libhanzo-rocm-internal.la
+dist_check_SCRIPTS += t/runtime-driver.sh
+TESTS += t/runtime-driver.sh
+
+# GPU tests: skipped (1..0 # SKIP no GPU) without one; `make check-gpu` runs only these.
+check_PROGRAMS += t/test-gpu-cuda t/test-gpu-launch
+t_test_gpu_cuda_SOURCES = t/test-gpu-cuda.c t/gpu-test.h
+t_test_gpu_launch_SOURCES = t/test-gpu-launch.c t/gpu-test.h
+t_test_gpu_launch_LDADD = lib/libhanzo-rocm-internal.la -lm
+t_test_gpu_cuda_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-gpu-cuda t/test-gpu-launch
+GPU_TESTS += t/test-gpu-cuda t/test-gpu-launch
+
+# The C example, using only <hanzo-rocm.h> and the public library.
+check_PROGRAMS += examples/vector-add
+examples_vector_add_LDADD = lib/libhanzo-rocm.la -lm
+
+# GPU runtime benchmark (built with everything so it never rots; run by hand
+# on the GPU machine, see doc/BENCHMARKS.md).
+noinst_PROGRAMS += bench/gpu-runtime
+bench_gpu_runtime_LDADD = lib/libhanzo-rocm-internal.la
+EXTRA_DIST += bench/gpu-torch.py

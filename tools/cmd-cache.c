@@ -1,4 +1,571 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * hanzo-rocm cache list | verify | gc | clear: the on-disk tiers as the
+ * library sees them (lib/cache.c), entry by entry.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "../lib/config.h" /* not the autoconf config.h of the build dir */
+#include "libhanzo-rocm-private.h"
 #include "tools.h"
-int cmd_cache(struct cli *cli, int argc, char **argv) { (void)cli; (void)argc; (void)argv; cli_error("cache: not built yet"); return EXIT_FAILED; }
+#include "util.h"
+
+/* Temp and lock files untouched this long belong to a dead process. */
+#define STALE_SECONDS 3600
+
+static int tiers_get(struct cli *cli, struct hr_tier_dir **t, size_t *n)
+{
+	struct hanzo_rocm *ctx = cli_ctx(cli);
+	int r;
+
+	if (!ctx)
+		return EXIT_USAGE;
+	r = hr_cache_tiers(ctx, t, n);
+	if (r < 0) {
+		cli_error("cannot list cache tiers: %s", hanzo_rocm_strerror(r));
+		return EXIT_FAILED;
+	}
+	return EXIT_OK;
+}
+
+/* ---- list ---- */
+
+struct list_state {
+	struct hanzo_rocm *ctx;
+	const struct hr_tier_dir *tier;
+	struct json *j;
+	unsigned count;
+};
+
+static int list_one(void *data, const char *path, const char *target,
+                    const char *name, enum hr_cache_file kind,
+                    const struct stat *st)
+{
+	struct list_state *s = data;
+	struct hr_entry e;
+	char why[256], family[80], size[32], created[32] = "-";
+	int r;
+
+	if (kind != HR_CACHE_ENTRY)
+		return 0;
+	snprintf(family, sizeof(family), "%.*s", (int)(strlen(name) - 5), name);
+	r = hr_entry_read_why(s->ctx, path, NULL, &e, why, sizeof(why));
+	if (r == 0) {
+		time_t t = (time_t)e.created;
+		struct tm tm;
+
+		if (gmtime_r(&t, &tm))
+			strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	s->count++;
+	if (s->j) {
+		json_begin_object(s->j);
+		json_kv_string(s->j, "tier", hr_tier_name(s->tier->tier));
+		json_kv_string(s->j, "path", path);
+		json_kv_string(s->j, "target", target);
+		json_kv_string(s->j, "family", family);
+		json_kv_uint(s->j, "size", (unsigned long long)st->st_size);
+		json_kv_string(s->j, "compiler", r == 0 ? e.compiler : NULL);
+		if (r == 0)
+			json_kv_uint(s->j, "created", e.created);
+		else
+			json_kv_string(s->j, "created", NULL);
+		json_kv_string(s->j, "status", r == 0 ? "ok" : "corrupt");
+		if (r < 0)
+			json_kv_string(s->j, "reason", why);
+		json_end_object(s->j);
+	} else {
+		hr_format_size((uint64_t)st->st_size, size, sizeof(size));
+		printf("%-8s %-16s %-20s %8s  %-24s %-20s %s%s%s\n",
+		       hr_tier_name(s->tier->tier), target, family, size,
+		       r == 0 ? e.compiler : "-", created, r == 0 ? "ok" : "corrupt",
+		       r == 0 ? "" : ": ", r == 0 ? "" : why);
+	}
+	hr_entry_release(&e);
+	return 0;
+}
+
+static int cache_list(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "target", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct list_state s = { 0 };
+	struct hr_tier_dir *t = NULL;
+	const char *target = NULL;
+	struct json j;
+	size_t n = 0;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "jt:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': s.j = &j; break;
+		case 't': target = optarg; break;
+		case 'h':
+			puts("Usage: hanzo-rocm cache list [--json] [--target T]\n\n"
+			     "List every entry of every cache tier: tier, target, family, size,\n"
+			     "compiler, creation time and status (ok / corrupt: why).\n"
+			     "--json prints a JSON array of objects.");
+			return EXIT_OK;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("cache list: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (target && !hr_name_is_safe(target)) {
+		cli_error("cache list: invalid target '%s'", target);
+		return EXIT_USAGE;
+	}
+	r = tiers_get(cli, &t, &n);
+	if (r != EXIT_OK)
+		return r;
+	s.ctx = cli->ctx;
+	if (s.j) {
+		json_init(&j, stdout);
+		json_begin_array(&j);
+	} else {
+		printf("%-8s %-16s %-20s %8s  %-24s %-20s %s\n", "TIER", "TARGET",
+		       "FAMILY", "SIZE", "COMPILER", "CREATED", "STATUS");
+	}
+	for (size_t i = 0; i < n; i++) {
+		s.tier = &t[i];
+		r = hr_cache_scan(t[i].path, target, list_one, &s);
+		if (r < 0)
+			cli_error("cannot read %s: %s", t[i].path, strerror(-r));
+	}
+	if (s.j) {
+		json_end_array(&j);
+		json_finish(&j);
+	}
+	hr_cache_tiers_free(t, n);
+	return EXIT_OK;
+}
+
+/* ---- verify ---- */
+
+struct verify_state {
+	struct hanzo_rocm *ctx;
+	const struct hr_tier_dir *tier;
+	bool repair;
+	unsigned checked, bad, removed;
+};
+
+static int verify_one(void *data, const char *path, const char *target,
+                      const char *name, enum hr_cache_file kind,
+                      const struct stat *st)
+{
+	struct verify_state *s = data;
+	struct hr_entry e;
+	char why[256];
+
+	(void)target;
+	(void)name;
+	(void)st;
+	if (kind != HR_CACHE_ENTRY && kind != HR_CACHE_QUARANTINE)
+		return 0;
+	s->checked++;
+	if (kind == HR_CACHE_QUARANTINE) {
+		snprintf(why, sizeof(why), "quarantined as corrupt");
+	} else if (hr_entry_read_why(s->ctx, path, NULL, &e, why, sizeof(why)) == 0) {
+		hr_entry_release(&e);
+		return 0;
+	}
+	s->bad++;
+	if (!s->repair) {
+		printf("%s: %s\n", path, why);
+	} else if (!s->tier->writable) {
+		printf("%s: %s (not repaired: the %s tier is read-only here)\n", path,
+		       why, hr_tier_name(s->tier->tier));
+	} else if (unlink(path) < 0) {
+		printf("%s: %s (not repaired: %s)\n", path, why, strerror(errno));
+	} else {
+		printf("%s: %s: removed\n", path, why);
+		s->removed++;
+	}
+	return 0;
+}
+
+static int cache_verify(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repair", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct verify_state s = { 0 };
+	struct hr_tier_dir *t = NULL;
+	size_t n = 0;
+	int c, r, ret = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "rh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': s.repair = true; break;
+		case 'h':
+			puts("Usage: hanzo-rocm cache verify [--repair]\n\n"
+			     "Validate every entry of every cache tier (header, sizes, checksums,\n"
+			     "code object machine and target) and print each bad one with the\n"
+			     "reason.  --repair removes them from the tiers this user may write.\n"
+			     "Exit status 1 when corruption remains.");
+			return EXIT_OK;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("cache verify: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	r = tiers_get(cli, &t, &n);
+	if (r != EXIT_OK)
+		return r;
+	s.ctx = cli->ctx;
+	for (size_t i = 0; i < n; i++) {
+		s.tier = &t[i];
+		r = hr_cache_scan(t[i].path, NULL, verify_one, &s);
+		if (r < 0) {
+			cli_error("cannot read %s: %s", t[i].path, strerror(-r));
+			ret = EXIT_FAILED;
+		}
+	}
+	printf("%u entries checked, %u corrupt%s", s.checked, s.bad,
+	       s.repair ? ", " : "\n");
+	if (s.repair)
+		printf("%u removed\n", s.removed);
+	hr_cache_tiers_free(t, n);
+	if (s.bad > s.removed)
+		ret = EXIT_FAILED;
+	return ret;
+}
+
+/* ---- gc ---- */
+
+struct gc_file {
+	char *path;
+	uint64_t size;
+	time_t used;
+};
+
+struct gc_state {
+	time_t now;
+	struct gc_file *files;
+	size_t n, alloc;
+	uint64_t total;
+	unsigned debris;
+};
+
+/* A lock file nobody holds (fcntl locks die with their owner) is debris. */
+static bool lock_is_free(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	bool free_ = false;
+
+	if (fd >= 0) {
+		free_ = fcntl(fd, F_SETLK, &fl) == 0;
+		close(fd);
+	}
+	return free_;
+}
+
+static int gc_one(void *data, const char *path, const char *target,
+                  const char *name, enum hr_cache_file kind,
+                  const struct stat *st)
+{
+	struct gc_state *s = data;
+	time_t used = st->st_atime > st->st_mtime ? st->st_atime : st->st_mtime;
+
+	(void)target;
+	(void)name;
+	if (kind != HR_CACHE_ENTRY) {
+		bool stale = s->now - st->st_mtime > STALE_SECONDS;
+
+		if (kind == HR_CACHE_QUARANTINE ||
+		    (stale && (kind != HR_CACHE_LOCK || lock_is_free(path))))
+			if (unlink(path) == 0)
+				s->debris++;
+		return 0;
+	}
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? 2 * s->alloc : 64;
+		struct gc_file *f = realloc(s->files, na * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		s->files = f;
+		s->alloc = na;
+	}
+	s->files[s->n].path = strdup(path);
+	if (!s->files[s->n].path)
+		return -ENOMEM;
+	s->files[s->n].size = (uint64_t)st->st_size;
+	s->files[s->n].used = used;
+	s->n++;
+	s->total += (uint64_t)st->st_size;
+	return 0;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct gc_file *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used < y->used ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static const struct hr_tier_dir *find_tier(const struct hr_tier_dir *t, size_t n,
+                                           enum hr_tier which)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].tier == which)
+			return &t[i];
+	return NULL;
+}
+
+static int cache_gc(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "max-size", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gc_state s = { .now = time(NULL) };
+	const struct hr_tier_dir *user;
+	struct hr_tier_dir *t = NULL;
+	const char *max_arg = NULL;
+	uint64_t max = 0, freed = 0;
+	char a[32], b[32], m[32];
+	unsigned evicted = 0;
+	size_t n = 0;
+	int c, r, ret = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': max_arg = optarg; break;
+		case 'h':
+			puts("Usage: hanzo-rocm cache gc [--max-size SIZE]\n\n"
+			     "Shrink the user cache below SIZE (default [cache] max_size; K/M/G\n"
+			     "suffixes), evicting the least recently used entries first, and\n"
+			     "remove temp and lock files left by dead processes (older than an\n"
+			     "hour) and quarantined entries.");
+			return EXIT_OK;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("cache gc: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (max_arg && hr_parse_size(max_arg, &max) < 0) {
+		cli_error("cache gc: invalid --max-size '%s' (want e.g. 512M, 1G)", max_arg);
+		return EXIT_USAGE;
+	}
+	r = tiers_get(cli, &t, &n);
+	if (r != EXIT_OK)
+		return r;
+	if (!max_arg)
+		max = cli->ctx->config ? cli->ctx->config->max_size : 0;
+	user = find_tier(t, n, HR_TIER_USER);
+	if (!user) {
+		printf("no user cache: nothing to do\n");
+		goto out;
+	}
+	if (!user->writable) {
+		cli_error("cache gc: the user cache %s is not writable", user->path);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	r = hr_cache_scan(user->path, NULL, gc_one, &s);
+	if (r < 0) {
+		cli_error("cannot read %s: %s", user->path, strerror(-r));
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	qsort(s.files, s.n, sizeof(*s.files), by_use);
+	for (size_t i = 0; i < s.n && s.total > max; i++) {
+		if (unlink(s.files[i].path) < 0) {
+			cli_error("cannot remove %s: %s", s.files[i].path, strerror(errno));
+			ret = EXIT_FAILED;
+			continue;
+		}
+		s.total -= s.files[i].size;
+		freed += s.files[i].size;
+		evicted++;
+	}
+	hr_format_size(freed, a, sizeof(a));
+	hr_format_size(s.total, b, sizeof(b));
+	hr_format_size(max, m, sizeof(m));
+	printf("%s: evicted %u entries (%s), removed %u stale files; %s used of %s\n",
+	       user->path, evicted, a, s.debris, b, m);
+out:
+	for (size_t i = 0; i < s.n; i++)
+		free(s.files[i].path);
+	free(s.files);
+	hr_cache_tiers_free(t, n);
+	return ret;
+}
+
+/* ---- clear ---- */
+
+struct clear_state {
+	unsigned removed, failed;
+};
+
+static int clear_one(void *data, const char *path, const char *target,
+                     const char *name, enum hr_cache_file kind,
+                     const struct stat *st)
+{
+	struct clear_state *s = data;
+
+	(void)target;
+	(void)name;
+	(void)kind;
+	(void)st;
+	if (unlink(path) == 0) {
+		if (kind == HR_CACHE_ENTRY)
+			s->removed++;
+	} else if (errno != ENOENT) {
+		cli_error("cannot remove %s: %s", path, strerror(errno));
+		s->failed++;
+	}
+	return 0;
+}
+
+/* Empty target directories go, then the tier directory if it is empty too. */
+static void prune_dirs(const char *dir, const char *only)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (hr_name_is_safe(de->d_name) &&
+		    (!only || strcmp(only, de->d_name) == 0))
+			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+	closedir(d);
+	(void)rmdir(dir);
+}
+
+static int cache_clear(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "system", no_argument, NULL, 's' },
+		{ "user", no_argument, NULL, 'u' },
+		{ "target", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct clear_state s = { 0 };
+	enum hr_tier which = HR_TIER_USER;
+	const struct hr_tier_dir *tier;
+	struct hr_tier_dir *t = NULL;
+	const char *target = NULL;
+	size_t n = 0;
+	int c, r, ret = EXIT_OK;
+
+	while ((c = getopt_long(argc, argv, "sut:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': which = HR_TIER_SYSTEM; break;
+		case 'u': which = HR_TIER_USER; break;
+		case 't': target = optarg; break;
+		case 'h':
+			puts("Usage: hanzo-rocm cache clear [--system|--user] [--target T]\n\n"
+			     "Remove the entries of the user cache (default) or of the system\n"
+			     "cache (needs write permission there), all or only those of\n"
+			     "target T.  Directories left empty are removed.");
+			return EXIT_OK;
+		default: return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("cache clear: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (target && !hr_name_is_safe(target)) {
+		cli_error("cache clear: invalid target '%s'", target);
+		return EXIT_USAGE;
+	}
+	r = tiers_get(cli, &t, &n);
+	if (r != EXIT_OK)
+		return r;
+	tier = find_tier(t, n, which);
+	if (!tier) {
+		printf("no %s cache: nothing to clear\n", hr_tier_name(which));
+		goto out;
+	}
+	if (!tier->writable) {
+		cli_error("cache clear: the %s cache %s is not writable by this user",
+		          hr_tier_name(which), tier->path);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	r = hr_cache_scan(tier->path, target, clear_one, &s);
+	if (r < 0 && r != -ENOENT) {
+		cli_error("cannot read %s: %s", tier->path, strerror(-r));
+		ret = EXIT_FAILED;
+	}
+	prune_dirs(tier->path, target);
+	printf("%s: removed %u entries\n", tier->path, s.removed);
+	if (s.failed)
+		ret = EXIT_FAILED;
+out:
+	hr_cache_tiers_free(t, n);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: hanzo-rocm cache COMMAND [OPTIONS]\n\n"
+	      "Commands:\n"
+	      "  list [--json] [--target T]       every entry of every tier\n"
+	      "  verify [--repair]                validate every entry; exit 1 on corruption\n"
+	      "  gc [--max-size SIZE]             shrink the user cache, drop stale files\n"
+	      "  clear [--system|--user] [--target T]  remove entries\n"
+	      "\nCOMMAND --help describes each.\n", f);
+}
+
+int cmd_cache(struct cli *cli, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(struct cli *, int, char **);
+	} subs[] = {
+		{ "list", cache_list }, { "verify", cache_verify },
+		{ "gc", cache_gc }, { "clear", cache_clear },
+	};
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		if (strcmp(argv[1], subs[i].name) != 0)
+			continue;
+		optind = 0;
+		return subs[i].run(cli, argc - 1, argv + 1);
+	}
+	cli_error("cache: unknown command '%s' (see hanzo-rocm cache --help)", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,4 +1,239 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * hanzo-rocm precompile: build every (target, family) code object into a
+ * cache tier and print one table row per pair as it completes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "precompile.h"
 #include "tools.h"
-int cmd_precompile(struct cli *cli, int argc, char **argv) { (void)cli; (void)argc; (void)argv; cli_error("precompile: not built yet"); return EXIT_FAILED; }
+#include "util.h"
+
+#define DIAG_MAX_LINES 60
+
+struct pc_out {
+	bool bar;               /* draw a progress bar on stderr */
+	bool bar_drawn;
+};
+
+static void bar_clear(struct pc_out *po)
+{
+	if (po->bar_drawn) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		po->bar_drawn = false;
+	}
+}
+
+static void print_diag(const char *diag)
+{
+	unsigned n = 0, total = 0;
+
+	for (const char *l = diag; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0)) {
+		size_t len = strcspn(l, "\n");
+
+		total++;
+		if (n < DIAG_MAX_LINES && len > 0) {
+			printf("    %.*s\n", (int)len, l);
+			n++;
+		}
+	}
+	if (total > n && n == DIAG_MAX_LINES)
+		printf("    … (%u more lines)\n", total - n);
+}
+
+static void on_result(void *data, const struct hr_precompile_result *r)
+{
+	struct pc_out *po = data;
+	char size[16] = "-", secs[16] = "-";
+
+	bar_clear(po);
+	if (r->size)
+		hr_format_size(r->size, size, sizeof(size));
+	if (r->status == HR_PRECOMPILE_BUILT || r->status == HR_PRECOMPILE_FAILED ||
+	    r->status == HR_PRECOMPILE_UP_TO_DATE)
+		snprintf(secs, sizeof(secs), "%.2fs", r->seconds);
+	printf("%-14s %-12s %7s %8s  %s", r->target, r->family, secs, size,
+	       hr_precompile_status_name(r->status));
+	if (r->status == HR_PRECOMPILE_PROVIDED)
+		printf(" by %s", r->reason ? r->reason : "?");
+	else if (r->reason)
+		printf(" (%s)", r->reason);
+	putchar('\n');
+	if (r->diag && *r->diag)
+		print_diag(r->diag);
+	fflush(stdout);
+}
+
+static void on_progress(void *data, unsigned done, unsigned total,
+                        const char *target, const char *family)
+{
+	struct pc_out *po = data;
+	enum { W = 30 };
+	unsigned fill = total ? done * W / total : W;
+	char bar[W + 1];
+
+	if (!po->bar)
+		return;
+	memset(bar, '#', fill);
+	memset(bar + fill, '.', W - fill);
+	bar[W] = '\0';
+	fprintf(stderr, "\r\033[K[%s] %u/%u %s %s", bar, done, total, target, family);
+	fflush(stderr);
+	po->bar_drawn = true;
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: hanzo-rocm precompile [--system|--user|--output DIR] [--target T]...\n"
+	      "                             [--family F]... [-j N] [--force]\n"
+	      "                             [--progress auto|always|never]\n"
+	      "\n"
+	      "Build the code object of every (target, family) pair into a cache tier.\n"
+	      "Targets: --target, else HANZO_ROCM_TARGETS, else detected GPUs and\n"
+	      "[targets] extra, else [targets] default.  Families: --family, else all.\n"
+	      "\n"
+	      "  --system        the system tier (needs root; package hooks use it)\n"
+	      "  --user          the user tier (default)\n"
+	      "  --output DIR    any directory, e.g. to build a cache package or image\n"
+	      "  -t, --target T  a target (repeatable)\n"
+	      "  -f, --family F  a family (repeatable)\n"
+	      "  -j, --jobs N    parallel compiles (default [compiler] jobs; 0 = CPUs)\n"
+	      "  --force         rebuild even what is up to date\n"
+	      "  --progress WHEN progress bar on stderr: auto (a TTY), always, never\n"
+	      "\n"
+	      "Exit status: 0 every buildable pair is built, up to date or provided;\n"
+	      "1 a pair failed; 2 usage or configuration error (--system without root).\n", f);
+}
+
+static int exit_for(int r, enum hr_precompile_dest dest)
+{
+	switch (r) {
+	case -EINVAL:
+	case -ENOENT:
+		return EXIT_USAGE;
+	case -EACCES:
+	case -EPERM:
+	case -EROFS:
+		return dest == HR_PRECOMPILE_SYSTEM ? EXIT_USAGE : EXIT_FAILED;
+	default:
+		return EXIT_FAILED;
+	}
+}
+
+int cmd_precompile(struct cli *cli, int argc, char **argv)
+{
+	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS };
+	static const struct option opts[] = {
+		{ "system", no_argument, NULL, OPT_SYSTEM },
+		{ "user", no_argument, NULL, OPT_USER },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "target", required_argument, NULL, 't' },
+		{ "family", required_argument, NULL, 'f' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "progress", required_argument, NULL, OPT_PROGRESS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hr_precompile_opts o = { .dest = HR_PRECOMPILE_USER };
+	struct hr_precompile_summary sum;
+	struct pc_out po = { 0 };
+	const char *progress = "auto";
+	char **targets = NULL, **families = NULL;
+	unsigned n_dest = 0;
+	struct hanzo_rocm *ctx;
+	uint64_t v;
+	int c, r, ret = EXIT_USAGE;
+
+	while ((c = getopt_long(argc, argv, "t:f:j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_SYSTEM: o.dest = HR_PRECOMPILE_SYSTEM; n_dest++; break;
+		case OPT_USER: o.dest = HR_PRECOMPILE_USER; n_dest++; break;
+		case OPT_OUTPUT: o.dest = HR_PRECOMPILE_OUTPUT; o.output = optarg; n_dest++; break;
+		case 't':
+			if (hr_strv_push(&targets, optarg) < 0)
+				goto oom;
+			break;
+		case 'f':
+			if (hr_strv_push(&families, optarg) < 0)
+				goto oom;
+			break;
+		case 'j':
+			if (hr_parse_uint(optarg, 4096, &v) < 0) {
+				cli_error("precompile: invalid -j '%s' (want 0..4096)", optarg);
+				goto out;
+			}
+			o.jobs = (unsigned)v;
+			if (v == 0) { /* explicit 0 = online CPUs, not the config's */
+				long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+				o.jobs = n > 0 ? (unsigned)n : 1;
+			}
+			break;
+		case OPT_FORCE: o.force = true; break;
+		case OPT_PROGRESS:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "always") &&
+			    strcmp(optarg, "never")) {
+				cli_error("precompile: invalid --progress '%s' (auto, always or never)",
+				          optarg);
+				goto out;
+			}
+			progress = optarg;
+			break;
+		case 'h': usage(stdout); ret = EXIT_OK; goto out;
+		default: usage(stderr); goto out;
+		}
+	}
+	if (optind < argc) {
+		cli_error("precompile: unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (n_dest > 1) {
+		cli_error("precompile: give one of --system, --user, --output");
+		goto out;
+	}
+	ctx = cli_ctx(cli);
+	if (!ctx)
+		goto out;
+	po.bar = strcmp(progress, "always") == 0 ||
+	         (strcmp(progress, "auto") == 0 && isatty(STDERR_FILENO));
+	o.targets = targets;
+	o.families = families;
+	o.on_result = on_result;
+	o.on_progress = on_progress;
+	o.data = &po;
+	printf("%-14s %-12s %7s %8s  %s\n", "TARGET", "FAMILY", "TIME", "SIZE", "STATUS");
+	r = hr_precompile(ctx, &o, &sum);
+	bar_clear(&po);
+	if (r < 0) {
+		fflush(stdout);
+		if (exit_for(r, o.dest) == EXIT_USAGE && o.dest == HR_PRECOMPILE_SYSTEM &&
+		    (r == -EACCES || r == -EPERM || r == -EROFS))
+			cli_error("precompile --system: cannot write the system cache (needs root)");
+		else
+			cli_error("precompile: %s", hanzo_rocm_strerror(r));
+		ret = exit_for(r, o.dest);
+		goto out;
+	}
+	printf("%u built, %u up to date, %u skipped, %u failed", sum.built,
+	       sum.up_to_date, sum.skipped, sum.failed);
+	if (sum.provided)
+		printf(", %u provided", sum.provided);
+	printf(" (%s)\n", sum.dir);
+	ret = sum.failed ? EXIT_FAILED : EXIT_OK;
+	hr_precompile_summary_release(&sum);
+	goto out;
+oom:
+	cli_error("precompile: out of memory");
+	ret = EXIT_FAILED;
+out:
+	hr_strv_free(targets);
+	hr_strv_free(families);
+	return ret;
+}

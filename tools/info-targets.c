@@ -1,5 +1,157 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/* `info` sections for devices (detection + overrides) and toolchains. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libhanzo-rocm-private.h"
+#include "target.h"
+#include "toolchain.h"
 #include "tools.h"
-void info_devices(struct cli *cli, struct json *j) { (void)cli; (void)j; }
-void info_toolchains(struct cli *cli, struct json *j) { (void)cli; (void)j; }
+#include "util.h"
+
+static const char *platform_name(enum hr_platform p)
+{
+	return p == HR_PLATFORM_AMD ? "amd" : p == HR_PLATFORM_NVIDIA ? "nvidia" : "none";
+}
+
+void info_devices(struct cli *cli, struct json *j)
+{
+	struct hanzo_rocm *ctx = cli_ctx(cli);
+	const struct hr_device *devs = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!ctx)
+		return;
+	r = hr_devices_get(ctx, &devs, &n);
+	if (r < 0)
+		n = 0;
+	if (j) {
+		json_key(j, "devices");
+		json_begin_array(j);
+		for (size_t i = 0; i < n; i++) {
+			json_begin_object(j);
+			json_kv_uint(j, "index", devs[i].index);
+			json_kv_string(j, "platform", platform_name(devs[i].platform));
+			json_kv_string(j, "target", devs[i].target);
+			json_kv_string(j, "detected", devs[i].detected);
+			json_kv_string(j, "name", devs[i].name);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		return;
+	}
+	printf("Devices:\n");
+	if (r < 0)
+		printf("  (detection failed: %s)\n", hanzo_rocm_strerror(r));
+	else if (n == 0)
+		printf("  none detected\n");
+	for (size_t i = 0; i < n; i++) {
+		printf("  %u  %-6s  %-16s  %s", devs[i].index, platform_name(devs[i].platform),
+		       devs[i].target, devs[i].name);
+		if (strcmp(devs[i].target, devs[i].detected) != 0)
+			printf("  (detected %s)", devs[i].detected);
+		putchar('\n');
+	}
+}
+
+/* The targets someone here cares about: what precompile would build, plus the devices'. */
+static char **wanted_targets(struct hanzo_rocm *ctx)
+{
+	const struct hr_device *devs;
+	char **v = NULL;
+	size_t n = 0;
+
+	if (hr_targets_for_precompile(ctx, &v, NULL) < 0 || !v)
+		v = hr_strv_new();
+	if (v && hr_devices_get(ctx, &devs, &n) == 0)
+		for (size_t i = 0; i < n; i++) {
+			char g[HR_TARGET_MAX];
+
+			if (hr_target_generic(devs[i].target, g, sizeof(g)) == 0 &&
+			    !hr_strv_contains(v, g))
+				hr_strv_push(&v, g);
+		}
+	return v;
+}
+
+static void one_toolchain(struct hanzo_rocm *ctx, enum hr_compiler kind,
+                          char *const *wanted, struct json *j)
+{
+	const char *kname = kind == HR_COMPILER_HIPCC ? "hipcc" : "nvcc";
+	enum hr_platform plat = kind == HR_COMPILER_HIPCC ? HR_PLATFORM_AMD : HR_PLATFORM_NVIDIA;
+	struct hr_toolchain *tc = NULL;
+	char **buildable = NULL, *list;
+	int r = hr_toolchain_find(ctx, kind, &tc);
+
+	if (r < 0) {
+		if (!j)
+			printf("  %-6s not found%s%s\n", kname, r == -ENOENT ? "" : ": ",
+			       r == -ENOENT ? "" : hanzo_rocm_strerror(r));
+		return;
+	}
+	hr_toolchain_targets(tc, &buildable);
+	if (j) {
+		json_begin_object(j);
+		json_kv_string(j, "kind", kname);
+		json_kv_string(j, "path", tc->path);
+		json_kv_string(j, "version", tc->version);
+		json_kv_string(j, "identity", tc->identity);
+		json_key(j, "buildable");
+		json_begin_array(j);
+		for (size_t i = 0; buildable && buildable[i]; i++)
+			json_string(j, buildable[i]);
+		json_end_array(j);
+		json_key(j, "skipped");
+		json_begin_array(j);
+	} else {
+		list = buildable ? hr_strv_join(buildable, " ") : NULL;
+		printf("  %-6s %s\n         version %s, %s\n         builds: %s\n", kname,
+		       tc->path, tc->version, tc->identity, list ? list : "(unknown)");
+		free(list);
+	}
+	for (size_t i = 0; wanted && wanted[i]; i++) {
+		char reason[256];
+
+		if (hr_target_platform(wanted[i]) != plat ||
+		    hr_toolchain_can_build(tc, wanted[i], reason, sizeof(reason)) == 0)
+			continue;
+		if (j) {
+			json_begin_object(j);
+			json_kv_string(j, "target", wanted[i]);
+			json_kv_string(j, "reason", reason);
+			json_end_object(j);
+		} else {
+			printf("         skips %s: %s\n", wanted[i], reason);
+		}
+	}
+	if (j) {
+		json_end_array(j);
+		json_end_object(j);
+	}
+	hr_strv_free(buildable);
+	hr_toolchain_free(tc);
+}
+
+void info_toolchains(struct cli *cli, struct json *j)
+{
+	struct hanzo_rocm *ctx = cli_ctx(cli);
+	char **wanted;
+
+	if (!ctx)
+		return;
+	wanted = wanted_targets(ctx);
+	if (j) {
+		json_key(j, "toolchains");
+		json_begin_array(j);
+	} else {
+		printf("Toolchains:\n");
+	}
+	one_toolchain(ctx, HR_COMPILER_HIPCC, wanted, j);
+	one_toolchain(ctx, HR_COMPILER_NVCC, wanted, j);
+	if (j)
+		json_end_array(j);
+	hr_strv_free(wanted);
+}

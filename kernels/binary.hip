@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * binary - element-wise operations on two tensors of one dtype.
+ *
+ *   b{add,sub,mul,div,maximum,minimum}_T  T in f32 f64 f16 bf16 u8 u32 i64
+ *   {eq,ne,lt,le,gt,ge}_T                 same dtypes, output u8 (0 or 1)
+ *   silu_mul_T                            silu(lhs) * rhs, T in f32 f64 f16 bf16
+ *
+ * Signature (candle's, with the layout by value):
+ *   (size_t numel, size_t num_dims, hr_layout info,
+ *    const T *lhs, const T *rhs, OUT *out)
+ * info: v[0..8) dims, v[8..16) lhs strides, v[16..24) rhs strides (elements,
+ * 0 = broadcast); num_dims == 0 means both inputs are contiguous.  The output
+ * is always contiguous.
+ *
+ * Semantics the CPU reference must share:
+ *  - f16/bf16 are computed in float and rounded once (RNE) on store;
+ *  - integers wrap (two's complement, done in unsigned arithmetic), and
+ *    integer x / 0 == 0; i64 INT64_MIN / -1 == INT64_MIN (wraps) - no traps;
+ *  - bmaximum/bminimum propagate NaN from either side (as torch.maximum);
+ *  - comparisons follow IEEE: any comparison with NaN is 0, except ne (1).
+ */
+#include "hr-kernel.h"
+
+/* ------------------------------------------------------------------ */
+/* Operations on the compute type (float for f16/bf16)                  */
+/* ------------------------------------------------------------------ */
+#define HR_OP __device__ __forceinline__
+
+struct op_add {
+	template <typename C> HR_OP C operator()(C a, C b) const { return a + b; }
+	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	{
+		return (int64_t)((uint64_t)a + (uint64_t)b);
+	}
+};
+
+struct op_sub {
+	template <typename C> HR_OP C operator()(C a, C b) const { return a - b; }
+	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	{
+		return (int64_t)((uint64_t)a - (uint64_t)b);
+	}
+};
+
+struct op_mul {
+	template <typename C> HR_OP C operator()(C a, C b) const { return a * b; }
+	/* u32 * u32 would promote through int only on 16-bit ints: fine as is. */
+	HR_OP uint8_t operator()(uint8_t a, uint8_t b) const
+	{
+		return (uint8_t)((unsigned)a * (unsigned)b);
+	}
+	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	{
+		return (int64_t)((uint64_t)a * (uint64_t)b);
+	}
+};
+
+struct op_div {
+	HR_OP float operator()(float a, float b) const { return a / b; }
+	HR_OP double operator()(double a, double b) const { return a / b; }
+	/* Integer division by zero is defined as 0: no trap, no UB. */
+	HR_OP uint8_t operator()(uint8_t a, uint8_t b) const
+	{
+		return b ? (uint8_t)(a / b) : (uint8_t)0;
+	}
+	HR_OP uint32_t operator()(uint32_t a, uint32_t b) const
+	{
+		return b ? a / b : 0u;
+	}
+	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	{
+		if (b == 0)
+			return 0;
+		if (b == -1)   /* INT64_MIN / -1 overflows: wrap instead */
+			return (int64_t)(0u - (uint64_t)a);
+		return a / b;
+	}
+};
+
+struct op_maximum {
+	template <typename C> HR_OP C operator()(C a, C b) const { return hr_max(a, b); }
+};
+
+struct op_minimum {
+	template <typename C> HR_OP C operator()(C a, C b) const { return hr_min(a, b); }
+};
+
+/* silu(a) * b = a / (1 + e^-a) * b; exact expf/exp, not the fast intrinsics. */
+struct op_silu_mul {
+	template <typename C> HR_OP C operator()(C a, C b) const
+	{
+		return a / ((C)1 + hr_exp(-a)) * b;
+	}
+};
+
+struct op_eq { template <typename C> HR_OP bool operator()(C a, C b) const { return a == b; } };
+struct op_ne { template <typename C> HR_OP bool operator()(C a, C b) const { return a != b; } };
+struct op_lt { template <typename C> HR_OP bool operator()(C a, C b) const { return a < b; } };
+struct op_le { template <typename C> HR_OP bool operator()(C a, C b) const { return a <= b; } };
+struct op_gt { template <typename C> HR_OP bool operator()(C a, C b) const { return a > b; } };
+struct op_ge { template <typename C> HR_OP bool operator()(C a, C b) const { return a >= b; } };
+
+/* Storage -> compute -> storage around an arithmetic op (result dtype T). */
+template <typename T, typename Op>
+struct arith {
+	HR_OP T operator()(T a, T b) const
+	{
+		typedef typename hr_compute<T>::type C;
+		return hr_from_compute<T>((C)Op()(hr_to_compute(a), hr_to_compute(b)));
+	}
+};
+
+/* ... and around a predicate (result u8). */
+template <typename T, typename Op>
+struct predicate {
+	HR_OP uint8_t operator()(T a, T b) const
+	{
+		return Op()(hr_to_compute(a), hr_to_compute(b)) ? 1 : 0;
+	}
+};
+
+/* ------------------------------------------------------------------ */
+/* Index mapping                                                        */
+/* ------------------------------------------------------------------ */
+/*
+ * An operand whose strides are row-major contiguous over its innermost
+ * dims and 0 over the rest (a bias row broadcast over a batch, or a fully
+ * contiguous operand) is read at i % period: one division instead of one
+ * per dim.  Returns that period, or 0 when the layout is more general.
+ */
+HR_DEVICE uint64_t row_period(uint64_t num_dims, const uint64_t *dims,
+			      const uint64_t *strides)
+{
+	uint64_t acc = 1;
+	uint64_t d = num_dims;
+	while (d > 0 && (dims[d - 1] == 1 || strides[d - 1] == acc)) {
+		acc *= dims[d - 1];
+		d--;
+	}
+	for (; d > 0; d--)
+		if (dims[d - 1] != 1 && strides[d - 1] != 0)
+			return 0;
+	return acc;
+}
+
+HR_DEVICE uint64_t period_offset(uint64_t i, uint64_t period, uint64_t numel)
+{
+	uint64_t r;
+	if (period >= numel)
+		return i;
+	hr_divmod(i, period, &r);
+	return r;
+}
+
+/* Offsets of linear index i in both operands, one decomposition for both. */
+HR_DEVICE void offsets2(uint64_t i, uint64_t num_dims, const uint64_t *dims,
+			const uint64_t *s0, const uint64_t *s1,
+			uint64_t *o0, uint64_t *o1)
+{
+	uint64_t a = 0, b = 0;
+	for (uint64_t d = num_dims; d-- > 0;) {
+		uint64_t r;
+		i = hr_divmod(i, dims[d], &r);
+		a += r * s0[d];
+		b += r * s1[d];
+	}
+	*o0 = a;
+	*o1 = b;
+}
+
+/* ------------------------------------------------------------------ */
+/* The map: contiguous fast path, row-broadcast path, general path      */
+/* ------------------------------------------------------------------ */
+template <typename T, typename R, typename F>
+HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
+			  const hr_layout &info, const T *__restrict__ lhs,
+			  const T *__restrict__ rhs, R *__restrict__ out)
+{
+	const F f;
+	const uint64_t *dims = HR_DIMS(info);
+	const uint64_t *ls = HR_STRIDES(info, 0);
+	const uint64_t *rs = HR_STRIDES(info, 1);
+	/* Uniform across the grid: every thread takes the same branch. */
+	uint64_t lp = numel, rp = numel;
+	if (num_dims != 0) {
+		lp = row_period(num_dims, dims, ls);
+		rp = row_period(num_dims, dims, rs);
+	}
+
+	if (lp >= numel && rp >= numel) {
+		HR_GRID_STRIDE_LOOP(i, numel)
+			out[i] = f(lhs[i], rhs[i]);
+	} else if (lp && rp) {
+		HR_GRID_STRIDE_LOOP(i, numel)
+			out[i] = f(lhs[period_offset(i, lp, numel)],
+				   rhs[period_offset(i, rp, numel)]);
+	} else {
+		HR_GRID_STRIDE_LOOP(i, numel) {
+			uint64_t lo, ro;
+			offsets2(i, num_dims, dims, ls, rs, &lo, &ro);
+			out[i] = f(lhs[lo], rhs[ro]);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+/* ------------------------------------------------------------------ */
+/* F names a functor template: arith (result T) or predicate (result u8). */
+#define HR_BINARY(NAME, T, R, F, OP) \
+	HR_KERNEL void NAME(size_t numel, size_t num_dims, HR_LAYOUT_PARAM(info), \
+			    const T *lhs, const T *rhs, R *out) \
+	{ \
+		binary_map<T, R, F<T, OP> >(numel, num_dims, info, lhs, rhs, out); \
+	}
+
+#define HR_ARITH(OP, SUFFIX, T) HR_BINARY(b##OP##_##SUFFIX, T, T, arith, op_##OP)
+#define HR_CMP(OP, SUFFIX, T) HR_BINARY(OP##_##SUFFIX, T, uint8_t, predicate, op_##OP)
+
+#define HR_ALL_OPS(SUFFIX, T) \
+	HR_ARITH(add, SUFFIX, T) \
+	HR_ARITH(sub, SUFFIX, T) \
+	HR_ARITH(mul, SUFFIX, T) \
+	HR_ARITH(div, SUFFIX, T) \
+	HR_ARITH(maximum, SUFFIX, T) \
+	HR_ARITH(minimum, SUFFIX, T) \
+	HR_CMP(eq, SUFFIX, T) \
+	HR_CMP(ne, SUFFIX, T) \
+	HR_CMP(lt, SUFFIX, T) \
+	HR_CMP(le, SUFFIX, T) \
+	HR_CMP(gt, SUFFIX, T) \
+	HR_CMP(ge, SUFFIX, T)
+
+#define HR_SILU_MUL(SUFFIX, T) \
+	HR_BINARY(silu_mul_##SUFFIX, T, T, arith, op_silu_mul)
+
+HR_ALL_OPS(f32, float)
+HR_ALL_OPS(f64, double)
+HR_ALL_OPS(f16, hr_f16)
+HR_ALL_OPS(bf16, hr_bf16)
+HR_ALL_OPS(u8, uint8_t)
+HR_ALL_OPS(u32, uint32_t)
+HR_ALL_OPS(i64, int64_t)
+
+HR_SILU_MUL(f32, float)
+HR_SILU_MUL(f64, double)
+HR_SILU_MUL(f16, hr_f16)
+HR_SILU_MUL(bf16, hr_bf16)

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hr-kernel.h - the one portability header of the hanzo-rocm kernels.
+ *
+ * Every kernels/F.hip includes this header and nothing else of ours, and
+ * compiles unchanged with
+ *   hipcc -std=c++17 --cuda-device-only --offload-arch=gfxNNN -x hip   (AMD)
+ *   nvcc  -cubin -arch=sm_NN -x cu                                       (NVIDIA)
+ * HIP's own NVIDIA headers do not build with CUDA 13, so on nvcc we use
+ * plain CUDA spellings and never include the hip headers; f16/bf16 are our own
+ * 16-bit storage types, so no cuda_fp16.h / hip_fp16.h either.
+ *
+ * The plugin build inlines this file into each family's source (so the
+ * cache key covers it): keep it self-contained, only <stdint.h>/<stddef.h>
+ * and the HIP runtime header as system includes.
+ *
+ * Conventions (see KERNELS.md):
+ *  - entry points: extern "C" __global__ void <op>_<dtype>(...)
+ *  - 64-bit indices and grid-stride loops: any launch geometry is correct;
+ *  - layouts travel by value in struct hr_layout (no device copy of shapes);
+ *    declare the parameter with HR_LAYOUT_PARAM(info) so nvcc does not copy
+ *    it to local memory when the kernel indexes it;
+ *  - f16/bf16 load and store through hr_to_compute()/hr_from_compute<T>()
+ *    and compute in float;
+ *  - wave size is 64 on GCN/CDNA, 32 on RDNA and NVIDIA: never assume it,
+ *    pass shuffle widths explicitly (hr_shfl_xor(v, mask, width)).
+ */
+#ifndef HR_KERNEL_H
+#define HR_KERNEL_H
+
+#if defined(__HIP__) || defined(__HIPCC__)
+#define HR_HIP 1
+#include <hip/hip_runtime.h>
+#elif defined(__CUDACC__)
+#define HR_CUDA 1
+#else
+#error "hr-kernel.h: compile with hipcc (-x hip) or nvcc (-x cu)"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ */
+/* Function qualifiers                                                  */
+/* ------------------------------------------------------------------ */
+#define HR_DEVICE static __device__ __forceinline__
+#define HR_INLINE __device__ __forceinline__      /* members, specializations */
+#define HR_KERNEL extern "C" __global__
+
+#ifdef HR_CUDA
+/* Lets the kernel take the address of a by-value parameter (index it at
+ * run time) without a per-thread copy to local memory (sm_70+, CUDA 11.7+). */
+#define HR_GRID_CONSTANT __grid_constant__
+#else
+#define HR_GRID_CONSTANT
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Layouts                                                              */
+/* ------------------------------------------------------------------ */
+#define HR_MAX_DIMS 8
+
+/*
+ * v[0..8) dims, v[8..16) strides of operand 0, v[16..24) of operand 1,
+ * v[24..32) of operand 2; strides in elements, 0 = broadcast.  A kernel's
+ * num_dims == 0 means every operand is contiguous.
+ */
+struct hr_layout {
+	uint64_t v[4 * HR_MAX_DIMS];
+};
+
+#define HR_LAYOUT_PARAM(name) const HR_GRID_CONSTANT hr_layout name
+#define HR_DIMS(info) ((info).v)
+#define HR_STRIDES(info, operand) ((info).v + HR_MAX_DIMS * (1 + (operand)))
+
+/* ------------------------------------------------------------------ */
+/* Thread indexing                                                      */
+/* ------------------------------------------------------------------ */
+HR_DEVICE uint64_t hr_global_id(void)
+{
+	return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+HR_DEVICE uint64_t hr_global_size(void)
+{
+	return (uint64_t)gridDim.x * blockDim.x;
+}
+
+/* for (uint64_t i = ...; i < n; i += grid size): correct for any grid. */
+#define HR_GRID_STRIDE_LOOP(i, n) \
+	for (uint64_t i = hr_global_id(); i < (uint64_t)(n); i += hr_global_size())
+
+/*
+ * 64-bit division is a long software sequence on both vendors; nearly all
+ * shapes fit in 32 bits, so take the cheap path when they do.
+ */
+HR_DEVICE uint64_t hr_divmod(uint64_t n, uint64_t d, uint64_t *rem)
+{
+	if (((n | d) >> 32) == 0) {
+		uint32_t q = (uint32_t)n / (uint32_t)d;
+		*rem = (uint32_t)n - q * (uint32_t)d;
+		return q;
+	}
+	uint64_t q = n / d;
+	*rem = n - q * d;
+	return q;
+}
+
+/* Element offset of linear (row-major) index i in a strided operand. */
+HR_DEVICE uint64_t hr_strided_offset(uint64_t i, uint64_t num_dims,
+				     const uint64_t *dims, const uint64_t *strides)
+{
+	uint64_t off = 0;
+	for (uint64_t d = num_dims; d-- > 0;) {
+		uint64_t r;
+		i = hr_divmod(i, dims[d], &r);
+		off += r * strides[d];
+	}
+	return off;
+}
+
+/* True when strides describe a dense row-major layout (size-1 dims ignored). */
+HR_DEVICE bool hr_is_contiguous(uint64_t num_dims, const uint64_t *dims,
+				const uint64_t *strides)
+{
+	uint64_t acc = 1;
+	for (uint64_t d = num_dims; d-- > 0;) {
+		if (dims[d] != 1 && strides[d] != acc)
+			return false;
+		acc *= dims[d];
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Contiguous element-wise loops with 16-byte accesses                  */
+/* ------------------------------------------------------------------ */
+/*
+ * Memory-bound kernels need 16-byte loads/stores to reach full bandwidth
+ * (scalar 2-byte accesses reach about a third of it).  When every pointer
+ * is 16-byte aligned, each thread handles whole 16-byte packs; the tail and
+ * misaligned buffers (views at odd element offsets) take the scalar loop.
+ */
+#define HR_VEC_BYTES 16
+
+struct __attribute__((aligned(16))) hr_vec16 {
+	uint32_t w[4];
+};
+
+template <typename T>
+union hr_pack {
+	hr_vec16 raw;
+	T e[HR_VEC_BYTES / sizeof(T)];
+};
+
+HR_DEVICE bool hr_vec_aligned(const void *a, const void *b)
+{
+	return (((uintptr_t)a | (uintptr_t)b) % HR_VEC_BYTES) == 0;
+}
+
+/* out[i] = f(in[i]) for i < n, contiguous; in == out is allowed. */
+template <typename T, typename F>
+HR_DEVICE void hr_map_contiguous(uint64_t n, const T *in, T *out, const F &f)
+{
+	const int N = HR_VEC_BYTES / sizeof(T);
+	const uint64_t gid = hr_global_id(), gsize = hr_global_size();
+	uint64_t done = 0;
+
+	if (hr_vec_aligned(in, out)) {
+		const uint64_t nv = n / N;
+		const hr_vec16 *vin = (const hr_vec16 *)in;
+		hr_vec16 *vout = (hr_vec16 *)out;
+
+		for (uint64_t v = gid; v < nv; v += gsize) {
+			hr_pack<T> p;
+
+			p.raw = vin[v];
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				p.e[k] = f(p.e[k]);
+			vout[v] = p.raw;
+		}
+		done = nv * N;
+	}
+	for (uint64_t i = done + gid; i < n; i += gsize)
+		out[i] = f(in[i]);
+}
+
+/* buf[i] = value for i < n, contiguous. */
+template <typename T>
+HR_DEVICE void hr_fill_contiguous(uint64_t n, T *buf, T value)
+{
+	const int N = HR_VEC_BYTES / sizeof(T);
+	const uint64_t gid = hr_global_id(), gsize = hr_global_size();
+	uint64_t done = 0;
+
+	if (hr_vec_aligned(buf, buf)) {
+		const uint64_t nv = n / N;
+		hr_vec16 *vbuf = (hr_vec16 *)buf;
+		hr_pack<T> p;
+
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			p.e[k] = value;
+		for (uint64_t v = gid; v < nv; v += gsize)
+			vbuf[v] = p.raw;
+		done = nv * N;
+	}
+	for (uint64_t i = done + gid; i < n; i += gsize)
+		buf[i] = value;
+}
+
+/* ------------------------------------------------------------------ */
+/* Waves and shuffles                                                   */
+/* ------------------------------------------------------------------ */
+#define HR_WARP_SIZE_MAX 64
+
+/* The wave size of the running device: 64 (GCN/CDNA) or 32 (RDNA, NVIDIA). */
+HR_DEVICE int hr_wave_size(void)
+{
+#ifdef HR_HIP
+	return warpSize;
+#else
+	return 32;
+#endif
+}
+
+HR_DEVICE int hr_lane_id(void)
+{
+#ifdef HR_HIP
+	return (int)__lane_id();
+#else
+	return (int)(threadIdx.x & 31u);
+#endif
+}
+
+/* width must be a power of two <= the wave size; pass it explicitly. */
+template <typename T>
+HR_DEVICE T hr_shfl_xor(T v, int lane_mask, int width)
+{
+#ifdef HR_HIP
+	return __shfl_xor(v, lane_mask, width);
+#else
+	return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+#endif
+}
+
+template <typename T>
+HR_DEVICE T hr_shfl_down(T v, unsigned int delta, int width)
+{
+#ifdef HR_HIP
+	return __shfl_down(v, delta, width);
+#else
+	return __shfl_down_sync(0xffffffffu, v, delta, width);
+#endif
+}
+
+template <typename T>
+HR_DEVICE T hr_shfl(T v, int src_lane, int width)
+{
+#ifdef HR_HIP
+	return __shfl(v, src_lane, width);
+#else
+	return __shfl_sync(0xffffffffu, v, src_lane, width);
+#endif
+}
+
+/* Butterfly sums/maxima across `width` lanes; every lane gets the result. */
+template <typename T>
+HR_DEVICE T hr_wave_sum(T v, int width)
+{
+	for (int m = width >> 1; m > 0; m >>= 1)
+		v += hr_shfl_xor(v, m, width);
+	return v;
+}
+
+template <typename T>
+HR_DEVICE T hr_wave_max(T v, int width)
+{
+	for (int m = width >> 1; m > 0; m >>= 1) {
+		T o = hr_shfl_xor(v, m, width);
+		v = o > v ? o : v;
+	}
+	return v;
+}
+
+template <typename T>
+HR_DEVICE T hr_wave_min(T v, int width)
+{
+	for (int m = width >> 1; m > 0; m >>= 1) {
+		T o = hr_shfl_xor(v, m, width);
+		v = o < v ? o : v;
+	}
+	return v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Bit casts                                                            */
+/* ------------------------------------------------------------------ */
+HR_DEVICE uint32_t hr_f32_bits(float f)
+{
+	union { float f; uint32_t u; } c;
+	c.f = f;
+	return c.u;
+}
+
+HR_DEVICE float hr_bits_f32(uint32_t u)
+{
+	union { float f; uint32_t u; } c;
+	c.u = u;
+	return c.f;
+}
+
+/* ------------------------------------------------------------------ */
+/* 16-bit float storage types                                           */
+/* ------------------------------------------------------------------ */
+/* Plain 2-byte structs: same size/alignment as __half/__hip_bfloat16, so
+ * buffers and kernel arguments are bit-compatible with both runtimes. */
+struct hr_f16 {
+	uint16_t bits;
+};
+
+struct hr_bf16 {
+	uint16_t bits;
+};
+
+/* IEEE half <-> float in hardware, round-to-nearest-even. */
+HR_DEVICE float hr_f16_to_f32(hr_f16 h)
+{
+#ifdef HR_HIP
+	union { uint16_t u; _Float16 h; } c;
+	c.u = h.bits;
+	return (float)c.h;
+#else
+	float f;
+	asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+	return f;
+#endif
+}
+
+HR_DEVICE hr_f16 hr_f32_to_f16(float f)
+{
+	hr_f16 r;
+#ifdef HR_HIP
+	union { uint16_t u; _Float16 h; } c;
+	c.h = (_Float16)f;
+	r.bits = c.u;
+#else
+	asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.bits) : "f"(f));
+#endif
+	return r;
+}
+
+HR_DEVICE float hr_bf16_to_f32(hr_bf16 b)
+{
+	return hr_bits_f32((uint32_t)b.bits << 16);
+}
+
+/* Round-to-nearest-even; NaN stays a (quiet) NaN instead of rounding to inf. */
+HR_DEVICE hr_bf16 hr_f32_to_bf16(float f)
+{
+	uint32_t u = hr_f32_bits(f);
+	hr_bf16 r;
+	if ((u & 0x7fffffffu) > 0x7f800000u) {
+		r.bits = (uint16_t)((u >> 16) | 0x0040u);
+		return r;
+	}
+	u += 0x7fffu + ((u >> 16) & 1u);
+	r.bits = (uint16_t)(u >> 16);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Compute types and conversions                                        */
+/* ------------------------------------------------------------------ */
+/* The type arithmetic happens in: float for the 16-bit floats, else T. */
+template <typename T> struct hr_compute { typedef T type; };
+template <> struct hr_compute<hr_f16> { typedef float type; };
+template <> struct hr_compute<hr_bf16> { typedef float type; };
+
+HR_DEVICE float hr_to_compute(hr_f16 v) { return hr_f16_to_f32(v); }
+HR_DEVICE float hr_to_compute(hr_bf16 v) { return hr_bf16_to_f32(v); }
+HR_DEVICE float hr_to_compute(float v) { return v; }
+HR_DEVICE double hr_to_compute(double v) { return v; }
+HR_DEVICE uint8_t hr_to_compute(uint8_t v) { return v; }
+HR_DEVICE uint32_t hr_to_compute(uint32_t v) { return v; }
+HR_DEVICE int64_t hr_to_compute(int64_t v) { return v; }
+
+template <typename T>
+HR_DEVICE T hr_from_compute(typename hr_compute<T>::type v) { return v; }
+template <>
+__device__ __forceinline__ hr_f16 hr_from_compute<hr_f16>(float v) { return hr_f32_to_f16(v); }
+template <>
+__device__ __forceinline__ hr_bf16 hr_from_compute<hr_bf16>(float v) { return hr_f32_to_bf16(v); }
+
+/* Any-to-float and float-to-any, the building blocks of casts. */
+template <typename T>
+HR_DEVICE float hr_to_f32(T v) { return (float)hr_to_compute(v); }
+template <typename T>
+HR_DEVICE T hr_from_f32(float v) { return (T)v; }
+template <>
+__device__ __forceinline__ hr_f16 hr_from_f32<hr_f16>(float v) { return hr_f32_to_f16(v); }
+template <>
+__device__ __forceinline__ hr_bf16 hr_from_f32<hr_bf16>(float v) { return hr_f32_to_bf16(v); }
+
+/*
+ * hr_cast<D>(s): C++ conversion semantics between the seven dtypes;
+ * 16-bit floats go through float (f16 <-> bf16 too), double -> f16/bf16
+ * rounds through float.  Float -> integer is the hardware conversion
+ * (truncation; out-of-range values are unspecified, as in C).
+ */
+template <typename D> struct hr_convert_to {
+	template <typename S> static __device__ __forceinline__ D from(S s)
+	{
+		return (D)hr_to_compute(s);
+	}
+};
+template <> struct hr_convert_to<hr_f16> {
+	template <typename S> static __device__ __forceinline__ hr_f16 from(S s)
+	{
+		return hr_f32_to_f16((float)hr_to_compute(s));
+	}
+	static __device__ __forceinline__ hr_f16 from(hr_f16 s) { return s; }
+};
+template <> struct hr_convert_to<hr_bf16> {
+	template <typename S> static __device__ __forceinline__ hr_bf16 from(S s)
+	{
+		return hr_f32_to_bf16((float)hr_to_compute(s));
+	}
+	static __device__ __forceinline__ hr_bf16 from(hr_bf16 s) { return s; }
+};
+
+template <typename D, typename S>
+HR_DEVICE D hr_cast(S s) { return hr_convert_to<D>::from(s); }
+
+/* ------------------------------------------------------------------ */
+/* Math: overloads for float and double (call with the compute type)    */
+/* ------------------------------------------------------------------ */
+#define HR_MATH1(name, ffn, dfn) \
+	HR_DEVICE float name(float x) { return ffn(x); } \
+	HR_DEVICE double name(double x) { return dfn(x); }
+
+HR_MATH1(hr_exp, expf, exp)
+HR_MATH1(hr_expm1, expm1f, expm1)
+HR_MATH1(hr_log, logf, log)
+HR_MATH1(hr_log1p, log1pf, log1p)
+HR_MATH1(hr_sin, sinf, sin)
+HR_MATH1(hr_cos, cosf, cos)
+HR_MATH1(hr_tanh, tanhf, tanh)
+HR_MATH1(hr_erf, erff, erf)
+HR_MATH1(hr_normcdf, normcdff, normcdf)
+HR_MATH1(hr_ceil, ceilf, ceil)
+HR_MATH1(hr_floor, floorf, floor)
+HR_MATH1(hr_round, roundf, round)     /* half away from zero, as C round() */
+HR_MATH1(hr_fabs, fabsf, fabs)
+HR_MATH1(hr_sqrt, sqrtf, sqrt)
+HR_MATH1(hr_rsqrt, rsqrtf, rsqrt)
+#undef HR_MATH1
+
+HR_DEVICE float hr_pow(float x, float y) { return powf(x, y); }
+HR_DEVICE double hr_pow(double x, double y) { return pow(x, y); }
+HR_DEVICE float hr_fma(float a, float b, float c) { return fmaf(a, b, c); }
+HR_DEVICE double hr_fma(double a, double b, double c) { return fma(a, b, c); }
+HR_DEVICE float hr_fmax(float a, float b) { return fmaxf(a, b); }
+HR_DEVICE double hr_fmax(double a, double b) { return fmax(a, b); }
+HR_DEVICE float hr_fmin(float a, float b) { return fminf(a, b); }
+HR_DEVICE double hr_fmin(double a, double b) { return fmin(a, b); }
+
+/* Generic max/min that propagate NaN from either side (as torch does). */
+template <typename T>
+HR_DEVICE T hr_max(T a, T b) { return (a != a) ? a : (a > b ? a : b) ; }
+template <typename T>
+HR_DEVICE T hr_min(T a, T b) { return (a != a) ? a : (a < b ? a : b); }
+
+/* ------------------------------------------------------------------ */
+/* Packed 8-bit dot product: c + sum(a[i] * b[i]) over 4 signed bytes.  */
+/* ------------------------------------------------------------------ */
+HR_DEVICE int hr_dp4a(int a, int b, int c)
+{
+#if defined(HR_CUDA)
+	return __dp4a(a, b, c);
+#elif defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || \
+	defined(__gfx940__) || defined(__gfx1030__) || defined(__gfx1031__) || \
+	defined(__gfx1032__) || defined(__gfx1033__) || defined(__gfx1034__) || \
+	defined(__gfx1035__) || defined(__gfx1036__)
+	return __builtin_amdgcn_sdot4(a, b, c, false);
+#else
+	const int8_t *pa = (const int8_t *)&a;
+	const int8_t *pb = (const int8_t *)&b;
+	return c + pa[0] * pb[0] + pa[1] * pb[1] + pa[2] * pb[2] + pa[3] * pb[3];
+#endif
+}
+
+#endif /* HR_KERNEL_H */

@@ -1,0 +1,105 @@
+#!/bin/sh
+# `hanzo-rocm config check` and the `info` configuration section (DESIGN §3, §4).
+. "$top_srcdir/t/tap.sh"
+F="$top_srcdir/t/fixtures/config"
+
+exit_is 0 "config --help exits 0" "$HR_CLI" config --help
+grep_ok "config --help shows the usage" "config check" "$T/out"
+exit_is 2 "config with no subcommand is a usage error" "$HR_CLI" config
+exit_is 2 "an unknown subcommand is a usage error" "$HR_CLI" config frobnicate
+
+# The done-when check: line 7 holds max_size = lots.
+exit_is 2 "config check: an invalid file exits 2" "$HR_CLI" config check "$F/bad-size.conf"
+grep_ok "the error names FILE:7:" "^$F/bad-size.conf:7: invalid value 'lots' for max_size" "$T/err"
+exit_is 2 "errors show even with -q" "$HR_CLI" -q config check "$F/bad-size.conf"
+grep_ok "the error is there with -q" "bad-size.conf:7:" "$T/err"
+
+exit_is 2 "every kind of mistake exits 2" "$HR_CLI" config check "$F/bad-many.conf"
+grep_ok "a syntax error with its line" "bad-many.conf:12: syntax error" "$T/err"
+grep_ok "a too-long line with its line" "bad-many.conf:16: line too long" "$T/err"
+grep_ok "a bad target with its line" "bad-many.conf:5: invalid value 'gfxzz' for extra" "$T/err"
+grep_ok "an unknown key warns, compiler style" "bad-many.conf:10: warning: unknown key 'frobnicate' in \[cache\]" "$T/err"
+
+exit_is 0 "a valid file exits 0" "$HR_CLI" config check "$F/good.conf"
+grep_ok "and says FILE: ok" "good.conf: ok$" "$T/out"
+exit_is 0 "unknown keys only warn" "$HR_CLI" config check "$F/warn.conf"
+grep_ok "the warning has its line" "warn.conf:3: warning: unknown key 'colour' in \[cache\]" "$T/err"
+exit_is 0 "config check -q" "$HR_CLI" config check -q "$F/good.conf"
+[ ! -s "$T/out" ]; ok $? "-q prints nothing when valid"
+exit_is 2 "a missing file exits 2" "$HR_CLI" config check "$T/nope.conf"
+grep_ok "naming it" "$T/nope.conf: No such file" "$T/err"
+mkdir "$T/dir.conf"
+exit_is 2 "an unreadable file exits 2" "$HR_CLI" config check "$T/dir.conf"
+grep_ok "as FILE: message" "$T/dir.conf: not a regular file" "$T/err"
+exit_is 0 "the shipped etc/hanzo-rocm.conf is valid" "$HR_CLI" config check "$top_srcdir/etc/hanzo-rocm.conf"
+[ ! -s "$T/err" ]; ok $? "without warnings"
+
+# The effective set: --config, --root, conf.d, environment.
+exit_is 2 "config check with --config checks that file" "$HR_CLI" --config "$F/bad-size.conf" config check
+grep_ok "and reports its line" "bad-size.conf:7:" "$T/err"
+sysconfdir=$("$HR_CLI" --help | sed -n 's|.*(default \(.*\)/hanzo-rocm\.conf).*|\1|p')
+[ -n "$sysconfdir" ]; ok $? "sysconfdir from --help ($sysconfdir)"
+R="$T/root"
+mkdir -p "$R$sysconfdir/hanzo-rocm.conf.d"
+cp "$F/root-a/etc/hanzo-rocm.conf" "$R$sysconfdir/"
+cp "$F/root-a/etc/hanzo-rocm.conf.d/"* "$R$sysconfdir/hanzo-rocm.conf.d/"
+exit_is 0 "config check of a --root tree" "$HR_CLI" --root "$R" config check
+grep_ok "main file ok" "^$R$sysconfdir/hanzo-rocm.conf: ok" "$T/out"
+tail -n 1 "$T/out" >"$T/last"
+grep_ok "conf.d/20-b.conf read last" "20-b.conf: ok" "$T/last"
+[ "$(wc -l <"$T/out")" -eq 3 ]; ok $? "README and *.disabled are not read"
+exit_is 2 "a bad HANZO_ROCM_ARCH is a configuration error" \
+	env HANZO_ROCM_ROOT="$R" HANZO_ROCM_ARCH=radeon "$HR_CLI" config check
+grep_ok "naming variable and value" "HANZO_ROCM_ARCH: invalid value 'radeon'" "$T/err"
+exit_is 0 "no file at all: defaults" "$HR_CLI" --root "$T/empty" config check
+grep_ok "says so" "built-in defaults" "$T/out"
+
+# info: text and JSON.
+exit_is 0 "info --root" "$HR_CLI" --root "$R" info
+grep_ok "info has a Configuration block" "^Configuration:" "$T/out"
+grep_ok "showing the effective max_size" "cache.max_size +4.0G" "$T/out"
+exit_is 0 "info --json --root" env HANZO_ROCM_CACHE_DIR=/env/cache "$HR_CLI" --root "$R" info --json
+cp "$T/out" "$T/info.json"
+if [ -n "$PYTHON3" ]; then
+	run_ok "info --json is valid JSON" "$PYTHON3" -c 'import json,sys; json.load(sys.stdin)' <"$T/info.json"
+	cat >"$T/check.py" <<'PY'
+import json, sys
+root, sysconf = sys.argv[1], sys.argv[2]
+c = json.load(sys.stdin)["config"]
+assert c["root"] == root, c["root"]
+assert [f.rsplit("/", 1)[1] for f in c["files"]] == ["hanzo-rocm.conf", "10-a.conf", "20-b.conf"], c["files"]
+assert c["files"][0] == root + sysconf + "/hanzo-rocm.conf", c["files"][0]
+assert c["cache"]["max_size"] == 4 << 30, c["cache"]
+assert c["cache"]["policy"] == "off", c["cache"]
+assert c["cache"]["site_dirs"] == [root + "/srv/hr-site"], c["cache"]
+assert c["cache"]["user_dir"] == "/env/cache", c["cache"]
+assert c["targets"]["extra"] == ["gfx90a"], c["targets"]
+assert c["plugins"]["path"] == [root + "/opt/hr/plugins"], c["plugins"]
+assert c["compiler"]["flags"] == ["-O3"], c["compiler"]
+PY
+	"$PYTHON3" "$T/check.py" "$R" "$sysconfdir" <"$T/info.json" >"$T/py" 2>&1
+	ok $? "info --json config values (root, files, conf.d order, env)"
+	[ -s "$T/py" ] && sed 's/^/# /' "$T/py"
+else
+	skip 2 "no python3"
+fi
+exit_is 2 "info with an invalid configuration exits 2" "$HR_CLI" --config "$F/bad-size.conf" info
+grep_ok "showing the error" "bad-size.conf:7:" "$T/err"
+
+# Every key (good.conf sets them all) is documented and shipped.
+keys=$(sed -n 's/^\([a-z_]*\) *=.*/\1/p' "$F/good.conf")
+missing=
+for k in $keys; do
+	grep -q "^\.B[IR] $k " "$top_srcdir/doc/hanzo-rocm.conf.5" || missing="$missing man:$k"
+	grep -q "^#$k =" "$top_srcdir/etc/hanzo-rocm.conf" || missing="$missing etc:$k"
+done
+[ -z "$missing" ]; ok $? "every key is in hanzo-rocm.conf(5) and etc/hanzo-rocm.conf${missing:+ (missing:$missing)}"
+if command -v groff >/dev/null 2>&1; then
+	for m in hanzo-rocm.1 hanzo-rocm.conf.5; do
+		LC_ALL=C groff -man -Tutf8 -ww -z "$top_srcdir/doc/$m" >"$T/groff" 2>&1 && [ ! -s "$T/groff" ]
+		ok $? "$m renders without groff warnings"
+	done
+else
+	skip 2 "no groff"
+fi
+done_testing

@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Every built kernel-family plugin embeds a self-contained source that
+# compiles with hipcc for gfx90a, gfx908 and gfx1030 (and with nvcc for
+# sm_90 when nvcc is present); each code object is an ELF of the right
+# machine and target and defines exactly the kernels of the family's table;
+# on gfx90a no kernel spills registers or uses scratch memory.
+# The source is compiled from a scratch directory with no include path, which
+# proves the plugin needs nothing but itself.
+. "$top_srcdir/t/tap.sh"
+
+DUMP="$top_builddir/t/hr-dump-plugin"
+AMD_TARGETS="gfx90a gfx908 gfx1030"
+
+[ -n "$HIPCC$NVCC" ] || skip_all "neither hipcc nor nvcc found"
+[ -n "$LLVM_READELF" ] || skip_all "llvm-readelf not found"
+set -- "$HR_PLUGINS"/*.so
+[ -e "$1" ] || skip_all "no plugins built in $HR_PLUGINS"
+
+# e_machine (2 bytes at 18) and e_flags (4 bytes at 48) of an ELF64 file.
+elf_machine() { od -An -tu2 -j18 -N2 "$1" | tr -d ' '; }
+elf_flags() { od -An -tu4 -j48 -N4 "$1" | tr -d ' '; }
+# EF_AMDGPU_MACH_* (e_flags & 0xff) of the AMD targets tested here.
+amd_mach() { case $1 in gfx90a) echo 63 ;; gfx908) echo 48 ;; gfx1030) echo 54 ;; esac; }
+
+# Compile $1 (source) for AMD target $2 into $3; stderr to $3.err (hipcc
+# prints a rocm_agent_enumerator traceback without /dev/kfd: judge by status).
+hip_compile() {
+	"$HIPCC" -std=c++17 --cuda-device-only --no-gpu-bundle-output \
+		--offload-arch="$2" -O3 -c -x hip "$1" -o "$3" 2>"$3.err"
+	echo $? >"$3.rc"
+}
+nv_compile() {
+	"$NVCC" -cubin -arch=sm_90 -O3 -x cu "$1" -o "$2" 2>"$2.err"
+	echo $? >"$2.rc"
+}
+
+# Kernel symbols defined by a code object: global functions (AMD kernels
+# also have .kd descriptors, which are objects; CUDA helpers are weak).
+# AMD objects list each symbol in .dynsym and .symtab, hence sort -u; CUDA
+# adds "[<other: 0x10>]" to the visibility, hence $NF and $(NF-1).
+kernel_symbols() {
+	"$LLVM_READELF" -s --wide "$1" |
+		awk '$4 == "FUNC" && $5 == "GLOBAL" && $(NF-1) != "UND" { print $NF }' | sort -u
+}
+
+# check_object FAMILY TARGET OBJECT MACHINE
+check_object() {
+	fam=$1 tgt=$2 obj=$3 want_machine=$4
+	rc=$(cat "$obj.rc" 2>/dev/null)
+	[ "$rc" = 0 ] && [ -s "$obj" ]
+	ok $? "$fam: compiles for $tgt"
+	if [ "$rc" != 0 ]; then
+		grep -E 'error' "$obj.err" | head -10 | sed 's/^/# /'
+		skip 2 "$fam/$tgt did not compile"
+		return
+	fi
+	m=$(elf_machine "$obj") fl=$(elf_flags "$obj")
+	case $tgt in
+	sm_*) [ "$m" = "$want_machine" ] && { [ $(((fl >> 8) & 255)) = "${tgt#sm_}" ] || [ $((fl & 255)) = "${tgt#sm_}" ]; } ;;
+	*) [ "$m" = "$want_machine" ] && [ $((fl & 255)) = "$(amd_mach "$tgt")" ] ;;
+	esac
+	ok $? "$fam/$tgt: ELF machine $m (want $want_machine), e_flags $fl match the target"
+	kernel_symbols "$obj" >"$obj.syms"
+	cmp -s "$obj.syms" "$T/$fam.names.sorted"
+	ok $? "$fam/$tgt: code object defines exactly the kernels of the table"
+	diff "$T/$fam.names.sorted" "$obj.syms" | grep '^[<>]' | head -10 | sed 's/^/# /'
+}
+
+# No spills, no scratch: each key appears once per kernel, always 0.
+check_resources() {
+	fam=$1 obj=$2 n=$3
+	"$LLVM_READELF" --notes "$obj" >"$obj.notes"
+	bad=0
+	for key in vgpr_spill_count sgpr_spill_count private_segment_fixed_size; do
+		got=$(grep -c "\.$key: *0\$" "$obj.notes")
+		[ "$got" = "$n" ] || { bad=1; echo "# .$key: 0 for $got of $n kernels"; }
+	done
+	ok $bad "$fam/gfx90a: no register spills and no scratch in $n kernels"
+	[ $bad = 0 ] || grep -E '\.name:|spill_count: [1-9]|private_segment_fixed_size: [1-9]' "$obj.notes" |
+		grep -B1 -E ': [1-9]' | head -20 | sed 's/^/# /'
+}
+
+for so in "$HR_PLUGINS"/*.so; do
+	fam=$(basename "$so" .so)
+	src="$T/$fam.hip"
+	"$DUMP" "$so" "$src" "$T/$fam.names" >"$T/$fam.desc" 2>"$T/err"
+	ok $? "$fam: plugin descriptor is consistent and its source can be read"
+	[ -s "$src" ] || { sed 's/^/# /' "$T/err"; continue; }
+	sort "$T/$fam.names" >"$T/$fam.names.sorted"
+	n=$(wc -l <"$T/$fam.names")
+
+	! grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$src"
+	ok $? "$fam: embedded source has no quoted #include left"
+
+	# Two compiles at a time: the CI machine has 2 cores.
+	if [ -n "$HIPCC" ]; then
+		hip_compile "$src" gfx90a "$T/$fam-gfx90a.o" &
+		hip_compile "$src" gfx908 "$T/$fam-gfx908.o" &
+		wait
+		hip_compile "$src" gfx1030 "$T/$fam-gfx1030.o" &
+	fi
+	[ -z "$NVCC" ] || nv_compile "$src" "$T/$fam-sm_90.cubin" &
+	wait
+
+	if [ -n "$HIPCC" ]; then
+		for tgt in $AMD_TARGETS; do
+			check_object "$fam" "$tgt" "$T/$fam-$tgt.o" 224
+		done
+		if [ "$(cat "$T/$fam-gfx90a.o.rc")" = 0 ]; then
+			check_resources "$fam" "$T/$fam-gfx90a.o" "$n"
+		else
+			skip 1 "$fam/gfx90a did not compile"
+		fi
+	else
+		skip 10 "hipcc not found"
+	fi
+	if [ -n "$NVCC" ]; then
+		check_object "$fam" sm_90 "$T/$fam-sm_90.cubin" 190
+	else
+		skip 3 "nvcc not found"
+	fi
+done
+
+done_testing

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tools/hr-embed: inlines quoted includes recursively (and nothing else),
+# writes the kernel table and flags, and refuses bad input with FILE:LINE.
+. "$top_srcdir/t/tap.sh"
+
+EMBED="$top_builddir/tools/hr-embed"
+[ -x "$EMBED" ] || skip_all "tools/hr-embed not built"
+
+mkdir -p "$T/k/sub"
+cd "$T/k" || exit 99
+printf '#include <stdint.h>\n#include "sub/b.h"\nextern "C" __global__ void k_f32(float *o) { *o = B + C; }\n' >a.hip
+printf '#ifndef B_H\n#define B_H\n#include "c.h"\n#define B 1\n#endif\n' >sub/b.h
+printf '#define C 2 /* from c.h */\n' >sub/c.h
+printf '# comment\n\n@flag -DFOO=1\nk_f32\tfloat *o\n' >a.list
+printf '%s\n' 'k_f64   double *o, const char *q = "a\b"' >>a.list
+
+# The byte array of a generated file, back as text.
+decode() {
+	sed -n '/hr_source\[\] = {/,/^};/p' "$1" | tr -c '0-9a-fx\n' ' ' |
+		tr ' ' '\n' | sed -n 's/^0x\(..\)$/\1/p' | grep -v '^00$' |
+		while read -r b; do printf "\\$(printf %o "0x$b")"; done
+}
+
+exit_is 0 "embeds a family" "$EMBED" -o out.c fam a.hip a.list
+decode out.c >src.hip
+grep_ok "nested include (relative to its includer) is inlined" '^#define C 2 /\* from c.h \*/$' src.hip
+grep_ok "system include is left alone" '^#include <stdint.h>$' src.hip
+! grep -q '#include "' src.hip
+ok $? "no quoted include is left"
+grep_ok "#line marks the inlined header" '^#line 1 "sub/b.h"$' src.hip
+grep_ok "#line resumes the includer" '^#line 3 "a.hip"$' src.hip
+grep_ok "kernel table" '\{ "k_f32", "float \*o" \},' out.c
+grep_ok "signature is escaped" '\{ "k_f64", "double \*o, const char \*q = \\"a\\\\b\\"" \},' out.c
+grep_ok "flags come from @flag" '"-DFOO=1",' out.c
+grep_ok "family name" '\.family = "fam",' out.c
+! grep -q '/k/' out.c
+ok $? "output does not depend on the build directory"
+
+printf '#include "b.h"\n' >cyc.hip; printf '#include "cyc.hip"\n' >b.h
+exit_is 1 "include cycle is an error" "$EMBED" -o bad.c fam cyc.hip a.list
+grep_ok "  ... naming the cycle" 'include cycle' "$T/err"
+printf 'x\n#include "../etc/passwd"\n' >up.hip
+exit_is 1 "include with .. is refused" "$EMBED" -o bad.c fam up.hip a.list
+grep_ok "  ... with FILE:LINE" 'up.hip:2: refusing' "$T/err"
+printf '#include "nope.h"\n' >miss.hip
+exit_is 1 "missing include is an error" "$EMBED" -o bad.c fam miss.hip a.list
+grep_ok "  ... naming the file" 'nope.h' "$T/err"
+printf 'k_a x\nk_a y\n' >dup.list
+exit_is 1 "duplicate kernel is an error" "$EMBED" -o bad.c fam a.hip dup.list
+grep_ok "  ... with FILE:LINE" 'dup.list:2: duplicate kernel' "$T/err"
+printf '1abc x\n' >name.list
+exit_is 1 "invalid kernel name is an error" "$EMBED" -o bad.c fam a.hip name.list
+printf '# nothing\n' >empty.list
+exit_is 1 "a list without kernels is an error" "$EMBED" -o bad.c fam a.hip empty.list
+exit_is 1 "invalid family name is an error" "$EMBED" -o bad.c Bad-Name a.hip a.list
+[ ! -e bad.c ] && [ ! -e bad.c.tmp ]
+ok $? "no output is left behind on failure"
+
+done_testing

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Build the .debs from a clean copy of the source tree (what git tracks plus
+# untracked, not-ignored files: uncommitted work included, _build/ and other
+# build outputs excluded), as dpkg-buildpackage -us -uc -b.
+#
+# usage: build-debs.sh SRCDIR WORKDIR [VERSION [FAMILY]]
+#   VERSION  Debian version for a new changelog entry (an "upgrade" build)
+#   FAMILY   append a comment to kernels/FAMILY.hip, so that the cache entries
+#            of that family become stale while the others stay valid
+# The .debs end up in WORKDIR/debs/.  The test suite is not run here
+# (DEB_BUILD_OPTIONS=nocheck): CI runs it separately.
+set -eu
+src=$(cd "$1" && pwd)
+mkdir -p "$2"; work=$(cd "$2" && pwd)
+version=${3:-}
+family=${4:-}
+
+rm -rf "$work"
+mkdir -p "$work/src" "$work/debs"
+if [ -d "$src/.git" ] && command -v git >/dev/null; then
+	(cd "$src" && git ls-files -z -c -o --exclude-standard) |
+		(cd "$src" && tar --null -T - -cf -) | tar -xf - -C "$work/src"
+else
+	# Not a checkout (e.g. a dist tarball): copy it, minus build trees.
+	(cd "$src" && tar --exclude=./_build --exclude=./autom4te.cache -cf - .) |
+		tar -xf - -C "$work/src"
+fi
+# Files the checkout may hold that a clean source must not (built in place).
+rm -rf "$work/src/autom4te.cache" "$work/src/_build"
+
+cd "$work/src"
+if [ -n "$version" ]; then
+	{
+		printf 'hanzo-rocm (%s) unstable; urgency=medium\n\n' "$version"
+		printf '  * Rebuild for the upgrade test of t/package/proof.sh.\n\n'
+		printf ' -- Hanzo AI <dev@hanzo.ai>  %s\n\n' "$(date -R)"
+		cat debian/changelog
+	} > debian/changelog.new
+	mv debian/changelog.new debian/changelog
+fi
+if [ -n "$family" ]; then
+	printf '\n// upgrade test: changed source of the %s family\n' "$family" \
+		>> "kernels/$family.hip"
+fi
+
+DEB_BUILD_OPTIONS="nocheck parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" \
+	dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1 || {
+	tail -n 60 "$work/build.log" >&2
+	echo "dpkg-buildpackage failed: see $work/build.log" >&2
+	exit 1
+}
+mv "$work"/*.deb "$work/debs/"
+mv "$work"/*.buildinfo "$work"/*.changes "$work/debs/" 2>/dev/null || true
+ls "$work/debs"

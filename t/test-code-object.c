@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hr_code_object_find / hanzo_rocm_code_object with the "alpha" fixture
+ * plugin: memory tier, tier order, exact then generic target, stale and
+ * corrupt entries (quarantined only where we may write), compile = never's
+ * error, compile on a miss published to the user tier, an unwritable user
+ * tier (one warning, bytes still returned).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "../lib/config.h" /* not the autoconf config.h */
+#include "libhanzo-rocm-private.h"
+#include "plugin.h"
+#include "tap.h"
+#include "util.h"
+
+static char scratch[] = "/tmp/hr-test-co.XXXXXX";
+static char plugins[256], root[256], user[256], sys_dir[300];
+static char logbuf[16384];
+static void *co90;
+static size_t n90;
+
+static void capture(void *data, int prio, const char *file, int line,
+                    const char *fn, const char *fmt, va_list ap)
+{
+	size_t l = strlen(logbuf);
+
+	(void)data;
+	(void)file;
+	(void)line;
+	(void)fn;
+	if (prio > LOG_WARNING || l + 2 >= sizeof(logbuf))
+		return;
+	l += (size_t)snprintf(logbuf + l, sizeof(logbuf) - l, "%s: ",
+	                      prio == LOG_WARNING ? "warning" : "error");
+	if (l < sizeof(logbuf))
+		vsnprintf(logbuf + l, sizeof(logbuf) - l, fmt, ap);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static struct hanzo_rocm *new_ctx(const char *compile)
+{
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = capture,
+	                                 .log_priority = LOG_WARNING };
+	struct hanzo_rocm *ctx = NULL;
+	char conf[300];
+	FILE *f;
+
+	snprintf(conf, sizeof(conf), "%s/hanzo-rocm.conf", root);
+	f = fopen(conf, "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "[cache]\nsystem_dir = /sys\ncompile = %s\n", compile);
+	fclose(f);
+	o.root = root;
+	o.config = conf;
+	logbuf[0] = '\0';
+	return hanzo_rocm_new_with_options(&o, &ctx) < 0 ? NULL : ctx;
+}
+
+static int copy(const char *from, const char *to)
+{
+	void *d;
+	size_t n;
+	int r = hr_read_file(from, 1 << 26, &d, &n);
+	char *dir, *slash;
+
+	if (r < 0)
+		return r;
+	dir = strdup(to);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	r = hr_write_atomic(dir, slash + 1, d, n, 0644);
+	free(dir);
+	free(d);
+	return r;
+}
+
+/* 1000 bytes of garbage where an entry should be. */
+static void put_garbage(const char *path)
+{
+	char buf[1000], *dir = strdup(path), *slash = strrchr(dir, '/');
+
+	memset(buf, 'x', sizeof(buf));
+	*slash = '\0';
+	if (hr_mkdir_p(dir, 0755) < 0 || hr_write_atomic(dir, slash + 1, buf, sizeof(buf), 0644) < 0)
+		diag("cannot write %s", path);
+	free(dir);
+}
+
+static int key_for(struct hanzo_rocm *ctx, const char *target, struct hr_cache_key *key)
+{
+	struct hr_family *fam;
+	int r = hr_plugins_family(ctx, "alpha", &fam);
+
+	if (r == 0)
+		hr_cache_key_compute(fam->family, fam->source_sha256,
+		                     (const char *const *)fam->flags,
+		                     ctx->config->flags, target, key);
+	return r;
+}
+
+static void setup(void)
+{
+	FILE *p = popen("sh \"$top_srcdir/t/cache-fixtures.sh\"", "r");
+	char dir[4096], from[4200], to[300];
+
+	if (!p || !fgets(dir, sizeof(dir), p) || pclose(p) != 0)
+		skip_all("no hipcc to build test code objects");
+	dir[strcspn(dir, "\n")] = '\0';
+	snprintf(from, sizeof(from), "%s/k-gfx90a.co", dir);
+	if (hr_read_file(from, 1 << 26, &co90, &n90) < 0 || !mkdtemp(scratch))
+		skip_all("no fixtures");
+	chmod(scratch, 0755);
+	snprintf(plugins, sizeof(plugins), "%s/plugins", scratch);
+	snprintf(root, sizeof(root), "%s/root", scratch);
+	snprintf(user, sizeof(user), "%s/user", scratch);
+	snprintf(sys_dir, sizeof(sys_dir), "%s/sys", root);
+	mkdir(plugins, 0755);
+	mkdir(root, 0755);
+	snprintf(from, sizeof(from), "%s/t/fixtures/plugins/.libs/alpha.so",
+	         getenv("top_builddir"));
+	snprintf(to, sizeof(to), "%s/alpha.so", plugins);
+	if (copy(from, to) < 0)
+		skip_all("fixture plugin alpha not built");
+	setenv("HANZO_ROCM_PLUGIN_PATH", plugins, 1);
+	setenv("HANZO_ROCM_CACHE_DIR", user, 1);
+}
+
+static void test_lookup(void)
+{
+	struct hanzo_rocm *ctx = new_ctx("never");
+	struct hr_cache_key key, bad_key;
+	const void *d = NULL, *d2 = NULL;
+	size_t n = 0;
+	enum hr_tier from = HR_TIER_MEMORY;
+	char path[400];
+	struct stat st;
+
+	if (!ctx || key_for(ctx, "gfx90a", &key) < 0) {
+		ok(0, "context and family alpha (log: %s)", logbuf);
+		return;
+	}
+	is_int(hr_code_object_find(ctx, "../x", "gfx90a", 0, &d, &n, &from), -EINVAL, "unsafe family refused");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx90a/..", 0, &d, &n, &from), -EINVAL, "bad target refused");
+	is_int(hr_code_object_find(ctx, "gamma", "gfx90a", 0, &d, &n, &from), -ENOENT, "unknown family");
+	logbuf[0] = '\0';
+	is_int(hanzo_rocm_code_object(ctx, "alpha", "gfx90a", &d, &n), -ENOENT,
+	       "compile = never, nothing cached: -ENOENT");
+	ok(strstr(logbuf, "no code object for alpha on gfx90a in any cache tier (searched: ") &&
+	   strstr(logbuf, sys_dir) && strstr(logbuf, user) &&
+	   strstr(logbuf, "build it with: hanzo-rocm precompile --target gfx90a --family alpha"),
+	   "the error names the tiers searched and the command to fix it");
+
+	is_int(hr_entry_write(ctx, sys_dir, "alpha", "gfx90a", &key, "test", co90, n90), 0,
+	       "entry placed in the system tier");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx90a", 0, &d, &n, &from), 0, "found");
+	ok(from == HR_TIER_SYSTEM && n == n90 && memcmp(d, co90, n) == 0, "from the system tier, same bytes");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx90a", 0, &d2, &n, &from), 0, "found again");
+	ok(d2 == d, "second lookup served from the memory tier (same pointer)");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx90a:xnack+", 0, &d2, &n, &from), 0,
+	       "gfx90a:xnack+ served by the generic gfx90a entry");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx90a", 1u << HR_TIER_SYSTEM, &d2, &n, &from),
+	       -ENOENT, "skipping the system tier: nothing else has it");
+
+	/* A stale key and a corrupt file in the read-only system tier: misses, untouched. */
+	memset(&bad_key, 0x5a, sizeof(bad_key));
+	hr_entry_write(ctx, sys_dir, "alpha", "gfx908", &bad_key, "test", co90, n90);
+	snprintf(path, sizeof(path), "%s/gfx90a", sys_dir);
+	logbuf[0] = '\0';
+	is_int(hr_code_object_find(ctx, "alpha", "gfx908", 0, &d2, &n, &from), -ENOENT,
+	       "stale entry is a miss");
+	ok(!strstr(logbuf, "warning"), "a stale entry is not worth a warning");
+	snprintf(path, sizeof(path), "%s/gfx906/alpha.hrco", sys_dir);
+	put_garbage(path);
+	logbuf[0] = '\0';
+	hr_code_object_find(ctx, "alpha", "gfx906", 0, &d2, &n, &from);
+	is_int(hr_code_object_find(ctx, "alpha", "gfx906", 0, &d2, &n, &from), -ENOENT,
+	       "corrupt system entry is a miss");
+	is_int(count(logbuf, "warning: ignoring cache entry"), 1, "logged once for two lookups");
+	ok(strstr(logbuf, path) != NULL, "the warning names the file");
+	ok(stat(path, &st) == 0 && st.st_size == 1000, "read-only tier left as it was");
+
+	/* The same in the user tier: moved aside. */
+	snprintf(path, sizeof(path), "%s/gfx906/alpha.hrco", user);
+	put_garbage(path);
+	hr_code_object_find(ctx, "alpha", "gfx906", 0, &d2, &n, &from);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".bad-%ld", (long)getpid());
+	ok(stat(path, &st) == 0, "corrupt user entry quarantined as .bad-PID");
+	hanzo_rocm_unref(ctx);
+}
+
+static void test_compile(void)
+{
+	struct hanzo_rocm *ctx;
+	struct hr_cache_key key;
+	struct hr_entry e;
+	const void *d = NULL;
+	size_t n = 0;
+	enum hr_tier from = HR_TIER_MEMORY;
+	char path[400], blocked[300];
+
+	if (!getenv("HIPCC") || !*getenv("HIPCC")) {
+		skip(7, "no hipcc");
+		return;
+	}
+	ctx = new_ctx("auto");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx1030", 0, &d, &n, &from), 0,
+	       "compiled on a miss (log: %s)", logbuf);
+	ok(from == HR_TIER_COMPILED && n > 0, "reported as compiled");
+	snprintf(path, sizeof(path), "%s/gfx1030/alpha.hrco", user);
+	key_for(ctx, "gfx1030", &key);
+	is_int(hr_entry_read(ctx, path, &key, &e), 0, "published to the user tier with the key");
+	ok(e.payload_size == n && memcmp(e.payload, d, n) == 0, "the same bytes");
+	hr_entry_release(&e);
+	hanzo_rocm_unref(ctx);
+	ctx = new_ctx("auto");
+	hr_code_object_find(ctx, "alpha", "gfx1030", 0, &d, &n, &from);
+	ok(from == HR_TIER_USER, "a new context finds it in the user tier");
+	hanzo_rocm_unref(ctx);
+
+	/* User tier under a regular file: cannot exist, so cannot be written. */
+	snprintf(blocked, sizeof(blocked), "%s/file", scratch);
+	copy(path, blocked);
+	snprintf(path, sizeof(path), "%s/file/cache", scratch);
+	setenv("HANZO_ROCM_CACHE_DIR", path, 1);
+	ctx = new_ctx("auto");
+	is_int(hr_code_object_find(ctx, "alpha", "gfx1030", 0, &d, &n, &from), 0,
+	       "unwritable user tier: still compiles and returns the bytes");
+	is_int(count(logbuf, "compiled code objects are not cached"), 1,
+	       "with exactly one warning (%s)", logbuf);
+	hanzo_rocm_unref(ctx);
+	setenv("HANZO_ROCM_CACHE_DIR", user, 1);
+}
+
+int main(void)
+{
+	char cmd[300];
+
+	setup();
+	test_lookup();
+	test_compile();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	if (system(cmd) != 0)
+		diag("cannot remove %s", scratch);
+	free(co90);
+	return done_testing();
+}

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * hr-embed - build tool: turn kernels/F.hip + kernels/F.list into the C
+ * source of the kernel-family plugin F (see lib/hanzo-rocm-plugin.h).
+ *
+ *   hr-embed -o plugins/F.c FAMILY kernels/F.hip kernels/F.list
+ *
+ * Every `#include "name"` of the .hip file is inlined recursively (found
+ * next to the including file), so the embedded source is self-contained and
+ * the cache key, a hash of that source, covers every byte that is compiled.
+ * System includes (<...>) are left alone.  `#line` markers keep compiler
+ * diagnostics pointing at the original file and line; they carry only the
+ * names as written, so the output does not depend on the build directory.
+ *
+ * The .list holds one kernel per line: its name, then its argument list as
+ * written in the source.  Blank lines and lines starting with '#' are
+ * ignored; "@flag ARG" adds an extra compile flag for the family.
+ *
+ * The source is written as a byte-array initializer: no string-literal
+ * length limits, no escaping pitfalls.  The output is replaced atomically
+ * so an interrupted build never leaves a half-written plugin source.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_INCLUDE_DEPTH 16
+#define MAX_FLAGS 32
+
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+
+struct embed {
+	struct buf src;
+	const char *stack[MAX_INCLUDE_DEPTH];
+	int depth;
+};
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hr-embed: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		b->data = realloc(b->data, cap);
+		if (!b->data)
+			die("out of memory");
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		die("internal: formatted line too long");
+	buf_add(b, tmp, (size_t)n);
+}
+
+/* Whole file; a NUL byte would silently truncate the source, so refuse it. */
+static char *read_file(const char *path, size_t *len)
+{
+	struct buf b = { 0 };
+	char chunk[65536];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(f))
+		die("%s: read error", path);
+	fclose(f);
+	if (!b.data)
+		buf_add(&b, "", 0);
+	if (memchr(b.data, '\0', b.len))
+		die("%s: contains a NUL byte", path);
+	*len = b.len;
+	return b.data;
+}
+
+/* `name` from `#include "name"`: relative, no "..", plain characters. */
+static bool include_name_is_safe(const char *name)
+{
+	if (!*name || name[0] == '/')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._-/+", *p))
+			return false;
+	for (const char *p = name; (p = strstr(p, "..")); p += 2)
+		if ((p == name || p[-1] == '/') && (p[2] == '/' || p[2] == '\0'))
+			return false;
+	return true;
+}
+
+/*
+ * If `line` is `# include "name"`, copy name into out and return true.
+ * Anything else, including <...> includes, is ordinary text.
+ */
+static bool parse_quoted_include(const char *line, size_t len, char *out, size_t outsz,
+				 const char *file, unsigned lineno)
+{
+	const char *p = line, *end = line + len, *q;
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '#')
+		return false;
+	p++;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t)(end - p) < 7 || strncmp(p, "include", 7) != 0)
+		return false;
+	p += 7;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p == end || *p != '"')
+		return false;
+	p++;
+	q = memchr(p, '"', (size_t)(end - p));
+	if (!q)
+		die("%s:%u: unterminated #include", file, lineno);
+	if ((size_t)(q - p) >= outsz)
+		die("%s:%u: #include name too long", file, lineno);
+	memcpy(out, p, (size_t)(q - p));
+	out[q - p] = '\0';
+	if (!include_name_is_safe(out))
+		die("%s:%u: refusing to inline \"%s\" (absolute path, \"..\" or odd characters)",
+		    file, lineno, out);
+	return true;
+}
+
+/* Directory part of path, with trailing '/', or "" for a bare name. */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+	char *d = malloc(n + 1);
+
+	if (!d)
+		die("out of memory");
+	memcpy(d, path, n);
+	d[n] = '\0';
+	return d;
+}
+
+static void inline_file(struct embed *e, const char *path, const char *shown);
+
+static void inline_text(struct embed *e, const char *path, const char *shown, const char *text,
+			size_t len)
+{
+	const char *p = text, *end = text + len;
+	unsigned lineno = 0;
+	char *dir = dir_of(path);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char name[256];
+
+		lineno++;
+		if (parse_quoted_include(p, n, name, sizeof(name), path, lineno)) {
+			char *inc = malloc(strlen(dir) + strlen(name) + 1);
+
+			if (!inc)
+				die("out of memory");
+			strcpy(inc, dir);
+			strcat(inc, name);
+			buf_printf(&e->src, "#line 1 \"%s\"\n", name);
+			inline_file(e, inc, name);
+			if (e->src.len && e->src.data[e->src.len - 1] != '\n')
+				buf_add(&e->src, "\n", 1);
+			buf_printf(&e->src, "#line %u \"%s\"\n", lineno + 1, shown);
+			free(inc);
+		} else {
+			buf_add(&e->src, p, n);
+			if (nl)
+				buf_add(&e->src, "\n", 1);
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	free(dir);
+}
+
+static void inline_file(struct embed *e, const char *path, const char *shown)
+{
+	size_t len;
+	char *text;
+
+	for (int i = 0; i < e->depth; i++)
+		if (strcmp(e->stack[i], path) == 0)
+			die("%s: #include cycle", path);
+	if (e->depth == MAX_INCLUDE_DEPTH)
+		die("%s: #include nested more than %d deep", path, MAX_INCLUDE_DEPTH);
+	e->stack[e->depth++] = path;
+	text = read_file(path, &len);
+	inline_text(e, path, shown, text, len);
+	free(text);
+	e->depth--;
+}
+
+struct kernel {
+	char *name, *sig;
+};
+
+struct list {
+	struct kernel *k;
+	size_t n;
+	char *flags[MAX_FLAGS + 1];
+	size_t n_flags;
+};
+
+static bool is_ident(const char *s)
+{
+	if (!isalpha((unsigned char)*s) && *s != '_')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static char *strip(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die("out of memory");
+	return d;
+}
+
+static void parse_list(struct list *l, const char *path)
+{
+	size_t len;
+	char *text = read_file(path, &len), *line;
+	unsigned lineno = 0;
+	char *p = text;
+
+	while (p && *p) {
+		char *nl = strchr(p, '\n'), *name, *sig;
+
+		if (nl)
+			*nl = '\0';
+		lineno++;
+		line = strip(p);
+		p = nl ? nl + 1 : NULL;
+		if (!*line || *line == '#')
+			continue;
+		if (strncmp(line, "@flag", 5) == 0 && (line[5] == ' ' || line[5] == '\t')) {
+			char *arg = strip(line + 6);
+
+			if (!*arg)
+				die("%s:%u: @flag needs an argument", path, lineno);
+			if (l->n_flags == MAX_FLAGS)
+				die("%s:%u: more than %d flags", path, lineno, MAX_FLAGS);
+			l->flags[l->n_flags++] = xstrdup(arg);
+			continue;
+		}
+		name = line;
+		sig = line + strcspn(line, " \t");
+		if (*sig)
+			*sig++ = '\0';
+		sig = strip(sig);
+		if (!is_ident(name))
+			die("%s:%u: \"%s\" is not a valid kernel name", path, lineno, name);
+		for (size_t i = 0; i < l->n; i++)
+			if (strcmp(l->k[i].name, name) == 0)
+				die("%s:%u: duplicate kernel \"%s\"", path, lineno, name);
+		l->k = realloc(l->k, (l->n + 1) * sizeof(*l->k));
+		if (!l->k)
+			die("out of memory");
+		l->k[l->n].name = xstrdup(name);
+		l->k[l->n].sig = xstrdup(sig);
+		l->n++;
+	}
+	if (l->n == 0)
+		die("%s: lists no kernel", path);
+	free(text);
+}
+
+/* A C string literal: printable ASCII as is, everything else octal-escaped. */
+static void put_cstring(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f || c == '?')  /* '?': no trigraphs */
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void write_c(FILE *f, const char *family, const char *hip, const char *lst,
+		    const struct buf *src, const struct list *l)
+{
+	const char *hb = strrchr(hip, '/'), *lb = strrchr(lst, '/');
+
+	fprintf(f, "/* Generated by hr-embed from %s and %s: do not edit. */\n",
+		hb ? hb + 1 : hip, lb ? lb + 1 : lst);
+	fputs("#include <stddef.h>\n#include \"hanzo-rocm-plugin.h\"\n\n", f);
+	fputs("/* The family's HIP source, headers inlined, NUL-terminated. */\n", f);
+	fputs("static const char hr_source[] = {", f);
+	for (size_t i = 0; i <= src->len; i++) {
+		unsigned char c = i < src->len ? (unsigned char)src->data[i] : 0;
+
+		fprintf(f, "%s0x%02x,", i % 16 ? " " : "\n\t", c);
+	}
+	fputs("\n};\n\n", f);
+
+	fputs("static const struct hanzo_rocm_kernel_info hr_kernels[] = {\n", f);
+	for (size_t i = 0; i < l->n; i++) {
+		fputs("\t{ ", f);
+		put_cstring(f, l->k[i].name);
+		fputs(", ", f);
+		put_cstring(f, l->k[i].sig);
+		fputs(" },\n", f);
+	}
+	fputs("};\n\n", f);
+
+	fputs("static const char *const hr_flags[] = {\n", f);
+	for (size_t i = 0; i < l->n_flags; i++) {
+		fputc('\t', f);
+		put_cstring(f, l->flags[i]);
+		fputs(",\n", f);
+	}
+	fputs("\tNULL\n};\n\n", f);
+
+	fputs("static const struct hanzo_rocm_plugin hr_plugin = {\n"
+	      "\t.abi = HANZO_ROCM_PLUGIN_ABI,\n"
+	      "\t.struct_size = sizeof(struct hanzo_rocm_plugin),\n"
+	      "\t.family = ", f);
+	put_cstring(f, family);
+	fputs(",\n"
+	      "\t.version = PACKAGE_VERSION,\n"
+	      "\t.source = hr_source,\n"
+	      "\t.source_len = sizeof(hr_source) - 1,\n"
+	      "\t.flags = hr_flags,\n"
+	      "\t.kernels = hr_kernels,\n"
+	      "\t.n_kernels = sizeof(hr_kernels) / sizeof(hr_kernels[0]),\n"
+	      "};\n\n", f);
+	fputs("/* The only exported symbol of the plugin. */\n"
+	      "__attribute__((visibility(\"default\")))\n"
+	      "const struct hanzo_rocm_plugin *hanzo_rocm_plugin_entry(void);\n\n"
+	      "const struct hanzo_rocm_plugin *hanzo_rocm_plugin_entry(void)\n"
+	      "{\n\treturn &hr_plugin;\n}\n", f);
+}
+
+static bool family_is_valid(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static void usage(void)
+{
+	fputs("usage: hr-embed -o OUT.c FAMILY SOURCE.hip KERNELS.list\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct embed e = { 0 };
+	struct list l = { 0 };
+	const char *out = NULL, *family, *hip, *lst;
+	char *tmp;
+	FILE *f;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "o:")) != -1) {
+		if (opt != 'o')
+			usage();
+		out = optarg;
+	}
+	if (!out || argc - optind != 3)
+		usage();
+	family = argv[optind];
+	hip = argv[optind + 1];
+	lst = argv[optind + 2];
+	if (!family_is_valid(family))
+		die("invalid family name \"%s\" (want [a-z0-9_], at most 64)", family);
+
+	{
+		const char *b = strrchr(hip, '/');
+
+		inline_file(&e, hip, b ? b + 1 : hip);
+	}
+	parse_list(&l, lst);
+
+	if (asprintf(&tmp, "%s.tmp", out) < 0)
+		die("out of memory");
+	f = fopen(tmp, "we");
+	if (!f)
+		die("%s: %s", tmp, strerror(errno));
+	write_c(f, family, hip, lst, &e.src, &l);
+	if (fflush(f) != 0 || ferror(f) || fclose(f) != 0) {
+		unlink(tmp);
+		die("%s: write error", tmp);
+	}
+	if (rename(tmp, out) < 0) {
+		unlink(tmp);
+		die("%s: %s", out, strerror(errno));
+	}
+
+	free(tmp);
+	free(e.src.data);
+	for (size_t i = 0; i < l.n; i++) {
+		free(l.k[i].name);
+		free(l.k[i].sig);
+	}
+	for (size_t i = 0; i < l.n_flags; i++)
+		free(l.flags[i]);
+	free(l.k);
+	return 0;
+}
