@@ -64,9 +64,9 @@ $B spawn 3 - seed "$SRC" "$ENTRY" > "$W/seedp"
 if command -v strace > /dev/null 2>&1; then
 	strace -f -qq -e trace=execve -o "$W/st1" $B first "$FAM" "$FIRST_T" > /dev/null
 	strace -f -qq -e trace=execve -o "$W/st2" $B seed "$SRC" "$ENTRY" > /dev/null
-	# minus bench-host's own execve
-	EX1=$(($(grep -c 'execve(' "$W/st1") - 1))
-	EX2=$(($(grep -c 'execve(' "$W/st2") - 1))
+	# successful execs (PATH lookups fail first), minus bench-host's own
+	EX1=$(($(grep 'execve(' "$W/st1" | grep -c '= 0$') - 1))
+	EX2=$(($(grep 'execve(' "$W/st2" | grep -c '= 0$') - 1))
 else
 	EX1="n/a (no strace)"
 	EX2="n/a"

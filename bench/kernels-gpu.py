@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Check and time the unary/affine/fill kernels on an NVIDIA GPU.
 
-    python3 bench/kernels-gpu.py DIR      # DIR holds unary.cubin affine.cubin fill.cubin
+    python3 bench/kernels-gpu.py [--check] DIR  # DIR: unary.cubin affine.cubin fill.cubin
+
+--check only checks (t/kernels-gpu.sh runs it that way); exit 1 on a mismatch.
 
 The cubins are the plugins' embedded sources compiled with
 `nvcc -cubin -arch=sm_90 -O3 -x cu`.  PyTorch provides device buffers and
@@ -28,7 +30,8 @@ def ck(r, what):
 
 
 torch.zeros(1, device="cuda")  # make torch's primary context current
-DIR = sys.argv[1]
+CHECK_ONLY = sys.argv[1] == "--check"
+DIR = sys.argv[-1]
 mods = {}
 
 
@@ -205,6 +208,8 @@ def main():
         want.t()[:, 2:8] = 4
         compare(f"const_set_{dt}", dt, cs, want)
     print(f"# {checked} checks, {fails} failures on {torch.cuda.get_device_name()}")
+    if CHECK_ONLY:
+        return 1 if fails else 0
 
     # timing: 2^28 elements, GB/s = bytes read + written / time
     n = 1 << 28
@@ -223,34 +228,36 @@ def main():
             ts.append(a.elapsed_time(b) / 1e3)
         return statistics.median(ts)
 
-    print("| kernel | ours GB/s | torch GB/s | ratio |")
-    print("|---|---|---|---|")
+    print("| kernel | ours, 1 thread/elem GB/s | ours, 1 thread/16 B | ours, 4096 blocks | torch GB/s | best/torch |")
+    print("|---|---|---|---|---|---|")
     for dt, elt in (("f32", 4), ("bf16", 2)):
         x = torch.randn(n, device="cuda").to(DT[dt])
         out = torch.empty_like(x)
         xs = x.view(1 << 14, 1 << 14).t()  # strided input
         lay, nd = layout(xs)
         z = Layout()
+        grids = (None, n * elt // 16 // 256, 4096)
+
+        def un(op, g, lay=z, nd=0, src=x):
+            return lambda: launch(func("unary", f"u{op}_{dt}"), [u64(n), u64(nd), lay, ptr(src), ptr(out)], n, g)
+
         cases = [
-            (f"ucopy_{dt}", lambda: launch(func("unary", f"ucopy_{dt}"), [u64(n), u64(0), z, ptr(x), ptr(out)], n),
-             lambda: out.copy_(x), 2),
-            (f"uexp_{dt}", lambda: launch(func("unary", f"uexp_{dt}"), [u64(n), u64(0), z, ptr(x), ptr(out)], n),
-             lambda: torch.exp(x, out=out), 2),
-            (f"ugelu_{dt}", lambda: launch(func("unary", f"ugelu_{dt}"), [u64(n), u64(0), z, ptr(x), ptr(out)], n),
-             lambda: torch.nn.functional.gelu(x, approximate="tanh"), 2),
-            (f"affine_{dt}", lambda: launch(func("affine", f"affine_{dt}"),
-                                            [u64(n), u64(0), z, ptr(x), ptr(out), scalar(dt, 2.0), scalar(dt, 1.0)], n),
+            (f"ucopy_{dt}", lambda g: un("copy", g), lambda: out.copy_(x), 2),
+            (f"uexp_{dt}", lambda g: un("exp", g), lambda: torch.exp(x, out=out), 2),
+            (f"ugelu_{dt}", lambda g: un("gelu", g), lambda: torch.nn.functional.gelu(x, approximate="tanh"), 2),
+            (f"affine_{dt}", lambda g: lambda: launch(func("affine", f"affine_{dt}"),
+             [u64(n), u64(0), z, ptr(x), ptr(out), scalar(dt, 2.0), scalar(dt, 1.0)], n, g),
              lambda: torch.mul(x, 2.0, out=out), 2),
-            (f"ucopy_{dt} transposed", lambda: launch(func("unary", f"ucopy_{dt}"),
-                                                      [u64(n), u64(nd), lay, ptr(xs), ptr(out)], n),
+            (f"ucopy_{dt} transposed", lambda g: un("copy", g, lay, nd, xs),
              lambda: out.view(1 << 14, 1 << 14).copy_(xs), 2),
-            (f"fill_{dt}", lambda: launch(func("fill", f"fill_{dt}"), [ptr(out), scalar(dt, 1.0), u64(n)], n),
+            (f"fill_{dt}", lambda g: lambda: launch(func("fill", f"fill_{dt}"), [ptr(out), scalar(dt, 1.0), u64(n)], n, g),
              lambda: out.fill_(1.0), 1),
         ]
         for name, ours, theirs, passes in cases:
-            to, tt = timeit(ours), timeit(theirs)
             gb = passes * n * elt / 1e9
-            print(f"| {name} | {gb / to:.0f} | {gb / tt:.0f} | {tt / to:.2f} |")
+            rates = [gb / timeit(ours(g)) for g in grids]
+            tr = gb / timeit(theirs)
+            print(f"| {name} | " + " | ".join(f"{r:.0f}" for r in rates) + f" | {tr:.0f} | {max(rates) / tr:.2f} |")
     return 1 if fails else 0
 
 

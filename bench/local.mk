@@ -3,7 +3,7 @@
 # the benchmark never rots; running it is explicit.
 noinst_PROGRAMS += bench/bench-host
 bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
-EXTRA_DIST += bench/host.sh
+EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md
 
 bench: all $(check_LTLIBRARIES)
 	$(SHELL) $(top_srcdir)/bench/host.sh

@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	uint64_t da = 0, db = 0, dc = 0;
 	float *a, *b, *c;
 	double maxerr = 0;
-	int r, amd = 0, count;
+	int r, count;
 
 	r = hanzo_rocm_new(&ctx);
 	if (r < 0) {
@@ -116,8 +116,6 @@ int main(int argc, char **argv)
 		hanzo_rocm_unref(ctx);
 		return 0;
 	}
-	for (int i = 0; i < count; i++)
-		amd += hanzo_rocm_device_platform(ctx, (unsigned)i) == HANZO_ROCM_PLATFORM_AMD;
 	hanzo_rocm_device_target(ctx, 0, &target);
 	printf("device 0: %s\n", target);
 
@@ -136,9 +134,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/* Devices are AMD first, then NVIDIA in CUDA ordinal order. */
+	/*
+	 * Devices are AMD first (HIP ordinal order), then NVIDIA (CUDA ordinal
+	 * order): device 0 is ordinal 0 of its platform.
+	 */
+	mem.ordinal = 0;
 	if (hanzo_rocm_device_platform(ctx, 0) == HANZO_ROCM_PLATFORM_NVIDIA) {
-		mem.ordinal = 0 - amd;
 		r = cuda_init(&mem);
 	} else {
 		r = hip_init(&mem);

@@ -11,7 +11,8 @@
  *    const T *lhs, const T *rhs, OUT *out)
  * info: v[0..8) dims, v[8..16) lhs strides, v[16..24) rhs strides (elements,
  * 0 = broadcast); num_dims == 0 means both inputs are contiguous.  The output
- * is always contiguous.
+ * is always contiguous; it may be one of the inputs when that input is
+ * contiguous too (in place).
  *
  * Semantics the CPU reference must share:
  *  - f16/bf16 are computed in float and rounded once (RNE) on store;
@@ -25,50 +26,50 @@
 /* ------------------------------------------------------------------ */
 /* Operations on the compute type (float for f16/bf16)                  */
 /* ------------------------------------------------------------------ */
-#define HR_OP __device__ __forceinline__
+#define BIN_FN __device__ __forceinline__
 
 struct op_add {
-	template <typename C> HR_OP C operator()(C a, C b) const { return a + b; }
-	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	template <typename C> BIN_FN C operator()(C a, C b) const { return a + b; }
+	BIN_FN int64_t operator()(int64_t a, int64_t b) const
 	{
 		return (int64_t)((uint64_t)a + (uint64_t)b);
 	}
 };
 
 struct op_sub {
-	template <typename C> HR_OP C operator()(C a, C b) const { return a - b; }
-	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	template <typename C> BIN_FN C operator()(C a, C b) const { return a - b; }
+	BIN_FN int64_t operator()(int64_t a, int64_t b) const
 	{
 		return (int64_t)((uint64_t)a - (uint64_t)b);
 	}
 };
 
 struct op_mul {
-	template <typename C> HR_OP C operator()(C a, C b) const { return a * b; }
-	/* u32 * u32 would promote through int only on 16-bit ints: fine as is. */
-	HR_OP uint8_t operator()(uint8_t a, uint8_t b) const
+	template <typename C> BIN_FN C operator()(C a, C b) const { return a * b; }
+	/* Keep u8 products unsigned rather than relying on int promotion. */
+	BIN_FN uint8_t operator()(uint8_t a, uint8_t b) const
 	{
 		return (uint8_t)((unsigned)a * (unsigned)b);
 	}
-	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	BIN_FN int64_t operator()(int64_t a, int64_t b) const
 	{
 		return (int64_t)((uint64_t)a * (uint64_t)b);
 	}
 };
 
 struct op_div {
-	HR_OP float operator()(float a, float b) const { return a / b; }
-	HR_OP double operator()(double a, double b) const { return a / b; }
+	BIN_FN float operator()(float a, float b) const { return a / b; }
+	BIN_FN double operator()(double a, double b) const { return a / b; }
 	/* Integer division by zero is defined as 0: no trap, no UB. */
-	HR_OP uint8_t operator()(uint8_t a, uint8_t b) const
+	BIN_FN uint8_t operator()(uint8_t a, uint8_t b) const
 	{
 		return b ? (uint8_t)(a / b) : (uint8_t)0;
 	}
-	HR_OP uint32_t operator()(uint32_t a, uint32_t b) const
+	BIN_FN uint32_t operator()(uint32_t a, uint32_t b) const
 	{
 		return b ? a / b : 0u;
 	}
-	HR_OP int64_t operator()(int64_t a, int64_t b) const
+	BIN_FN int64_t operator()(int64_t a, int64_t b) const
 	{
 		if (b == 0)
 			return 0;
@@ -79,32 +80,32 @@ struct op_div {
 };
 
 struct op_maximum {
-	template <typename C> HR_OP C operator()(C a, C b) const { return hr_max(a, b); }
+	template <typename C> BIN_FN C operator()(C a, C b) const { return hr_max(a, b); }
 };
 
 struct op_minimum {
-	template <typename C> HR_OP C operator()(C a, C b) const { return hr_min(a, b); }
+	template <typename C> BIN_FN C operator()(C a, C b) const { return hr_min(a, b); }
 };
 
 /* silu(a) * b = a / (1 + e^-a) * b; exact expf/exp, not the fast intrinsics. */
 struct op_silu_mul {
-	template <typename C> HR_OP C operator()(C a, C b) const
+	template <typename C> BIN_FN C operator()(C a, C b) const
 	{
 		return a / ((C)1 + hr_exp(-a)) * b;
 	}
 };
 
-struct op_eq { template <typename C> HR_OP bool operator()(C a, C b) const { return a == b; } };
-struct op_ne { template <typename C> HR_OP bool operator()(C a, C b) const { return a != b; } };
-struct op_lt { template <typename C> HR_OP bool operator()(C a, C b) const { return a < b; } };
-struct op_le { template <typename C> HR_OP bool operator()(C a, C b) const { return a <= b; } };
-struct op_gt { template <typename C> HR_OP bool operator()(C a, C b) const { return a > b; } };
-struct op_ge { template <typename C> HR_OP bool operator()(C a, C b) const { return a >= b; } };
+struct op_eq { template <typename C> BIN_FN bool operator()(C a, C b) const { return a == b; } };
+struct op_ne { template <typename C> BIN_FN bool operator()(C a, C b) const { return a != b; } };
+struct op_lt { template <typename C> BIN_FN bool operator()(C a, C b) const { return a < b; } };
+struct op_le { template <typename C> BIN_FN bool operator()(C a, C b) const { return a <= b; } };
+struct op_gt { template <typename C> BIN_FN bool operator()(C a, C b) const { return a > b; } };
+struct op_ge { template <typename C> BIN_FN bool operator()(C a, C b) const { return a >= b; } };
 
 /* Storage -> compute -> storage around an arithmetic op (result dtype T). */
 template <typename T, typename Op>
 struct arith {
-	HR_OP T operator()(T a, T b) const
+	BIN_FN T operator()(T a, T b) const
 	{
 		typedef typename hr_compute<T>::type C;
 		return hr_from_compute<T>((C)Op()(hr_to_compute(a), hr_to_compute(b)));
@@ -114,7 +115,7 @@ struct arith {
 /* ... and around a predicate (result u8). */
 template <typename T, typename Op>
 struct predicate {
-	HR_OP uint8_t operator()(T a, T b) const
+	BIN_FN uint8_t operator()(T a, T b) const
 	{
 		return Op()(hr_to_compute(a), hr_to_compute(b)) ? 1 : 0;
 	}
@@ -123,6 +124,24 @@ struct predicate {
 /* ------------------------------------------------------------------ */
 /* Index mapping                                                        */
 /* ------------------------------------------------------------------ */
+/* Offsets of linear index i (< numel) in both operands, one decomposition
+ * for both; num_dims >= 1. */
+HR_DEVICE void offsets2(uint64_t i, uint64_t num_dims, const uint64_t *dims,
+			const uint64_t *s0, const uint64_t *s1,
+			uint64_t *o0, uint64_t *o1)
+{
+	uint64_t a = 0, b = 0;
+	/* i < numel, so what is left for the outermost dim needs no division. */
+	for (uint64_t d = num_dims - 1; d > 0; d--) {
+		uint64_t r;
+		i = hr_divmod(i, dims[d], &r);
+		a += r * s0[d];
+		b += r * s1[d];
+	}
+	*o0 = a + i * s0[0];
+	*o1 = b + i * s1[0];
+}
+
 /*
  * An operand whose strides are row-major contiguous over its innermost
  * dims and 0 over the rest (a bias row broadcast over a batch, or a fully
@@ -153,29 +172,75 @@ HR_DEVICE uint64_t period_offset(uint64_t i, uint64_t period, uint64_t numel)
 	return r;
 }
 
-/* Offsets of linear index i in both operands, one decomposition for both. */
-HR_DEVICE void offsets2(uint64_t i, uint64_t num_dims, const uint64_t *dims,
-			const uint64_t *s0, const uint64_t *s1,
-			uint64_t *o0, uint64_t *o1)
+/* ------------------------------------------------------------------ */
+/* Contiguous and row-broadcast path: 16-byte vector loads and stores  */
+/* ------------------------------------------------------------------ */
+/* N elements moved as one 16-byte (or smaller) memory operation. */
+template <typename T, int N>
+struct alignas(sizeof(T) * N) vec {
+	T v[N];
+};
+
+HR_DEVICE bool is_aligned(const void *p, uint64_t to)
 {
-	uint64_t a = 0, b = 0;
-	for (uint64_t d = num_dims; d-- > 0;) {
-		uint64_t r;
-		i = hr_divmod(i, dims[d], &r);
-		a += r * s0[d];
-		b += r * s1[d];
-	}
-	*o0 = a;
-	*o1 = b;
+	return ((uintptr_t)p & (to - 1)) == 0;
 }
 
+/*
+ * out[i] = f(lhs[i % lp], rhs[i % rp]): contiguous operands (period >=
+ * numel, no division) and row broadcasts.  N elements per vector: 16 bytes
+ * of the wider of input and output.  When a pointer is not aligned to the
+ * vector (the host may pre-apply odd element offsets) or a period is not a
+ * multiple of N, everything takes the scalar loop.
+ */
+template <typename T, typename R, typename F>
+HR_DEVICE void binary_periodic(uint64_t numel, uint64_t lp, uint64_t rp,
+			       const T *lhs, const T *rhs, R *out)
+{
+	constexpr int N = 16 / (sizeof(T) > sizeof(R) ? sizeof(T) : sizeof(R));
+	const F f;
+	uint64_t done = 0;
+
+	if (is_aligned(lhs, sizeof(T) * N) && is_aligned(rhs, sizeof(T) * N) &&
+	    is_aligned(out, sizeof(R) * N) &&
+	    (lp >= numel || lp % N == 0) && (rp >= numel || rp % N == 0)) {
+		const vec<T, N> *l = (const vec<T, N> *)lhs;
+		const vec<T, N> *r = (const vec<T, N> *)rhs;
+		vec<R, N> *o = (vec<R, N> *)out;
+		HR_GRID_STRIDE_LOOP(k, numel / N) {
+			/* k * N is a multiple of N, and so is its remainder. */
+			vec<T, N> a = l[period_offset(k * N, lp, numel) / N];
+			vec<T, N> b = r[period_offset(k * N, rp, numel) / N];
+			vec<R, N> c;
+#pragma unroll
+			for (int j = 0; j < N; j++)
+				c.v[j] = f(a.v[j], b.v[j]);
+			o[k] = c;
+		}
+		done = numel / N * N;
+	}
+	for (uint64_t i = done + hr_global_id(); i < numel; i += hr_global_size())
+		out[i] = f(lhs[period_offset(i, lp, numel)],
+			   rhs[period_offset(i, rp, numel)]);
+}
+
+/* hr_rowwise's view of the general path: both inputs strided. */
+template <typename T, typename R, typename F>
+struct binary_rows {
+	const T *lhs, *rhs;
+	R *out;
+	typedef R value_type;
+	BIN_FN R load(const uint64_t *o) const { return F()(lhs[o[0]], rhs[o[1]]); }
+	BIN_FN void store(uint64_t i, R v) const { out[i] = v; }
+};
+
 /* ------------------------------------------------------------------ */
-/* The map: contiguous fast path, row-broadcast path, general path      */
+/* The map: periodic (contiguous, row broadcast) path, general path    */
 /* ------------------------------------------------------------------ */
 template <typename T, typename R, typename F>
 HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
-			  const hr_layout &info, const T *__restrict__ lhs,
-			  const T *__restrict__ rhs, R *__restrict__ out)
+			  const hr_layout &info, const T *lhs, const T *rhs,
+			  R *out)
 {
 	const F f;
 	const uint64_t *dims = HR_DIMS(info);
@@ -188,14 +253,10 @@ HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
 		rp = row_period(num_dims, dims, rs);
 	}
 
-	if (lp >= numel && rp >= numel) {
-		HR_GRID_STRIDE_LOOP(i, numel)
-			out[i] = f(lhs[i], rhs[i]);
-	} else if (lp && rp) {
-		HR_GRID_STRIDE_LOOP(i, numel)
-			out[i] = f(lhs[period_offset(i, lp, numel)],
-				   rhs[period_offset(i, rp, numel)]);
-	} else {
+	if (lp && rp) {
+		binary_periodic<T, R, F>(numel, lp, rp, lhs, rhs, out);
+	} else if (!hr_rowwise<2>(numel, num_dims, info,
+				  binary_rows<T, R, F>{ lhs, rhs, out })) {
 		HR_GRID_STRIDE_LOOP(i, numel) {
 			uint64_t lo, ro;
 			offsets2(i, num_dims, dims, ls, rs, &lo, &ro);

@@ -47,7 +47,7 @@
 #define HR_INLINE __device__ __forceinline__      /* members, specializations */
 #define HR_KERNEL extern "C" __global__
 
-#ifdef HR_CUDA
+#if defined(HR_CUDA) && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)
 /* Lets the kernel take the address of a by-value parameter (index it at
  * run time) without a per-thread copy to local memory (sm_70+, CUDA 11.7+). */
 #define HR_GRID_CONSTANT __grid_constant__
@@ -106,17 +106,24 @@ HR_DEVICE uint64_t hr_divmod(uint64_t n, uint64_t d, uint64_t *rem)
 	return q;
 }
 
-/* Element offset of linear (row-major) index i in a strided operand. */
+/*
+ * Element offset of linear (row-major) index i (< numel) in a strided
+ * operand.  What is left of i for the outermost dim is already its index:
+ * no division there (a 2-D view needs one, not two).
+ */
 HR_DEVICE uint64_t hr_strided_offset(uint64_t i, uint64_t num_dims,
 				     const uint64_t *dims, const uint64_t *strides)
 {
 	uint64_t off = 0;
-	for (uint64_t d = num_dims; d-- > 0;) {
+
+	if (num_dims == 0)
+		return i;
+	for (uint64_t d = num_dims - 1; d > 0; d--) {
 		uint64_t r;
 		i = hr_divmod(i, dims[d], &r);
 		off += r * strides[d];
 	}
-	return off;
+	return off + i * strides[0];
 }
 
 /* True when strides describe a dense row-major layout (size-1 dims ignored). */
@@ -130,6 +137,175 @@ HR_DEVICE bool hr_is_contiguous(uint64_t num_dims, const uint64_t *dims,
 		acc *= dims[d];
 	}
 	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Row-wise strided loops                                               */
+/* ------------------------------------------------------------------ */
+/*
+ * A per-element index decomposition costs a division per dim per element
+ * and leaves one scalar access in flight per thread: half the bandwidth on
+ * a sliced view.  Instead see the layout as rows x cols: the innermost dims
+ * that every operand walks linearly (element stride inner[j], 0 =
+ * broadcast) merge into one column dim, the others index the rows.  A block
+ * takes a tile of one row at a time and decomposes the row index once (the
+ * same for every thread of the block); its threads walk consecutive columns
+ * (coalesced when inner[j] is 1), up to HR_ROW_UNROLL elements each, all
+ * loaded before any is stored so that several loads are in flight.
+ */
+#define HR_ROW_UNROLL 4
+
+template <int NOPS>
+struct hr_rows {
+	uint64_t cols;		/* merged innermost extent */
+	uint64_t rows;
+	uint64_t nouter;	/* dims [0, nouter) index the rows */
+	uint64_t inner[NOPS];	/* per-operand element stride along a row */
+};
+
+template <int NOPS>
+HR_DEVICE void hr_rows_init(hr_rows<NOPS> *r, uint64_t numel, uint64_t num_dims,
+			    const hr_layout &info)
+{
+	const uint64_t *dims = HR_DIMS(info);
+	uint64_t cols = 1, d = num_dims;
+	bool started = false;
+
+	for (int j = 0; j < NOPS; j++)
+		r->inner[j] = 0;
+	for (; d > 0; d--) {
+		const uint64_t n = dims[d - 1];
+		bool merge = true;
+
+		if (n == 1)		/* any stride: index always 0 */
+			continue;
+		for (int j = 0; j < NOPS; j++) {
+			const uint64_t s = HR_STRIDES(info, j)[d - 1];
+
+			if (!started)
+				r->inner[j] = s;
+			else if (s != r->inner[j] * cols)
+				merge = false;
+		}
+		if (!merge)
+			break;
+		started = true;
+		cols *= n;
+	}
+	r->cols = cols;
+	r->rows = numel / cols;		/* numel != 0, so cols != 0 */
+	r->nouter = d;
+}
+
+/*
+ * Offsets of the start of row `row` (< rows) in each operand.  Every outer
+ * dim divides rows, so when rows fit in 32 bits (hr_rowwise checks) so do
+ * the divisions: a 64-bit one would double the kernel's registers.
+ */
+template <int NOPS>
+HR_DEVICE void hr_row_offsets(uint32_t row, const hr_rows<NOPS> &r,
+			      const hr_layout &info, uint64_t *off)
+{
+	const uint64_t *dims = HR_DIMS(info);
+
+	for (int j = 0; j < NOPS; j++)
+		off[j] = 0;
+	if (r.nouter == 0)
+		return;
+	for (uint32_t d = (uint32_t)r.nouter - 1; d > 0; d--) {
+		const uint32_t n = (uint32_t)dims[d], q = row / n, rem = row - q * n;
+
+		row = q;
+		for (int j = 0; j < NOPS; j++)
+			off[j] += (uint64_t)rem * HR_STRIDES(info, j)[d];
+	}
+	for (int j = 0; j < NOPS; j++)
+		off[j] += (uint64_t)row * HR_STRIDES(info, j)[0];
+}
+
+/*
+ * For every i < numel: f.store(i, f.load(off)) where off[j] is the offset
+ * of row-major index i in operand j of info; the output is contiguous.
+ * F has a value_type.  Returns false, having done nothing, when rows are
+ * shorter than a block (most threads would idle) or there are 2^31 tiles
+ * or more: use the element loop then.  num_dims >= 1.
+ */
+template <int NOPS, typename F>
+HR_DEVICE bool hr_rowwise(uint64_t numel, uint64_t num_dims,
+			  const hr_layout &info, const F &f)
+{
+	hr_rows<NOPS> r;
+
+	if (numel == 0)
+		return true;
+	hr_rows_init<NOPS>(&r, numel, num_dims, info);
+
+	const uint32_t bs = blockDim.x;
+	if (r.cols < bs || (r.cols >> 31) != 0)
+		return false;
+	const uint32_t cols = (uint32_t)r.cols;
+	/* Per-thread elements per tile: short rows get narrower tiles. */
+	const uint32_t per = cols / bs >= HR_ROW_UNROLL ? HR_ROW_UNROLL :
+			     (cols + bs - 1) / bs;
+	const uint32_t tile = bs * per;
+	const uint32_t tiles_per_row = (cols + tile - 1) / tile;
+	const uint64_t ntiles = r.rows * tiles_per_row;
+	if ((ntiles >> 31) != 0)	/* t + gridDim.x must not wrap */
+		return false;
+
+	for (uint32_t t = blockIdx.x; t < (uint32_t)ntiles; t += gridDim.x) {
+		const uint32_t row = t / tiles_per_row;
+		const uint32_t c0 = (t - row * tiles_per_row) * tile + threadIdx.x;
+		const uint64_t obase = (uint64_t)row * cols;
+		typename F::value_type v[HR_ROW_UNROLL];
+		uint64_t off[NOPS];
+
+		hr_row_offsets<NOPS>(row, r, info, off);
+#pragma unroll
+		for (int k = 0; k < HR_ROW_UNROLL; k++) {
+			const uint32_t c = c0 + k * bs;
+			uint64_t o[NOPS];
+
+			if ((uint32_t)k >= per || c >= cols)
+				continue;
+			for (int j = 0; j < NOPS; j++)
+				o[j] = off[j] + c * r.inner[j];
+			v[k] = f.load(o);
+		}
+#pragma unroll
+		for (int k = 0; k < HR_ROW_UNROLL; k++) {
+			const uint32_t c = c0 + k * bs;
+
+			if ((uint32_t)k < per && c < cols)
+				f.store(obase + c, v[k]);
+		}
+	}
+	return true;
+}
+
+/* One strided input, contiguous output: out[i] = f(in[offset(i)]). */
+template <typename S, typename D, typename F>
+struct hr_map1_op {
+	const S *in;
+	D *out;
+	const F &f;
+	typedef D value_type;
+	HR_INLINE D load(const uint64_t *o) const { return f(in[o[0]]); }
+	HR_INLINE void store(uint64_t i, D v) const { out[i] = v; }
+};
+
+template <typename S, typename D, typename F>
+HR_DEVICE void hr_map_strided(uint64_t numel, uint64_t num_dims,
+			      const hr_layout &info, const S *in, D *out,
+			      const F &f)
+{
+	const hr_map1_op<S, D, F> op = { in, out, f };
+
+	if (hr_rowwise<1>(numel, num_dims, info, op))
+		return;
+	HR_GRID_STRIDE_LOOP(i, numel)
+		out[i] = f(in[hr_strided_offset(i, num_dims, HR_DIMS(info),
+						HR_STRIDES(info, 0))]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -166,7 +342,9 @@ HR_DEVICE void hr_map_contiguous(uint64_t n, const T *in, T *out, const F &f)
 	const uint64_t gid = hr_global_id(), gsize = hr_global_size();
 	uint64_t done = 0;
 
-	if (hr_vec_aligned(in, out)) {
+	/* 8-byte elements already load efficiently one by one, and packing
+	 * two heavy f64 ops (normcdf) per thread spills SGPRs on CDNA. */
+	if (sizeof(T) <= 4 && hr_vec_aligned(in, out)) {
 		const uint64_t nv = n / N;
 		const hr_vec16 *vin = (const hr_vec16 *)in;
 		hr_vec16 *vout = (hr_vec16 *)out;
@@ -230,7 +408,10 @@ HR_DEVICE int hr_lane_id(void)
 #ifdef HR_HIP
 	return (int)__lane_id();
 #else
-	return (int)(threadIdx.x & 31u);
+	unsigned int lane;
+
+	asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return (int)lane;
 #endif
 }
 
@@ -359,8 +540,13 @@ HR_DEVICE float hr_bf16_to_f32(hr_bf16 b)
 /* Round-to-nearest-even; NaN stays a (quiet) NaN instead of rounding to inf. */
 HR_DEVICE hr_bf16 hr_f32_to_bf16(float f)
 {
-	uint32_t u = hr_f32_bits(f);
 	hr_bf16 r;
+#if defined(HR_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	/* sm_80+ converts in one instruction, same rounding and NaN rule. */
+	asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r.bits) : "f"(f));
+	return r;
+#else
+	uint32_t u = hr_f32_bits(f);
 	if ((u & 0x7fffffffu) > 0x7f800000u) {
 		r.bits = (uint16_t)((u >> 16) | 0x0040u);
 		return r;
@@ -368,6 +554,7 @@ HR_DEVICE hr_bf16 hr_f32_to_bf16(float f)
 	u += 0x7fffu + ((u >> 16) & 1u);
 	r.bits = (uint16_t)(u >> 16);
 	return r;
+#endif
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,3 +4,6 @@
 # and the library compiles it for the GPU at precompile/run time.
 HR_KERNEL_INCLUDES = kernels/hr-kernel.h
 EXTRA_DIST += $(HR_KERNEL_INCLUDES)
+# GPU check and bandwidth comparison with torch of unary/affine/fill
+# (NVIDIA, run by hand on the lent machine; see the script's header).
+EXTRA_DIST += bench/kernels-gpu.py

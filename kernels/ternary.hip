@@ -9,12 +9,13 @@
  * out[i] = ids[i] != 0 ? t[i] : f[i], bit-exact (values are copied, never
  * converted).  info: v[0..8) dims, v[8..16) ids strides, v[16..24) t strides,
  * v[24..32) f strides (elements, 0 = broadcast); num_dims == 0 means every
- * input is contiguous.  The output is contiguous.  Only the selected one of
- * t and f is read.
+ * input is contiguous.  The output is contiguous.  On strided layouts only
+ * the selected one of t and f is read.
  */
 #include "hr-kernel.h"
 
-/* Offsets of linear index i in all three operands, one decomposition. */
+/* Offsets of linear index i (< numel) in all three operands, one
+ * decomposition; num_dims >= 1. */
 HR_DEVICE void offsets3(uint64_t i, uint64_t num_dims, const hr_layout &info,
 			uint64_t *o0, uint64_t *o1, uint64_t *o2)
 {
@@ -24,22 +25,76 @@ HR_DEVICE void offsets3(uint64_t i, uint64_t num_dims, const hr_layout &info,
 	const uint64_t *s2 = HR_STRIDES(info, 2);
 	uint64_t a = 0, b = 0, c = 0;
 
-	for (uint64_t d = num_dims; d-- > 0;) {
+	/* i < numel, so what is left for the outermost dim needs no division. */
+	for (uint64_t d = num_dims - 1; d > 0; d--) {
 		uint64_t r;
 		i = hr_divmod(i, dims[d], &r);
 		a += r * s0[d];
 		b += r * s1[d];
 		c += r * s2[d];
 	}
-	*o0 = a;
-	*o1 = b;
-	*o2 = c;
+	*o0 = a + i * s0[0];
+	*o1 = b + i * s1[0];
+	*o2 = c + i * s2[0];
 }
+
+/* N elements moved as one 16-byte (or smaller) memory operation. */
+template <typename T, int N>
+struct alignas(sizeof(T) * N) vec {
+	T v[N];
+};
+
+HR_DEVICE bool is_aligned(const void *p, uint64_t to)
+{
+	return ((uintptr_t)p & (to - 1)) == 0;
+}
+
+/*
+ * Contiguous fast path with 16-byte vectors of the wider of I and T (both t
+ * and f are read: a sector holds both branches' values anyway).  Pointers
+ * not aligned to the vector (odd element offsets) take the scalar loop.
+ */
+template <typename I, typename T>
+HR_DEVICE void where_contiguous(uint64_t numel, const I *ids, const T *t,
+				const T *f, T *out)
+{
+	constexpr int N = 16 / (sizeof(I) > sizeof(T) ? sizeof(I) : sizeof(T));
+	uint64_t done = 0;
+
+	if (is_aligned(ids, sizeof(I) * N) && is_aligned(t, sizeof(T) * N) &&
+	    is_aligned(f, sizeof(T) * N) && is_aligned(out, sizeof(T) * N)) {
+		const vec<I, N> *c = (const vec<I, N> *)ids;
+		const vec<T, N> *a = (const vec<T, N> *)t;
+		const vec<T, N> *b = (const vec<T, N> *)f;
+		vec<T, N> *o = (vec<T, N> *)out;
+		HR_GRID_STRIDE_LOOP(k, numel / N) {
+			vec<I, N> ck = c[k];
+			vec<T, N> ak = a[k], bk = b[k], ok;
+#pragma unroll
+			for (int j = 0; j < N; j++)
+				ok.v[j] = ck.v[j] != 0 ? ak.v[j] : bk.v[j];
+			o[k] = ok;
+		}
+		done = numel / N * N;
+	}
+	for (uint64_t i = done + hr_global_id(); i < numel; i += hr_global_size())
+		out[i] = ids[i] != 0 ? t[i] : f[i];
+}
+
+/* hr_rowwise's view of the strided path; reads only the selected input. */
+template <typename I, typename T>
+struct where_rows {
+	const I *ids;
+	const T *t, *f;
+	T *out;
+	typedef T value_type;
+	HR_INLINE T load(const uint64_t *o) const { return ids[o[0]] != 0 ? t[o[1]] : f[o[2]]; }
+	HR_INLINE void store(uint64_t i, T v) const { out[i] = v; }
+};
 
 template <typename I, typename T>
 HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
-			 const I *__restrict__ ids, const T *__restrict__ t,
-			 const T *__restrict__ f, T *__restrict__ out)
+			 const I *ids, const T *t, const T *f, T *out)
 {
 	const uint64_t *dims = HR_DIMS(info);
 
@@ -48,9 +103,9 @@ HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &inf
 	    (hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 0)) &&
 	     hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 1)) &&
 	     hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 2)))) {
-		HR_GRID_STRIDE_LOOP(i, numel)
-			out[i] = ids[i] != 0 ? t[i] : f[i];
-	} else {
+		where_contiguous<I, T>(numel, ids, t, f, out);
+	} else if (!hr_rowwise<3>(numel, num_dims, info,
+				  where_rows<I, T>{ ids, t, f, out })) {
 		HR_GRID_STRIDE_LOOP(i, numel) {
 			uint64_t io, to, fo;
 			offsets3(i, num_dims, info, &io, &to, &fo);

@@ -31,7 +31,7 @@
 #include <nettle/sha2.h>
 
 #include "cache.h"
-#include "config.h"
+#include "conf.h"
 #include "elf.h"
 #include "libhanzo-rocm-private.h"
 #include "util.h"
@@ -593,6 +593,118 @@ int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
 	return r;
 }
 
+/* ---- size bound ------------------------------------------------------- */
+
+/* Temp and lock files untouched this long belong to a dead process. */
+#define STALE_SECONDS 3600
+
+struct gc_file {
+	char *path;
+	uint64_t size;
+	time_t used;
+};
+
+struct gc_state {
+	time_t now;
+	const char *keep;
+	struct gc_file *files;
+	size_t n, alloc;
+	struct hr_gc_stats *st;
+};
+
+/* A lock file nobody holds (fcntl locks die with their owner) is debris. */
+static bool lock_is_free(const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	bool free_ = false;
+
+	if (fd >= 0) {
+		free_ = fcntl(fd, F_SETLK, &fl) == 0;
+		close(fd);
+	}
+	return free_;
+}
+
+static int gc_one(void *data, const char *path, const char *target,
+                  const char *name, enum hr_cache_file kind,
+                  const struct stat *st)
+{
+	struct gc_state *s = data;
+	struct gc_file *f;
+
+	(void)target;
+	(void)name;
+	if (kind != HR_CACHE_ENTRY) {
+		bool stale = s->now - st->st_mtime > STALE_SECONDS;
+
+		if ((kind == HR_CACHE_QUARANTINE ||
+		     (stale && (kind != HR_CACHE_LOCK || lock_is_free(path)))) &&
+		    unlink(path) == 0)
+			s->st->debris++;
+		return 0;
+	}
+	s->st->total += (uint64_t)st->st_size;
+	if (s->keep && strcmp(s->keep, path) == 0)
+		return 0;
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? 2 * s->alloc : 64;
+
+		f = realloc(s->files, na * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		s->files = f;
+		s->alloc = na;
+	}
+	f = &s->files[s->n];
+	f->path = strdup(path);
+	if (!f->path)
+		return -ENOMEM;
+	f->size = (uint64_t)st->st_size;
+	/* A read refreshes atime (relatime: about daily), a write mtime. */
+	f->used = st->st_atime > st->st_mtime ? st->st_atime : st->st_mtime;
+	s->n++;
+	return 0;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct gc_file *x = a, *y = b;
+
+	if (x->used != y->used)
+		return x->used < y->used ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+int hr_cache_gc(struct hanzo_rocm *ctx, const char *dir, uint64_t max_size,
+                const char *keep, struct hr_gc_stats *st)
+{
+	struct gc_state s = { .now = time(NULL), .keep = keep, .st = st };
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = hr_cache_scan(dir, NULL, gc_one, &s);
+	if (r == 0)
+		qsort(s.files, s.n, sizeof(*s.files), by_use);
+	for (size_t i = 0; r == 0 && i < s.n && st->total > max_size; i++) {
+		if (unlink(s.files[i].path) < 0) {
+			if (errno == ENOENT)
+				continue; /* someone else's gc got there first */
+			r = -errno;
+			hr_err(ctx, "cannot remove %s: %s\n", s.files[i].path, strerror(errno));
+			break;
+		}
+		hr_dbg(ctx, "evicted %s\n", s.files[i].path);
+		st->total -= s.files[i].size;
+		st->freed += s.files[i].size;
+		st->evicted++;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		free(s.files[i].path);
+	free(s.files);
+	return r;
+}
+
 /* ---- the memory tier --------------------------------------------------- */
 
 struct mem_entry {
@@ -607,6 +719,7 @@ struct mem_entry {
 
 struct hr_cache {
 	pthread_mutex_t lock;
+	pthread_mutex_t compile_lock; /* one compile at a time in this process */
 	struct mem_entry **buckets;
 	size_t n_buckets, n_entries;
 	void **retired;       /* replaced bytes: callers may still hold them */
@@ -634,6 +747,7 @@ void hr_cache_free(struct hr_cache *c)
 	free(c->retired);
 	free(c->buckets);
 	hr_strv_free(c->warned);
+	pthread_mutex_destroy(&c->compile_lock);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -656,6 +770,7 @@ struct hr_cache *hr_cache_get(struct hanzo_rocm *ctx)
 				c = NULL;
 			} else {
 				pthread_mutex_init(&c->lock, NULL);
+				pthread_mutex_init(&c->compile_lock, NULL);
 				__atomic_store_n(&ctx->cache, c, __ATOMIC_RELEASE);
 			}
 		}
@@ -748,6 +863,7 @@ int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
 		void **v = realloc(c->retired, (c->n_retired + 1) * sizeof(*v));
 
 		if (!v) {
+			/* cppcheck-suppress doubleFree ; not reached after the branch above */
 			free(data);
 			r = -ENOMEM;
 			goto out;
@@ -788,6 +904,16 @@ int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
 out:
 	pthread_mutex_unlock(&c->lock);
 	return r;
+}
+
+void hr_cache_compile_lock(struct hr_cache *c)
+{
+	pthread_mutex_lock(&c->compile_lock);
+}
+
+void hr_cache_compile_unlock(struct hr_cache *c)
+{
+	pthread_mutex_unlock(&c->compile_lock);
 }
 
 bool hr_cache_warn_once(struct hr_cache *c, const char *what)

@@ -99,7 +99,11 @@ void hr_entry_unlock(int fd);
  * one (exact target, then its generic processor), compiling on a miss when
  * [cache] compile = auto.  Tiers in skip_mask (1u << enum hr_tier) are
  * passed over: the runtime uses it when a driver refuses bytes from a tier.
- * Bytes are owned by ctx (memory tier) until it is freed.
+ * Bytes are owned by ctx (memory tier) until it is freed.  *from is the
+ * tier the bytes were read from (also on a later memory hit, so that the
+ * caller can skip exactly that tier), or HR_TIER_COMPILED when built now.
+ * -EINVAL bad name/target, -ENOENT nothing cached and compile = never (the
+ * error names the tiers searched), else the compiler's error.
  */
 int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
                         const char *target, unsigned skip_mask,
@@ -124,6 +128,21 @@ int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
                   void *data);
 
 /*
+ * Bound a (user) tier: evict the least recently used entries (by atime or
+ * mtime, whichever is later) until they total <= max_size, sparing the path
+ * keep (NULL = none); remove temp and lock files untouched for an hour
+ * (unless the lock is held) and quarantined entries.
+ */
+struct hr_gc_stats {
+	unsigned evicted;     /* entries removed */
+	unsigned debris;      /* temp, lock and quarantined files removed */
+	uint64_t freed;       /* bytes of the evicted entries */
+	uint64_t total;       /* bytes of the entries left */
+};
+int hr_cache_gc(struct hanzo_rocm *ctx, const char *dir, uint64_t max_size,
+                const char *keep, struct hr_gc_stats *st);
+
+/*
  * The in-process memory tier, ctx->cache (created on first use): a hash
  * table (family, target) -> bytes.  A lookup is a mutex and a hash probe.
  */
@@ -141,6 +160,12 @@ int hr_memory_lookup(struct hr_cache *c, const char *family, const char *target,
 int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
                      void *data, size_t size, enum hr_tier from,
                      unsigned skip_mask, const void **out, size_t *out_size);
+/*
+ * Compiles on a miss are serialised within the process: fcntl locks only
+ * keep other processes out, and two threads must not build the same thing.
+ */
+void hr_cache_compile_lock(struct hr_cache *c);
+void hr_cache_compile_unlock(struct hr_cache *c);
 /* True the first time what is seen in this context: log-once helper. */
 bool hr_cache_warn_once(struct hr_cache *c, const char *what);
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "target.h"
@@ -177,6 +177,20 @@ static const struct hr_tier_dir *user_tier(struct lookup *l)
 	return NULL;
 }
 
+/* [cache] max_size: a publish is rare (it follows a compile), so scan then. */
+static void bound_user_tier(struct lookup *l, const struct hr_tier_dir *user)
+{
+	const struct hr_config *cfg = l->ctx->config;
+	char *keep = hr_entry_path(user->path, l->target, l->family);
+	struct hr_gc_stats st;
+
+	if (cfg && keep && hr_cache_gc(l->ctx, user->path, cfg->max_size, keep, &st) == 0 &&
+	    st.evicted)
+		hr_info(l->ctx, "user cache %s over max_size: evicted %u old entries\n",
+		        user->path, st.evicted);
+	free(keep);
+}
+
 static void publish(struct lookup *l, const struct hr_tier_dir *user,
                     const struct hr_toolchain *tc, const struct hr_cache_key *key,
                     const void *obj, size_t size)
@@ -186,8 +200,10 @@ static void publish(struct lookup *l, const struct hr_tier_dir *user,
 
 	r = hr_entry_write(l->ctx, user->path, l->family, l->target, key,
 	                   tc->identity, obj, size);
-	if (r >= 0)
+	if (r >= 0) {
+		bound_user_tier(l, user);
 		return;
+	}
 	/* One warning per context: a full disk must not flood the log. */
 	snprintf(msg, sizeof(msg), "cannot write the user cache %s (%s): "
 	         "compiled code objects are not cached", user->path, strerror(-r));
@@ -235,7 +251,9 @@ static int compile_and_publish(struct lookup *l, const struct hr_toolchain *tc,
 		                  tc->timeout_s ? tc->timeout_s + 5 : 300, &fd);
 		if (r < 0 && r != -ETIMEDOUT)
 			hr_dbg(l->ctx, "no lock in %s: %s\n", user->path, strerror(-r));
-		if (read_tier(l, user, l->target, &key, &e) == 0) {
+		/* Unless the caller refused the user tier's bytes: then replace them. */
+		if (!(l->skip_mask & (1u << HR_TIER_USER)) &&
+		    read_tier(l, user, l->target, &key, &e) == 0) {
 			hr_entry_unlock(fd);
 			*from = HR_TIER_USER;
 			return keep(l, &e, HR_TIER_USER, data, size);
@@ -285,6 +303,21 @@ static int compile_on_miss(struct lookup *l, const void **data, size_t *size,
 	return r;
 }
 
+/* Another thread may have built it while we waited for our turn. */
+static int compile_serialised(struct lookup *l, const void **data, size_t *size,
+                              enum hr_tier *from)
+{
+	int r;
+
+	hr_cache_compile_lock(l->cache);
+	r = hr_memory_lookup(l->cache, l->family, l->target, l->skip_mask, data,
+	                     size, from);
+	if (r < 0)
+		r = compile_on_miss(l, data, size, from);
+	hr_cache_compile_unlock(l->cache);
+	return r;
+}
+
 int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
                         const char *target, unsigned skip_mask,
                         const void **data, size_t *size, enum hr_tier *from)
@@ -294,25 +327,28 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 	enum hr_tier got = HR_TIER_MEMORY;
 	int r;
 
-	if (!ctx || !data || !size)
+	if (!ctx || !data || !size || !family || !target)
 		return -EINVAL;
-	if (!family || !hr_name_is_safe(family)) {
-		hr_err(ctx, "invalid kernel family name '%s'\n", family ? family : "(null)");
-		return -EINVAL;
-	}
-	if (!target || hr_target_validate(target) < 0 ||
-	    hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
-		hr_err(ctx, "invalid target '%s'\n", target ? target : "(null)");
-		return -EINVAL;
-	}
 	l.cache = hr_cache_get(ctx);
 	if (!l.cache)
 		return -ENOMEM;
-	/* The hot path: no system call before this returns. */
+	/*
+	 * The hot path: a mutex and a hash probe, no system call.  Only names
+	 * that passed the checks below are ever inserted, so a hit needs none.
+	 */
 	r = hr_memory_lookup(l.cache, family, target, skip_mask, data, size, &got);
 	if (r == 0)
 		goto done;
 
+	if (!hr_name_is_safe(family)) {
+		hr_err(ctx, "invalid kernel family name '%s'\n", family);
+		return -EINVAL;
+	}
+	if (hr_target_validate(target) < 0 ||
+	    hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
+		hr_err(ctx, "invalid target '%s'\n", target);
+		return -EINVAL;
+	}
 	r = hr_plugins_family(ctx, family, &l.fam);
 	if (r < 0) {
 		hr_err(ctx, "unknown kernel family '%s' (see hanzo-rocm plugins)\n", family);
@@ -328,7 +364,7 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 		else if (ctx->config && ctx->config->compile == HR_COMPILE_NEVER)
 			r = no_compile_error(&l);
 		else
-			r = compile_on_miss(&l, data, size, &got);
+			r = compile_serialised(&l, data, size, &got);
 	}
 	hr_cache_tiers_free(l.tiers, l.n_tiers);
 done:

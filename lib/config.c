@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "util.h"
@@ -289,7 +289,7 @@ static int set_map(struct parser *p, const char *v, struct bad *bad)
 
 static int set_extra(struct parser *p, const char *v, struct bad *bad)
 {
-	char **l;
+	char **l = NULL;
 	int r = parse_target_list(v, " \t", &l, bad);
 
 	if (r == 0)
@@ -299,7 +299,7 @@ static int set_extra(struct parser *p, const char *v, struct bad *bad)
 
 static int set_default(struct parser *p, const char *v, struct bad *bad)
 {
-	char **l;
+	char **l = NULL;
 	int r = parse_target_list(v, " \t", &l, bad);
 
 	if (r == 0)
@@ -334,7 +334,7 @@ static int set_user_dir(struct parser *p, const char *v, struct bad *bad)
 
 static int set_site_dirs(struct parser *p, const char *v, struct bad *bad)
 {
-	char **l;
+	char **l = NULL;
 	int r = parse_system_path_list(p, v, " \t", &l, bad);
 
 	if (r == 0)
@@ -439,7 +439,7 @@ static int set_plugin_path(struct parser *p, const char *v, struct bad *bad)
 
 static int set_disable(struct parser *p, const char *v, struct bad *bad)
 {
-	char **l;
+	char **l = NULL;
 	int r = parse_names(v, &l, bad);
 
 	if (r == 0)

@@ -332,9 +332,13 @@ static int cuda_module_load(void *b, int ordinal, void *dc, const void *image,
 {
 	struct hr_cuda *c = b;
 
+	int r;
+
 	(void)ordinal;
 	(void)size;      /* cubins and fatbins carry their size in their headers */
-	return CU_IN(c, dc, c->ModuleLoadData((CUmodule *)mod, image), "cuModuleLoadData");
+	r = CU_IN(c, dc, c->ModuleLoadData((CUmodule *)mod, image), "cuModuleLoadData");
+	/* Whatever else the driver disliked in the image, it is refused. */
+	return r == -EIO || r == -EINVAL ? -ENOEXEC : r;
 }
 
 static void cuda_module_unload(void *b, int ordinal, void *dc, void *mod)

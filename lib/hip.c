@@ -249,9 +249,13 @@ static int hip_module_load(void *b, int ordinal, void *dc, const void *image,
 {
 	struct hr_hip *h = b;
 
+	int r;
+
 	(void)dc;
 	(void)size;     /* ELF code objects carry their size in their headers */
-	return HIP_IN(h, ordinal, h->ModuleLoadData((hipModule_t *)mod, image), "hipModuleLoadData");
+	r = HIP_IN(h, ordinal, h->ModuleLoadData((hipModule_t *)mod, image), "hipModuleLoadData");
+	/* Whatever else the runtime disliked in the image, it is refused. */
+	return r == -EIO || r == -EINVAL ? -ENOEXEC : r;
 }
 
 static void hip_module_unload(void *b, int ordinal, void *dc, void *mod)

@@ -6,10 +6,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "util.h"
 
+__attribute__((format(printf, 6, 0)))
 static void log_stderr(void *data, int priority, const char *file, int line,
                        const char *fn, const char *format, va_list args)
 {

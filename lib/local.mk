@@ -8,9 +8,9 @@ include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/libhanzo-rocm-private.h lib/libhanzo-rocm.c \
 	lib/util.h lib/util.c \
-	lib/config.h lib/config.c \
+	lib/conf.h lib/config.c \
 	lib/target.h lib/target.c \
-	lib/spawn.h lib/spawn.c \
+	lib/hr-spawn.h lib/spawn.c \
 	lib/toolchain.h lib/toolchain.c \
 	lib/elf.h lib/elf.c \
 	lib/cache.h lib/cache.c \

@@ -37,7 +37,7 @@
 
 #include <nettle/sha2.h>
 
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "util.h"
@@ -142,11 +142,11 @@ static int hex_val(char c)
  */
 static void quote(char *buf, size_t n, const char *s)
 {
-	size_t o = 0, i;
+	size_t o = 0, i, len = strnlen(s, 65);
 
-	for (i = 0; s[i] && i < 64 && o + 2 < n; i++)
+	for (i = 0; i < len && i < 64 && o + 2 < n; i++)
 		buf[o++] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i] && o + 5 < n) {
+	if (i < len && o + 5 < n) {
 		memcpy(buf + o, "...", 3);
 		o += 3;
 	}
@@ -1001,7 +1001,7 @@ static void index_release(struct index *ix)
 /* Parse text into ix; on error, *line is the offending line number. */
 static int index_parse(char *text, struct index *ix, unsigned *line)
 {
-	char *save = NULL, *l, *f[14];
+	char *save = NULL, *l, *f[14] = { 0 };
 	bool header = false;
 	size_t n;
 

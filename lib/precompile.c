@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "precompile.h"
@@ -155,6 +155,8 @@ static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 		d = cfg->user_dir;
 		what = "user cache";
 		mode = 0700; /* per user (DESIGN §5) */
+		if (cfg->policy == HR_POLICY_OFF)
+			hr_warn(ctx, "[cache] policy = off: the library will not read the user cache this fills\n");
 		if (!d) {
 			hr_err(ctx, "no user cache directory: set HOME, XDG_CACHE_HOME or HANZO_ROCM_CACHE_DIR\n");
 			return -ENOENT;
@@ -511,10 +513,9 @@ static const char *pair_provider(struct pc_run *run, const struct pc_pair *p)
  * Decide what can be decided without a compiler.  Returns true when the pair
  * is settled (reported), false when it needs the probed toolchain.
  */
-static bool pair_settle_early(struct pc_run *run, struct pc_pair *p)
+static bool pair_settle_early(struct pc_run *run, struct pc_pair *p, double t0)
 {
 	const struct hr_toolchain *tc = run->kinds[p->kind].stamp;
-	double t0 = now_s();
 	const char *by;
 	char why[256] = "";
 
@@ -847,9 +848,10 @@ static void phases(struct pc_run *run)
 	/* 1: no process spawned for anything settled here. */
 	for (size_t i = 0; i < run->n_pairs; i++) {
 		struct pc_pair *p = &run->pairs[i];
+		double t0 = now_s();
 
 		pair_inspect(run, p);
-		if (!pair_settle_early(run, p))
+		if (!pair_settle_early(run, p, t0))
 			p->queued = true;
 	}
 	/* 2: probe only what is needed; re-decide with the real identity. */
@@ -908,6 +910,8 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 	r = pairs_make(&run, fams, n_fams);
 	if (r < 0)
 		goto out;
+	if (n_fams == 0)
+		hr_warn(ctx, "no kernel-family plugins found: nothing to precompile (see hanzo-rocm plugins)\n");
 	hr_info(ctx, "precompile: %zu target(s) × %zu famil%s into %s\n",
 	        hr_strv_len(run.targets), n_fams, n_fams == 1 ? "y" : "ies",
 	        run.dest);
@@ -918,6 +922,8 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 		        hanzo_rocm_strerror(r));
 	r = 0;
 out:
+	if (r < 0)
+		hr_precompile_summary_release(sum);
 	free(fams);
 	run_free(&run);
 	return r;

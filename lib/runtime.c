@@ -2,8 +2,8 @@
 /*
  * The runtime: lazily opened backends, per-device contexts, one module per
  * (device, family), and the kernel handle table behind the public
- * hanzo_rocm_kernel_get (a hit is one hash lookup under a read lock) and
- * hanzo_rocm_kernel_launch (no lock at all).
+ * hanzo_rocm_kernel_get (a hit is one lock-free hash lookup) and
+ * hanzo_rocm_kernel_launch (no lock either).
  *
  * Locks (see runtime.h for the order): load_lock serialises misses, so a
  * family is fetched, compiled and loaded once however many threads ask;
@@ -26,6 +26,12 @@
 
 /* Device slots are allocated on first use and never move. */
 #define RT_MAX_DEVICES 256
+/*
+ * Kernel table buckets: fixed, so readers need no lock (a grow would
+ * relink chains under them).  13 families x ~100 kernels x a few devices
+ * keeps chains short.
+ */
+#define RT_BUCKETS 4096
 /* Tiers tried before giving up when a driver keeps refusing code objects. */
 #define RT_MAX_REFUSALS 6
 
@@ -40,7 +46,6 @@ struct rt_device {
 	void *b;
 	int ordinal;
 	void *dc;                       /* backend per-device context */
-	const char *platform;
 };
 
 struct rt_module {
@@ -68,9 +73,8 @@ struct hr_runtime {
 	struct rt_device *devs[RT_MAX_DEVICES];
 	pthread_mutex_t load_lock;
 	struct rt_module *modules;
-	pthread_rwlock_t map_lock;
-	struct hanzo_rocm_kernel **buckets;
-	size_t nbuckets, nkernels;
+	pthread_mutex_t map_lock;       /* writers only; readers take no lock */
+	struct hanzo_rocm_kernel *buckets[RT_BUCKETS];
 	struct hr_runtime_stats stats;  /* __atomic counters */
 };
 
@@ -83,16 +87,10 @@ static struct hr_runtime *runtime_new(struct hanzo_rocm *ctx)
 	if (!rt)
 		return NULL;
 	rt->ctx = ctx;
-	rt->nbuckets = 64;
-	rt->buckets = calloc(rt->nbuckets, sizeof(*rt->buckets));
-	if (!rt->buckets) {
-		free(rt);
-		return NULL;
-	}
 	pthread_mutex_init(&rt->open_lock, NULL);
 	pthread_mutex_init(&rt->dev_lock, NULL);
 	pthread_mutex_init(&rt->load_lock, NULL);
-	pthread_rwlock_init(&rt->map_lock, NULL);
+	pthread_mutex_init(&rt->map_lock, NULL);
 	return rt;
 }
 
@@ -140,7 +138,7 @@ void hr_runtime_free(struct hr_runtime *rt)
 			free(d);
 		}
 	}
-	for (size_t i = 0; i < rt->nbuckets; i++) {
+	for (size_t i = 0; i < RT_BUCKETS; i++) {
 		for (struct hanzo_rocm_kernel *k = rt->buckets[i], *next; k; k = next) {
 			next = k->next;
 			free(k->family);
@@ -148,12 +146,11 @@ void hr_runtime_free(struct hr_runtime *rt)
 			free(k);
 		}
 	}
-	free(rt->buckets);
 	if (rt->cuda.b)
 		hr_cuda_close(rt->cuda.b);
 	if (rt->hip.b)
 		hr_hip_close(rt->hip.b);
-	pthread_rwlock_destroy(&rt->map_lock);
+	pthread_mutex_destroy(&rt->map_lock);
 	pthread_mutex_destroy(&rt->load_lock);
 	pthread_mutex_destroy(&rt->dev_lock);
 	pthread_mutex_destroy(&rt->open_lock);
@@ -221,7 +218,6 @@ static int rt_device(struct hanzo_rocm *ctx, unsigned device,
 		r = d ? hr_runtime_backend(ctx, hd->platform, &d->ops, &d->b) : -ENOMEM;
 		if (r == 0) {
 			d->ordinal = hd->ordinal;
-			d->platform = hd->platform == HR_PLATFORM_NVIDIA ? "NVIDIA" : "AMD";
 			r = d->ops->dev_open(d->b, d->ordinal, &d->dc);
 		}
 		if (r < 0) {
@@ -259,50 +255,28 @@ static uint64_t kernel_hash(unsigned device, const char *family, const char *nam
 	return h;
 }
 
+/* Lock-free: chains only ever grow at the head, with a release store. */
 static struct hanzo_rocm_kernel *map_find(struct hr_runtime *rt, uint64_t h,
                                           unsigned device, const char *family,
                                           const char *name)
 {
 	struct hanzo_rocm_kernel *k;
 
-	pthread_rwlock_rdlock(&rt->map_lock);
-	for (k = rt->buckets[h & (rt->nbuckets - 1)]; k; k = k->next)
+	for (k = __atomic_load_n(&rt->buckets[h % RT_BUCKETS], __ATOMIC_ACQUIRE); k; k = k->next)
 		if (k->hash == h && k->device == device &&
 		    strcmp(k->name, name) == 0 && strcmp(k->family, family) == 0)
 			break;
-	pthread_rwlock_unlock(&rt->map_lock);
 	return k;
-}
-
-/* Called with map_lock held for writing; a failed grow keeps the old table. */
-static void map_grow(struct hr_runtime *rt)
-{
-	size_t n = rt->nbuckets * 4;
-	struct hanzo_rocm_kernel **b = calloc(n, sizeof(*b));
-
-	if (!b)
-		return;
-	for (size_t i = 0; i < rt->nbuckets; i++) {
-		for (struct hanzo_rocm_kernel *k = rt->buckets[i], *next; k; k = next) {
-			next = k->next;
-			k->next = b[k->hash & (n - 1)];
-			b[k->hash & (n - 1)] = k;
-		}
-	}
-	free(rt->buckets);
-	rt->buckets = b;
-	rt->nbuckets = n;
 }
 
 static void map_insert(struct hr_runtime *rt, struct hanzo_rocm_kernel *k)
 {
-	pthread_rwlock_wrlock(&rt->map_lock);
-	if (rt->nkernels >= rt->nbuckets * 2)
-		map_grow(rt);
-	k->next = rt->buckets[k->hash & (rt->nbuckets - 1)];
-	rt->buckets[k->hash & (rt->nbuckets - 1)] = k;
-	rt->nkernels++;
-	pthread_rwlock_unlock(&rt->map_lock);
+	struct hanzo_rocm_kernel **b = &rt->buckets[k->hash % RT_BUCKETS];
+
+	pthread_mutex_lock(&rt->map_lock);
+	k->next = *b;
+	__atomic_store_n(b, k, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&rt->map_lock);
 }
 
 /* ---- modules ---------------------------------------------------------- */
@@ -341,6 +315,12 @@ static int module_load(struct hanzo_rocm *ctx, struct hr_runtime *rt,
 			hr_err(ctx, "device %u: no code object of family '%s' for %s: %s\n",
 			       device, family, target, hanzo_rocm_strerror(r));
 			return r;
+		}
+		/* A tier already refused again: looping would only repeat it. */
+		if (i > 0 && (skip & (1u << from))) {
+			hr_err(ctx, "device %u: the cache returned family '%s' for %s from the %s tier again after the driver refused it\n",
+			       device, family, target, hr_tier_name(from));
+			return -ENOEXEC;
 		}
 		r = d->ops->module_load(d->b, d->ordinal, d->dc, data, size, &mod);
 		if (r == 0) {
@@ -441,19 +421,20 @@ HR_EXPORT int hanzo_rocm_kernel_get(struct hanzo_rocm *ctx, unsigned device,
 		*ret = NULL;
 	if (!ctx || !ret || !family || !kernel)
 		return -EINVAL;
-	if (!hr_name_is_safe(family) || !hr_name_is_safe(kernel)) {
-		hr_err(ctx, "invalid family or kernel name '%s'/'%s'\n", family, kernel);
-		return -EINVAL;
-	}
 	rt = runtime_get(ctx);
 	if (!rt)
 		return -ENOMEM;
+	/* The hit path: no lock, no shared counter (both bounce cache lines
+	 * between threads); names in the table were validated on their miss. */
 	h = kernel_hash(device, family, kernel);
 	k = map_find(rt, h, device, family, kernel);
 	if (k) {
-		__atomic_add_fetch(&rt->stats.hits, 1, __ATOMIC_RELAXED);
 		*ret = k;
 		return 0;
+	}
+	if (!hr_name_is_safe(family) || !hr_name_is_safe(kernel)) {
+		hr_err(ctx, "invalid family or kernel name '%s'/'%s'\n", family, kernel);
+		return -EINVAL;
 	}
 	__atomic_add_fetch(&rt->stats.misses, 1, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&rt->load_lock);
@@ -611,7 +592,6 @@ void hr_runtime_stats(struct hanzo_rocm *ctx, struct hr_runtime_stats *s)
 	memset(s, 0, sizeof(*s));
 	if (!rt)
 		return;
-	s->hits = __atomic_load_n(&rt->stats.hits, __ATOMIC_RELAXED);
 	s->misses = __atomic_load_n(&rt->stats.misses, __ATOMIC_RELAXED);
 	s->modules = __atomic_load_n(&rt->stats.modules, __ATOMIC_RELAXED);
 	s->refused = __atomic_load_n(&rt->stats.refused, __ATOMIC_RELAXED);

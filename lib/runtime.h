@@ -7,7 +7,8 @@
  * while holding ctx->lock, so the runtime must never need it).
  *
  * Lock order: rt->load_lock → ctx->lock (hr_devices_get, code objects) →
- * rt->open_lock (backend dlopen).  rt->map_lock (kernel table) is a leaf.
+ * rt->dev_lock → rt->open_lock (backend dlopen).  rt->map_lock (kernel
+ * table inserts) is a leaf; lookups take no lock.
  */
 #ifndef HR_RUNTIME_H
 #define HR_RUNTIME_H
@@ -96,9 +97,12 @@ int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned shared, void *stream, void **args);
 
-/* Counters for tests: kernel table hits/misses, modules loaded, refusals. */
+/*
+ * Counters for tests: kernel table misses (hits are not counted: a shared
+ * counter would slow the hit path), modules loaded, code objects refused.
+ */
 struct hr_runtime_stats {
-	uint64_t hits, misses, modules, refused;
+	uint64_t misses, modules, refused;
 };
 void hr_runtime_stats(struct hanzo_rocm *ctx, struct hr_runtime_stats *s);
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "conf.h"
 #include "cuda.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <spawn.h> /* ours, chaining to the C library's: see spawn.h */
+#include "hr-spawn.h"
 
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "toolchain.h"
@@ -97,7 +97,7 @@ static int find_program(struct hanzo_rocm *ctx, const char *name,
 
 /* Runs a short query (`--version`), judged by exit status; stderr noise is ignored. */
 static int probe(struct hanzo_rocm *ctx, const char *path, const char *arg,
-                 char **out)
+                 bool optional, char **out)
 {
 	char *argv[] = { (char *)path, (char *)arg, NULL };
 	struct hr_spawn s = { .argv = argv, .timeout_ms = PROBE_TIMEOUT_MS,
@@ -108,8 +108,10 @@ static int probe(struct hanzo_rocm *ctx, const char *path, const char *arg,
 	if (r == 0 && s.exit_status != 0)
 		r = -EIO;
 	if (r < 0) {
-		hr_warn(ctx, "%s %s: %s\n", path, arg,
-		        r == -EIO ? "failed" : strerror(-r));
+		if (optional)
+			hr_dbg(ctx, "%s %s: %s\n", path, arg, r == -EIO ? "failed" : strerror(-r));
+		else
+			hr_warn(ctx, "%s %s: %s\n", path, arg, r == -EIO ? "failed" : strerror(-r));
 		hr_spawn_release(&s);
 		return r;
 	}
@@ -185,29 +187,67 @@ static char *version_from_dpkg(const char *pkg)
 	return v;
 }
 
+/*
+ * The install prefixes a compiler may belong to: <prefix>/bin/hipcc as
+ * configured (/opt/rocm/bin/hipcc -> /opt/rocm) and after resolving links
+ * (-> /opt/rocm-6.2.0, or ROCm 6's /opt/rocm-6.2.0/lib/llvm).
+ */
+static int install_prefixes(const char *exe, char out[2][PATH_MAX])
+{
+	char real[PATH_MAX];
+	const char *src[2] = { exe, realpath(exe, real) };
+	int n = 0;
+
+	for (int i = 0; i < 2; i++) {
+		char *slash;
+
+		if (!src[i] || strlen(src[i]) >= PATH_MAX)
+			continue;
+		strcpy(out[n], src[i]);
+		for (int up = 0; up < 2; up++) {
+			slash = strrchr(out[n], '/');
+			if (!slash)
+				break;
+			*slash = '\0';
+		}
+		if (slash && out[n][0] && (n == 0 || strcmp(out[0], out[n]) != 0))
+			n++;
+	}
+	return n;
+}
+
 /* The ROCm release: <prefix>/.info/version of a /opt/rocm-like tree, else the distro package. */
 static char *rocm_version(const char *hipcc_path)
 {
-	char real[PATH_MAX], *v = NULL;
+	char prefix[2][PATH_MAX], *v = NULL;
+	int n = install_prefixes(hipcc_path, prefix);
 
-	if (realpath(hipcc_path, real)) {
-		char *slash = strrchr(real, '/');
+	for (int i = 0; i < n && !v; i++) {
+		char *info;
 
-		if (slash) {
-			*slash = '\0';  /* <prefix>/bin */
-			slash = strrchr(real, '/');
-		}
-		if (slash) {
-			*slash = '\0';  /* <prefix> */
-			if (strlen(real) + sizeof("/.info/version") <= sizeof(real)) {
-				strcat(real, "/.info/version");
-				v = version_from_file(real);
-			}
-		}
+		if (asprintf(&info, "%s/.info/version", prefix[i]) < 0)
+			return NULL;
+		v = version_from_file(info);
+		free(info);
 	}
 	if (!v && strncmp(hipcc_path, "/usr/bin/", 9) == 0)
 		v = version_from_dpkg("hipcc");
 	return v;
+}
+
+/* The directory of the last (highest clang version) match of pattern, or NULL. */
+static char *glob_dir(const char *pattern)
+{
+	char *result = NULL;
+	glob_t g;
+
+	if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+		const char *p = g.gl_pathv[g.gl_pathc - 1];
+
+		result = strndup(p, (size_t)(strrchr(p, '/') - p));
+	}
+	globfree(&g);
+	return result;
 }
 
 /*
@@ -216,45 +256,24 @@ static char *rocm_version(const char *hipcc_path)
  */
 static char *find_devlib_dir(const char *hipcc_path)
 {
-	char real[PATH_MAX], pattern[PATH_MAX + 64];
-	char *result = NULL;
-	const char *const tails[] = { "/amdgcn/bitcode",
-	                              "/lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
-	                              "/llvm/lib/clang/*/lib/amdgcn/bitcode" };
+	static const char *const tails[] = { "/amdgcn/bitcode",
+	                                     "/lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
+	                                     "/lib/clang/*/lib/amdgcn/bitcode",
+	                                     "/llvm/lib/clang/*/lib/amdgcn/bitcode" };
+	char prefix[2][PATH_MAX], *result = NULL;
+	int n = install_prefixes(hipcc_path, prefix);
 
-	if (realpath(hipcc_path, real)) {
-		char *slash = strrchr(real, '/');
+	for (int i = 0; i < n && !result; i++)
+		for (size_t t = 0; t < HR_ARRAY_SIZE(tails) && !result; t++) {
+			char *pattern;
 
-		if (slash && slash != real) {
-			*slash = '\0';
-			slash = strrchr(real, '/');
-			if (slash)
-				*slash = '\0';
+			if (asprintf(&pattern, "%s%s/oclc_isa_version_*.bc", prefix[i], tails[t]) < 0)
+				return NULL;
+			result = glob_dir(pattern);
+			free(pattern);
 		}
-		for (size_t i = 0; i < HR_ARRAY_SIZE(tails) && !result; i++) {
-			glob_t g;
-
-			snprintf(pattern, sizeof(pattern), "%s%s/oclc_isa_version_*.bc", real, tails[i]);
-			if (glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
-				/* the last match: highest clang version directory */
-				char *p = g.gl_pathv[g.gl_pathc - 1];
-
-				result = strndup(p, (size_t)(strrchr(p, '/') - p));
-			}
-			globfree(&g);
-		}
-	}
-	if (!result) {
-		glob_t g;
-
-		if (glob("/usr/lib/*/amdgcn/bitcode/oclc_isa_version_*.bc", 0, NULL, &g) == 0 &&
-		    g.gl_pathc > 0) {
-			char *p = g.gl_pathv[0];
-
-			result = strndup(p, (size_t)(strrchr(p, '/') - p));
-		}
-		globfree(&g);
-	}
+	if (!result)
+		result = glob_dir("/usr/lib/*/amdgcn/bitcode/oclc_isa_version_*.bc");
 	return result;
 }
 
@@ -264,7 +283,7 @@ static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 	const char *label = ctx->config ? ctx->config->version_label : NULL;
 	int r, k;
 
-	r = probe(ctx, tc->path, "--version", &text);
+	r = probe(ctx, tc->path, "--version", false, &text);
 	if (r < 0)
 		return r;
 	hip = version_after(text, "HIP version:");
@@ -301,7 +320,7 @@ static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 	char *text = NULL, *rel, *build;
 	int r, k;
 
-	r = probe(ctx, tc->path, "--version", &text);
+	r = probe(ctx, tc->path, "--version", false, &text);
 	if (r < 0)
 		return r;
 	rel = version_after(text, "release");
@@ -317,7 +336,7 @@ static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 		return -ENOMEM;
 	}
 	/* Older nvcc lacks --list-gpu-code; can_build then falls back to a minimum. */
-	if (probe(ctx, tc->path, "--list-gpu-code", &text) == 0) {
+	if (probe(ctx, tc->path, "--list-gpu-code", true, &text) == 0) {
 		char **codes = hr_strv_split(text, " \t\r\n");
 
 		free(text);
@@ -781,7 +800,8 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	}
 	s.argv = argv;
 	s.envp = env;
-	s.timeout_ms = (tc->timeout_s ? tc->timeout_s : DEFAULT_TIMEOUT_S) * 1000u;
+	s.timeout_ms = tc->timeout_s == 0 ? DEFAULT_TIMEOUT_S * 1000u
+	             : tc->timeout_s > UINT_MAX / 1000u ? UINT_MAX : tc->timeout_s * 1000u;
 	s.max_output = MAX_DIAG;
 	r = hr_spawn_run(&s);
 	if (r == -ETIMEDOUT) {

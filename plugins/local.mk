@@ -13,7 +13,8 @@ tools_hr_embed_SOURCES = tools/hr-embed.c
 
 HR_PLUGIN_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-export-symbols-regex '^hanzo_rocm_plugin_entry$$'
-HR_EMBED_DEPS = tools/hr-embed$(EXEEXT) $(top_srcdir)/$(HR_KERNEL_INCLUDES)
+# Headers are found through VPATH, so the list may name several.
+HR_EMBED_DEPS = tools/hr-embed$(EXEEXT) $(HR_KERNEL_INCLUDES)
 # plugins/F.c from kernels/F.hip and kernels/F.list; F comes from the target.
 HR_EMBED = $(AM_V_GEN)f=`basename $@ .c` && $(MKDIR_P) plugins && \
 	tools/hr-embed$(EXEEXT) -o $@ $$f \

@@ -50,6 +50,19 @@ exit_is 0 "info --json" hr info --json
 "$PYTHON3" -c 'import json,sys; t=json.load(open(sys.argv[1]))["cache_tiers"]; assert [x["tier"] for x in t]==["system","site","package","user"] and t[3]["entries"]==2 and t[0]["entries"]==2, t' "$T/out"
 ok $? "info --json cache_tiers"
 
+# An entry whose key does not match the installed plugin's is listed as stale.
+if [ -f "$top_builddir/t/fixtures/plugins/.libs/alpha.so" ]; then
+	mkdir -m 755 "$T/plugins"
+	cp "$top_builddir/t/fixtures/plugins/.libs/alpha.so" "$T/plugins/"
+	"$mk" "$user" alpha gfx90a "$fix/k-gfx90a.co"
+	exit_is 0 "cache list with a plugin installed" env HANZO_ROCM_PLUGIN_PATH="$T/plugins" "$HR_CLI" --root "$root" --config "$root/hanzo-rocm.conf" cache list --target gfx90a
+	grep_ok "entry of another build of alpha is stale" "^user +gfx90a +alpha .* stale" "$T/out"
+	grep_ok "entries of unknown families stay ok" "^user +gfx90a +famC .* ok" "$T/out"
+	rm "$user/gfx90a/alpha.hrco"
+else
+	skip 3 "fixture plugin alpha not built"
+fi
+
 # Damage: truncated, payload bit flip, garbage, entry under the wrong target.
 size=$(stat -c %s "$user/gfx90a/famC.hrco")
 truncate -s $((size - 7)) "$user/gfx90a/famC.hrco"
@@ -90,6 +103,24 @@ ok $? "gc evicted the least recently used entry only"
 [ ! -e "$user/gfx90a/.old.hrco.Ab12Cd" ] && [ ! -e "$user/gfx90a/.old.lock" ] && [ -e "$user/gfx90a/.new.hrco.Xy34Zw" ]
 ok $? "gc removed stale temp/lock files, kept a fresh one"
 exit_is 2 "gc --max-size junk is a usage error" hr cache gc --max-size 12Q
+
+# Another user may not write the system tier: verify --repair leaves it alone.
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/nonexistent "$@"; }
+chmod 755 "$T" "$root"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+   nobody "$HR_CLI" --version >/dev/null 2>&1; then
+	chmod -R go+rX "$sys"
+	cp "$sys/gfx90a/famA.hrco" "$sys/gfx1030/famA.hrco"
+	sys_sum=$(find "$sys" -type f | sort | xargs sha256sum)
+	exit_is 1 "verify --repair as an unprivileged user" \
+		nobody "$HR_CLI" --root "$root" --config "$root/hanzo-rocm.conf" cache verify --repair
+	grep_ok "reports the system tier read-only" "gfx1030/famA.hrco: .*not repaired: the system tier is read-only" "$T/out"
+	[ "$(find "$sys" -type f | sort | xargs sha256sum)" = "$sys_sum" ]
+	ok $? "system tier untouched"
+	rm "$sys/gfx1030/famA.hrco"
+else
+	skip 3 "needs root, setpriv and a build tree other users can read"
+fi
 
 # clear
 exit_is 0 "cache clear --target gfx1030" hr cache clear --user --target gfx1030

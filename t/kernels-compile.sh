@@ -23,17 +23,19 @@ elf_flags() { od -An -tu4 -j48 -N4 "$1" | tr -d ' '; }
 # EF_AMDGPU_MACH_* (e_flags & 0xff) of the AMD targets tested here.
 amd_mach() { case $1 in gfx90a) echo 63 ;; gfx908) echo 48 ;; gfx1030) echo 54 ;; esac; }
 
-# Compile $1 (source) for AMD target $2 into $3; stderr to $3.err (hipcc
-# prints a rocm_agent_enumerator traceback without /dev/kfd: judge by status).
-hip_compile() {
+# compile FAMILY TARGET: $T/FAMILY.hip -> $T/FAMILY-TARGET.o (.cubin for sm_*),
+# stderr and exit status next to it (hipcc prints a rocm_agent_enumerator
+# traceback without /dev/kfd: judge by the status).  Run through xargs -P 2
+# so both cores stay busy; every (family, target) is compiled once.
+COMPILE='fam=$1 tgt=$2 T=$3
+case $tgt in
+sm_*) obj="$T/$fam-$tgt.cubin"
+	"$NVCC" -cubin -arch="$tgt" -O3 -x cu "$T/$fam.hip" -o "$obj" 2>"$obj.err" ;;
+*) obj="$T/$fam-$tgt.o"
 	"$HIPCC" -std=c++17 --cuda-device-only --no-gpu-bundle-output \
-		--offload-arch="$2" -O3 -c -x hip "$1" -o "$3" 2>"$3.err"
-	echo $? >"$3.rc"
-}
-nv_compile() {
-	"$NVCC" -cubin -arch=sm_90 -O3 -x cu "$1" -o "$2" 2>"$2.err"
-	echo $? >"$2.rc"
-}
+		--offload-arch="$tgt" -O3 -c -x hip "$T/$fam.hip" -o "$obj" 2>"$obj.err" ;;
+esac
+echo $? >"$obj.rc"'
 
 # Kernel symbols defined by a code object: global functions (AMD kernels
 # also have .kd descriptors, which are objects; CUDA helpers are weak).
@@ -81,6 +83,7 @@ check_resources() {
 		grep -B1 -E ': [1-9]' | head -20 | sed 's/^/# /'
 }
 
+families=
 for so in "$HR_PLUGINS"/*.so; do
 	fam=$(basename "$so" .so)
 	src="$T/$fam.hip"
@@ -88,21 +91,17 @@ for so in "$HR_PLUGINS"/*.so; do
 	ok $? "$fam: plugin descriptor is consistent and its source can be read"
 	[ -s "$src" ] || { sed 's/^/# /' "$T/err"; continue; }
 	sort "$T/$fam.names" >"$T/$fam.names.sorted"
-	n=$(wc -l <"$T/$fam.names")
-
 	! grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$src"
 	ok $? "$fam: embedded source has no quoted #include left"
+	families="$families $fam"
+	for tgt in ${HIPCC:+$AMD_TARGETS} ${NVCC:+sm_90}; do
+		echo "$fam $tgt $T"
+	done >>"$T/jobs"
+done
+[ -s "$T/jobs" ] && xargs -P 2 -L 1 sh -c "$COMPILE" sh <"$T/jobs"
 
-	# Two compiles at a time: the CI machine has 2 cores.
-	if [ -n "$HIPCC" ]; then
-		hip_compile "$src" gfx90a "$T/$fam-gfx90a.o" &
-		hip_compile "$src" gfx908 "$T/$fam-gfx908.o" &
-		wait
-		hip_compile "$src" gfx1030 "$T/$fam-gfx1030.o" &
-	fi
-	[ -z "$NVCC" ] || nv_compile "$src" "$T/$fam-sm_90.cubin" &
-	wait
-
+for fam in $families; do
+	n=$(wc -l <"$T/$fam.names")
 	if [ -n "$HIPCC" ]; then
 		for tgt in $AMD_TARGETS; do
 			check_object "$fam" "$tgt" "$T/$fam-$tgt.o" 224

@@ -1,1 +1,55 @@
-# t/package.mk
+# t/package.mk: OS packaging (debian/, rpm/).
+#
+# `make check` runs t/package-static.sh: the packaging files agree with the
+# tree (families, symbols, generated control, unit, scripts).
+#
+# `make check-package` (as root; needs debhelper, lintian, debootstrap, rpm,
+# rpmlint and the Debian mirror) is the full proof: build the .debs from a
+# clean copy of the tree, lintian them, build an upgrade (a later version
+# with one family's source changed), run t/package/proof.sh in a debootstrap
+# root, then rpmbuild -bb and rpmlint.  The debootstrap root is cached in
+# HR_CHROOT_CACHE between runs.
+dist_check_SCRIPTS += t/package-static.sh
+TESTS += t/package-static.sh
+
+HR_PKG_WORK = $(abs_top_builddir)/_build/package-check
+HR_CHROOT_CACHE = $(abs_top_builddir)/_build/package-chroot
+HR_PKG_CHANGED_FAMILY = fill
+HR_RPM_CACHE_TARGETS = gfx90a
+
+check-package:
+	@set -e; start=$$(date +%s); src='$(abs_top_srcdir)'; w='$(HR_PKG_WORK)'; \
+	step() { echo "check-package: $$1 ($$(( $$(date +%s) - start )) s)"; }; \
+	step "building the .debs"; \
+	sh "$$src/t/package/build-debs.sh" "$$src" "$$w/v1"; \
+	step "lintian"; \
+	sh "$$src/t/package/lintian.sh" "$$w/v1/debs"; \
+	v=$$(cd "$$src" && dpkg-parsechangelog -SVersion)+rebuild1; \
+	step "building the upgrade $$v ($(HR_PKG_CHANGED_FAMILY) source changed)"; \
+	sh "$$src/t/package/build-debs.sh" "$$src" "$$w/v2" "$$v" $(HR_PKG_CHANGED_FAMILY); \
+	step "debootstrap root"; \
+	base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)'); \
+	step "proof in $$base"; \
+	top_srcdir="$$src" sh "$$src/t/package/proof.sh" "$$base" "$$w/v1/debs" "$$w/v2/debs" \
+		$(HR_PKG_CHANGED_FAMILY) "$$w/proof"; \
+	step "rpmbuild and rpmlint"; \
+	sh "$$src/t/package/rpm.sh" "$$src" "$$w/rpm" '$(HR_RPM_CACHE_TARGETS)'; \
+	step "done"
+.PHONY: check-package
+
+clean-local: clean-local-package
+clean-local-package:
+	-rm -rf '$(HR_PKG_WORK)'
+.PHONY: clean-local-package
+
+EXTRA_DIST += \
+	debian/changelog debian/control debian/control.in debian/control.plugin.in \
+	debian/control.cache.in debian/copyright debian/rules debian/source/format \
+	debian/families debian/cache-targets debian/gen-control \
+	debian/hanzo-rocm.install debian/hanzo-rocm.postinst debian/hanzo-rocm.postrm \
+	debian/hanzo-rocm.triggers.in debian/hanzo-rocm.lintian-overrides \
+	debian/libhanzo-rocm1.install debian/libhanzo-rocm1.symbols \
+	debian/libhanzo-rocm1.lintian-overrides debian/libhanzo-rocm-dev.install \
+	rpm/hanzo-rocm.spec rpm/rpmlintrc \
+	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
+	t/package/proof.sh t/package/rpm.sh

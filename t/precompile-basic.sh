@@ -13,12 +13,16 @@ ok $? "one real compile per target"
 "$PC_HELPER" verify "$T/o" > "$T/verify" 2>&1
 ok $? "every published entry reads back valid, no stray files"
 grep_ok "both entries present" '^2 good, 0 bad' "$T/verify"
-"$PC_HELPER" payload "$T/o/gfx1030/pctest.hrco" > "$T/k.o"
-"$LLVM_READELF" -h --notes "$T/k.o" > "$T/elf" 2>&1
-grep_ok "payload is an AMDGPU ELF" 'Machine: +EM_AMDGPU' "$T/elf"
-grep_ok "built for gfx1030" 'amdhsa.target: +amdgcn-amd-amdhsa--gfx1030' "$T/elf"
-"$LLVM_READELF" --syms "$T/k.o" > "$T/syms" 2>&1
-grep_ok "both kernels built (plugin flags applied)" 'pctest_scale' "$T/syms"
+if [ -n "$LLVM_READELF" ]; then
+	"$PC_HELPER" payload "$T/o/gfx1030/pctest.hrco" > "$T/k.o"
+	"$LLVM_READELF" -h --notes "$T/k.o" > "$T/elf" 2>&1
+	grep_ok "payload is an AMDGPU ELF" 'Machine: +EM_AMDGPU' "$T/elf"
+	grep_ok "built for gfx1030" 'amdhsa.target: +amdgcn-amd-amdhsa--gfx1030' "$T/elf"
+	"$LLVM_READELF" --syms "$T/k.o" > "$T/syms" 2>&1
+	grep_ok "both kernels built (plugin flags applied)" 'pctest_scale' "$T/syms"
+else
+	skip 3 "llvm-readelf not found"
+fi
 
 # Nothing changed: nothing spawned, not even `hipcc --version`.
 : > "$PC_LOG"
@@ -36,6 +40,18 @@ grep_ok "gfx942 skipped with the ROCm version that adds it" '^gfx942 .*skipped \
 ok $? "--progress never: nothing on stderr"
 [ "$(pc_compiles gfx942)" -eq 0 ]
 ok $? "nothing compiled for gfx942"
+
+# NVIDIA targets go to nvcc: missing -> skipped; present -> a real cubin.
+exit_is 0 "a missing compiler is not a failure" PC --output "$T/o" -t sm_90
+grep_ok "sm_90 skipped: nvcc not found" '^sm_90 .*skipped \(.*no-nvcc not found\)' "$T/out"
+if [ -n "$NVCC" ] && [ -x "$NVCC" ]; then
+	sed "s#^nvcc = .*#nvcc = $NVCC#" "$T/hr.conf" > "$T/nv.conf"
+	HANZO_ROCM_CONF="$T/nv.conf" exit_is 0 "sm_90 built with nvcc" PC --output "$T/nv" -t sm_90
+	"$PC_HELPER" verify "$T/nv" > "$T/verify" 2>&1
+	grep_ok "the cubin entry reads back valid (EM_CUDA, sm_90)" '^ok sm_90/pctest.hrco nvcc' "$T/verify"
+else
+	skip 2 "nvcc not found"
+fi
 
 exit_is 0 "--force rebuilds" PC --output "$T/o" -t gfx90a --force
 grep_ok "forced entry built" '^1 built, 0 up to date' "$T/out"

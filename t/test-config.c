@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "../lib/config.h" /* not the build dir's autoconf config.h */
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "util.h"
 

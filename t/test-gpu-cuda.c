@@ -72,8 +72,8 @@ static const char vadd_cu[] =
 	"{ for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
 	"       i < n; i += (unsigned long long)gridDim.x * blockDim.x) c[i] = a[i] + b[i]; }\n";
 
-/* An sm_80 cubin from nvcc (NULL without nvcc); caller frees. */
-static void *cubin_sm80(size_t *size)
+/* A cubin of vadd_cu for arch from nvcc (NULL without nvcc); caller frees. */
+static void *cubin_for(const char *arch, size_t *size)
 {
 	char dir[] = "/tmp/hr-gpu-cuda.XXXXXX", cmd[8192], *src, *out;
 	const char *nvcc = gpu_nvcc();
@@ -88,8 +88,8 @@ static void *cubin_sm80(size_t *size)
 	if (f) {
 		fputs(vadd_cu, f);
 		fclose(f);
-		snprintf(cmd, sizeof(cmd), "'%s' -cubin -arch=sm_80 -O3 -o '%s' '%s' >/dev/null 2>&1",
-		         nvcc, out, src);
+		snprintf(cmd, sizeof(cmd), "'%s' -cubin -arch=%s -O3 -o '%s' '%s' >/dev/null 2>&1",
+		         nvcc, arch, out, src);
 		if (system(cmd) != 0 || hr_read_file(out, 1 << 24, &data, size) < 0)
 			data = NULL;
 	}
@@ -170,12 +170,35 @@ int main(void)
 	       "an AMDGPU ELF is refused: -ENOEXEC");
 	is_int(hr_runtime_module_load(ctx, dev, "not a code object", 18, &mod), -ENOEXEC,
 	       "junk is refused: -ENOEXEC");
-	cubin = cubin_sm80(&size);
+	cubin = cubin_for("sm_80", &size);
 	if (cubin && strncmp(target, "sm_8", 4) != 0) {
 		is_int(hr_runtime_module_load(ctx, dev, cubin, size, &mod), -ENOEXEC,
 		       "an sm_80 cubin is refused on %s: -ENOEXEC", target);
 	} else {
 		skip(1, "needs nvcc and a GPU newer than sm_8x");
+	}
+	free(cubin);
+
+	/* Which header damage does this driver notice?  (Informational.) */
+	cubin = cubin_for(target, &size);
+	if (cubin && size > 64) {
+		static const struct { unsigned off; uint8_t val; const char *what; } dmg[] = {
+			{ 8, 0x7f, "EI_ABIVERSION 0x7f" }, { 7, 0x00, "EI_OSABI 0" },
+			{ 16, 1, "e_type ET_REL" }, { 49, 0xff, "e_flags bits 8..15" },
+			{ 50, 0xff, "e_flags bits 16..23" },
+		};
+		for (size_t i = 0; i < sizeof(dmg) / sizeof(dmg[0]); i++) {
+			uint8_t *c2 = malloc(size);
+			int r;
+
+			memcpy(c2, cubin, size);
+			c2[dmg[i].off] = dmg[i].val;
+			r = hr_runtime_module_load(ctx, dev, c2, size, &mod);
+			diag("%s: %s", dmg[i].what, r == 0 ? "accepted" : hanzo_rocm_strerror(r));
+			if (r == 0)
+				hr_runtime_module_unload(ctx, dev, mod);
+			free(c2);
+		}
 	}
 	free(cubin);
 	free(a); free(b); free(c); free(want);

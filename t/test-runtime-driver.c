@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "cache.h"
 #include "cuda.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
@@ -34,6 +35,12 @@ static void log_capture(void *data, int prio, const char *file, int line,
 	len = strlen(logbuf);
 	vsnprintf(logbuf + len, sizeof(logbuf) - len, fmt, ap);
 	pthread_mutex_unlock(&loglock);
+}
+
+static int is_int_ok(int got, int want, const char *what)
+{
+	is_int(got, want, "%s", what);
+	return got == want;
 }
 
 static struct hanzo_rocm *new_ctx(void)
@@ -119,6 +126,49 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/*
+ * A cache entry that passes every cache check but that the driver refuses
+ * (NO_BINARY_FOR_GPU): the runtime skips that tier and compiles afresh.
+ */
+static void test_refused(const char *cachedir, unsigned dev)
+{
+	struct hanzo_rocm_kernel *k = NULL;
+	struct hr_runtime_stats st;
+	struct hr_entry ent;
+	char dir[4200], *path;
+	struct hanzo_rocm *c;
+	uint8_t *bad = NULL;
+	unsigned g[3] = { 1, 1, 1 };
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/cache", cachedir);
+	path = hr_entry_path(dir, "sm_90", "affine");
+	c = new_ctx();
+	r = path && c ? hr_entry_read(c, path, NULL, &ent) : -ENOMEM;
+	if (r == 0) {
+		bad = malloc(ent.payload_size);
+		memcpy(bad, ent.payload, ent.payload_size);
+		bad[8] = 0x7f;
+		r = hr_entry_write(c, dir, "affine", "sm_90", &ent.key, ent.compiler, bad,
+		                   ent.payload_size);
+		hr_entry_release(&ent);
+	}
+	is_int(r, 0, "planted an entry the cache accepts and the driver refuses");
+	logbuf[0] = 0;
+	if (!is_int_ok(hanzo_rocm_kernel_get(c, dev, "affine", "affine_f32", &k), 0,
+	               "kernel_get still succeeds"))
+		diag("log:\n%s", logbuf);
+	hr_runtime_stats(c, &st);
+	is_int(st.refused, 1, "one refusal");
+	is_int(st.modules, 1, "then a module from the next tier (compiled)");
+	ok(strstr(logbuf, "refused the code object of family 'affine'") != NULL,
+	   "a warning names the family and the tier");
+	is_int(hanzo_rocm_kernel_launch(k, g, g, 0, NULL, NULL), 0, "and it launches");
+	hanzo_rocm_unref(c);
+	free(bad);
+	free(path);
+}
+
 static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 {
 	const char *nvcc = getenv("NVCC"), *plugins = getenv("HR_PLUGINS");
@@ -134,7 +184,7 @@ static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 
 	snprintf(path, sizeof(path), "%s/affine.so", plugins ? plugins : "");
 	if (!nvcc || !*nvcc || access(nvcc, X_OK) != 0 || !plugins || access(path, R_OK) != 0) {
-		skip(7, "needs nvcc and the affine plugin");
+		skip(13, "needs nvcc and the affine plugin");
 		return;
 	}
 	if (!mkdtemp(cachedir))
@@ -166,6 +216,7 @@ static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 	hr_runtime_stats(c2, &st);
 	is_int(st.modules, 1, "one module loaded for the family");
 	hanzo_rocm_unref(c2);
+	test_refused(cachedir, dev);
 	(void)ctx;
 }
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "util.h"
@@ -340,8 +340,13 @@ static void test_precompile_targets(void)
 	hanzo_rocm_unref(ctx);
 
 	ctx = new_ctx("", "[targets]\ndefault = gfx90a gfx942 gfx90a\n");
-	is_str(ctx ? precompile_list(ctx, &why) : NULL, "gfx90a gfx942", "no GPU, no extra: default list");
-	is_str(why, "default list", "why: default list");
+	if (ctx && hanzo_rocm_device_count(ctx) > 0) {
+		skip(2, "this host has an NVIDIA GPU: its target is detected");
+	} else {
+		is_str(ctx ? precompile_list(ctx, &why) : NULL, "gfx90a gfx942",
+		       "no GPU, no extra: default list");
+		is_str(why, "default list", "why: default list");
+	}
 	hanzo_rocm_unref(ctx);
 
 	setenv("HSA_OVERRIDE_GFX_VERSION", "10.3.0", 1);

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <spawn.h> /* ours, chaining to the C library's */
+#include "hr-spawn.h"
 
-#include "config.h"
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "toolchain.h"
@@ -363,6 +363,91 @@ static void test_nvcc(struct hanzo_rocm *ctx)
 	hr_toolchain_free(tc);
 }
 
+static int write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return chmod(path, mode);
+}
+
+/*
+ * A ROCm 6 layout without a real compiler: /opt/rocm-like prefix with
+ * .info/version and device libraries under lib/llvm/lib/clang/N/, reached
+ * through a bin/ symlink as /opt/rocm/bin is.
+ */
+static void test_rocm_layout(void)
+{
+	static const char *const dirs[] = { "rocm-6.2.0", "rocm-6.2.0/bin", "rocm-6.2.0/.info",
+	                                    "rocm-6.2.0/lib", "rocm-6.2.0/lib/llvm",
+	                                    "rocm-6.2.0/lib/llvm/lib", "rocm-6.2.0/lib/llvm/lib/clang",
+	                                    "rocm-6.2.0/lib/llvm/lib/clang/18",
+	                                    "rocm-6.2.0/lib/llvm/lib/clang/18/lib",
+	                                    "rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn",
+	                                    "rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn/bitcode" };
+	char p[4200], conf[4400], reason[256];
+	struct hr_toolchain *tc = NULL;
+	struct hanzo_rocm *ctx;
+	int r;
+
+	for (size_t i = 0; i < HR_ARRAY_SIZE(dirs); i++) {
+		snprintf(p, sizeof(p), "%s/%s", scratch, dirs[i]);
+		mkdir(p, 0755);
+	}
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/bin/hipcc", scratch);
+	write_file(p, "#!/bin/sh\necho 'HIP version: 6.2.41133-dd7f95766'\n"
+	              "echo 'AMD clang version 18.0.0git (https://github.com/RadeonOpenCompute/llvm-project roc-6.2.0)'\n"
+	              "echo 'Traceback (most recent call last):' >&2\nexit 0\n", 0755);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/.info/version", scratch);
+	write_file(p, "6.2.0-66\n", 0644);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn/bitcode/oclc_isa_version_942.bc", scratch);
+	write_file(p, "", 0644);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn/bitcode/oclc_isa_version_90a.bc", scratch);
+	write_file(p, "", 0644);
+	snprintf(p, sizeof(p), "%s/rocm", scratch);
+	symlink("rocm-6.2.0", p);
+
+	snprintf(conf, sizeof(conf), "[compiler]\nhipcc = %s/rocm/bin/hipcc\n", scratch);
+	ctx = new_ctx(conf);
+	r = ctx ? hr_toolchain_find(ctx, HR_COMPILER_HIPCC, &tc) : -1;
+	is_int(r, 0, "ROCm 6 layout: hipcc found");
+	if (r == 0) {
+		is_str(tc->version, "6.2.0", "ROCm 6 layout: version from .info/version");
+		ok(strstr(tc->identity, "HIP 6.2.41133") && strstr(tc->identity, "clang 18.0.0"),
+		   "ROCm 6 layout: identity '%s'", tc->identity);
+		ok(tc->devlib_dir && strstr(tc->devlib_dir, "lib/llvm/lib/clang/18/lib/amdgcn/bitcode"),
+		   "ROCm 6 layout: device libraries under lib/llvm");
+		is_int(hr_toolchain_can_build(tc, "gfx942", reason, sizeof(reason)), 0,
+		       "ROCm 6 layout: gfx942 buildable");
+		r = hr_toolchain_can_build(tc, "gfx950", reason, sizeof(reason));
+		ok(r == -ENOTSUP && strcmp(reason, "needs ROCm >= 6.4 (installed: 6.2.0)") == 0,
+		   "ROCm 6 layout: gfx950 skipped: '%s'", reason);
+		r = hr_toolchain_can_build(tc, "gfx1030", reason, sizeof(reason));
+		ok(r == -ENOTSUP && strstr(reason, "6.2.0"), "no device library, no table entry: '%s'", reason);
+		hr_toolchain_free(tc);
+	} else {
+		skip(6, "no toolchain");
+	}
+	hanzo_rocm_unref(ctx);
+	snprintf(p, sizeof(p), "%s/rocm", scratch);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn/bitcode/oclc_isa_version_942.bc", scratch);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn/bitcode/oclc_isa_version_90a.bc", scratch);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/bin/hipcc", scratch);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/rocm-6.2.0/.info/version", scratch);
+	unlink(p);
+	for (size_t i = HR_ARRAY_SIZE(dirs); i-- > 0;) {
+		snprintf(p, sizeof(p), "%s/%s", scratch, dirs[i]);
+		rmdir(p);
+	}
+}
+
 int main(void)
 {
 	const char *home = getenv("HOME"), *hipcc = getenv("HIPCC"), *nvcc = getenv("NVCC");
@@ -387,6 +472,7 @@ int main(void)
 		return done_testing();
 	test_timeout(ctx);
 	test_missing(ctx);
+	test_rocm_layout();
 	if (hipcc && *hipcc)
 		test_hipcc(ctx);
 	else
@@ -397,16 +483,18 @@ int main(void)
 		skip(8, "no nvcc ($NVCC unset)");
 
 	{
+		/* nvcc answers --version at once; hipcc takes a second */
+		enum hr_compiler k = nvcc && *nvcc ? HR_COMPILER_NVCC : HR_COMPILER_HIPCC;
 		struct hr_toolchain *tc = NULL;
 
 		setenv("HANZO_ROCM_VERSION", "9.9-test", 1);
 		hanzo_rocm_unref(ctx);
 		ctx = new_ctx(conf);
-		if (hipcc && *hipcc && ctx && hr_toolchain_find(ctx, HR_COMPILER_HIPCC, &tc) == 0) {
+		if (ctx && hr_toolchain_find(ctx, k, &tc) == 0) {
 			is_str(tc->version, "9.9-test", "HANZO_ROCM_VERSION overrides the version label");
 			hr_toolchain_free(tc);
 		} else {
-			skip(1, "no hipcc");
+			skip(1, "no compiler");
 		}
 		unsetenv("HANZO_ROCM_VERSION");
 	}

@@ -14,13 +14,11 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "../lib/config.h" /* not the autoconf config.h of the build dir */
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
+#include "plugin.h"
 #include "tools.h"
 #include "util.h"
-
-/* Temp and lock files untouched this long belong to a dead process. */
-#define STALE_SECONDS 3600
 
 static int tiers_get(struct cli *cli, struct hr_tier_dir **t, size_t *n)
 {
@@ -39,6 +37,25 @@ static int tiers_get(struct cli *cli, struct hr_tier_dir **t, size_t *n)
 
 /* ---- list ---- */
 
+/*
+ * Built from other sources or flags than the installed plugin's: still a
+ * valid entry, but the library will rebuild rather than use it.  Unknown
+ * families (plugin removed) cannot be judged and count as ok.
+ */
+static bool is_stale(struct hanzo_rocm *ctx, const char *family,
+                     const char *target, const struct hr_cache_key *have)
+{
+	struct hr_family *fam;
+	struct hr_cache_key want;
+
+	if (hr_plugins_family(ctx, family, &fam) < 0)
+		return false;
+	hr_cache_key_compute(fam->family, fam->source_sha256,
+	                     (const char *const *)fam->flags,
+	                     ctx->config ? ctx->config->flags : NULL, target, &want);
+	return memcmp(want.b, have->b, sizeof(want.b)) != 0;
+}
+
 struct list_state {
 	struct hanzo_rocm *ctx;
 	const struct hr_tier_dir *tier;
@@ -53,12 +70,14 @@ static int list_one(void *data, const char *path, const char *target,
 	struct list_state *s = data;
 	struct hr_entry e;
 	char why[256], family[80], size[32], created[32] = "-";
+	const char *status;
 	int r;
 
 	if (kind != HR_CACHE_ENTRY)
 		return 0;
 	snprintf(family, sizeof(family), "%.*s", (int)(strlen(name) - 5), name);
 	r = hr_entry_read_why(s->ctx, path, NULL, &e, why, sizeof(why));
+	status = r == 0 ? "ok" : "corrupt";
 	if (r == 0) {
 		time_t t = (time_t)e.created;
 		struct tm tm;
@@ -66,6 +85,8 @@ static int list_one(void *data, const char *path, const char *target,
 		if (gmtime_r(&t, &tm))
 			strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
+	if (r == 0 && is_stale(s->ctx, family, target, &e.key))
+		status = "stale";
 	s->count++;
 	if (s->j) {
 		json_begin_object(s->j);
@@ -79,7 +100,7 @@ static int list_one(void *data, const char *path, const char *target,
 			json_kv_uint(s->j, "created", e.created);
 		else
 			json_kv_string(s->j, "created", NULL);
-		json_kv_string(s->j, "status", r == 0 ? "ok" : "corrupt");
+		json_kv_string(s->j, "status", status);
 		if (r < 0)
 			json_kv_string(s->j, "reason", why);
 		json_end_object(s->j);
@@ -87,7 +108,7 @@ static int list_one(void *data, const char *path, const char *target,
 		hr_format_size((uint64_t)st->st_size, size, sizeof(size));
 		printf("%-8s %-16s %-20s %8s  %-24s %-20s %s%s%s\n",
 		       hr_tier_name(s->tier->tier), target, family, size,
-		       r == 0 ? e.compiler : "-", created, r == 0 ? "ok" : "corrupt",
+		       r == 0 ? e.compiler : "-", created, status,
 		       r == 0 ? "" : ": ", r == 0 ? "" : why);
 	}
 	hr_entry_release(&e);
@@ -116,7 +137,9 @@ static int cache_list(struct cli *cli, int argc, char **argv)
 		case 'h':
 			puts("Usage: hanzo-rocm cache list [--json] [--target T]\n\n"
 			     "List every entry of every cache tier: tier, target, family, size,\n"
-			     "compiler, creation time and status (ok / corrupt: why).\n"
+			     "compiler, creation time and status: ok, stale (built from other\n"
+			     "sources or flags than the installed plugin's; rebuilt on use) or\n"
+			     "corrupt (with the reason).\n"
 			     "--json prints a JSON array of objects.");
 			return EXIT_OK;
 		default: return EXIT_USAGE;
@@ -252,80 +275,6 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 
 /* ---- gc ---- */
 
-struct gc_file {
-	char *path;
-	uint64_t size;
-	time_t used;
-};
-
-struct gc_state {
-	time_t now;
-	struct gc_file *files;
-	size_t n, alloc;
-	uint64_t total;
-	unsigned debris;
-};
-
-/* A lock file nobody holds (fcntl locks die with their owner) is debris. */
-static bool lock_is_free(const char *path)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-	bool free_ = false;
-
-	if (fd >= 0) {
-		free_ = fcntl(fd, F_SETLK, &fl) == 0;
-		close(fd);
-	}
-	return free_;
-}
-
-static int gc_one(void *data, const char *path, const char *target,
-                  const char *name, enum hr_cache_file kind,
-                  const struct stat *st)
-{
-	struct gc_state *s = data;
-	time_t used = st->st_atime > st->st_mtime ? st->st_atime : st->st_mtime;
-
-	(void)target;
-	(void)name;
-	if (kind != HR_CACHE_ENTRY) {
-		bool stale = s->now - st->st_mtime > STALE_SECONDS;
-
-		if (kind == HR_CACHE_QUARANTINE ||
-		    (stale && (kind != HR_CACHE_LOCK || lock_is_free(path))))
-			if (unlink(path) == 0)
-				s->debris++;
-		return 0;
-	}
-	if (s->n == s->alloc) {
-		size_t na = s->alloc ? 2 * s->alloc : 64;
-		struct gc_file *f = realloc(s->files, na * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		s->files = f;
-		s->alloc = na;
-	}
-	s->files[s->n].path = strdup(path);
-	if (!s->files[s->n].path)
-		return -ENOMEM;
-	s->files[s->n].size = (uint64_t)st->st_size;
-	s->files[s->n].used = used;
-	s->n++;
-	s->total += (uint64_t)st->st_size;
-	return 0;
-}
-
-static int by_use(const void *a, const void *b)
-{
-	const struct gc_file *x = a, *y = b;
-
-	if (x->used != y->used)
-		return x->used < y->used ? -1 : 1;
-	return strcmp(x->path, y->path);
-}
-
 static const struct hr_tier_dir *find_tier(const struct hr_tier_dir *t, size_t n,
                                            enum hr_tier which)
 {
@@ -342,13 +291,12 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gc_state s = { .now = time(NULL) };
 	const struct hr_tier_dir *user;
 	struct hr_tier_dir *t = NULL;
+	struct hr_gc_stats st;
 	const char *max_arg = NULL;
-	uint64_t max = 0, freed = 0;
+	uint64_t max = 0;
 	char a[32], b[32], m[32];
-	unsigned evicted = 0;
 	size_t n = 0;
 	int c, r, ret = EXIT_OK;
 
@@ -388,32 +336,17 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 		ret = EXIT_FAILED;
 		goto out;
 	}
-	r = hr_cache_scan(user->path, NULL, gc_one, &s);
+	r = hr_cache_gc(cli->ctx, user->path, max, NULL, &st);
 	if (r < 0) {
-		cli_error("cannot read %s: %s", user->path, strerror(-r));
+		cli_error("cache gc: %s: %s", user->path, strerror(-r));
 		ret = EXIT_FAILED;
-		goto out;
 	}
-	qsort(s.files, s.n, sizeof(*s.files), by_use);
-	for (size_t i = 0; i < s.n && s.total > max; i++) {
-		if (unlink(s.files[i].path) < 0) {
-			cli_error("cannot remove %s: %s", s.files[i].path, strerror(errno));
-			ret = EXIT_FAILED;
-			continue;
-		}
-		s.total -= s.files[i].size;
-		freed += s.files[i].size;
-		evicted++;
-	}
-	hr_format_size(freed, a, sizeof(a));
-	hr_format_size(s.total, b, sizeof(b));
+	hr_format_size(st.freed, a, sizeof(a));
+	hr_format_size(st.total, b, sizeof(b));
 	hr_format_size(max, m, sizeof(m));
 	printf("%s: evicted %u entries (%s), removed %u stale files; %s used of %s\n",
-	       user->path, evicted, a, s.debris, b, m);
+	       user->path, st.evicted, a, st.debris, b, m);
 out:
-	for (size_t i = 0; i < s.n; i++)
-		free(s.files[i].path);
-	free(s.files);
 	hr_cache_tiers_free(t, n);
 	return ret;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/config.h" /* not the autoconf config.h of the build dir */
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "tools.h"
 
@@ -16,6 +16,7 @@
  * Messages as compilers print them: "FILE:LINE: message" for errors and
  * "FILE:LINE: warning: message" for warnings, so editors can jump to them.
  */
+__attribute__((format(printf, 6, 0)))
 static void check_log(void *data, int priority, const char *file, int line,
                       const char *fn, const char *format, va_list args)
 {

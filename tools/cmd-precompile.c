@@ -19,7 +19,15 @@
 struct pc_out {
 	bool bar;               /* draw a progress bar on stderr */
 	bool bar_drawn;
+	bool header_done;       /* the table header, before the first row */
 };
+
+static void header(struct pc_out *po)
+{
+	if (!po->header_done)
+		printf("%-14s %-12s %7s %8s  %s\n", "TARGET", "FAMILY", "TIME", "SIZE", "STATUS");
+	po->header_done = true;
+}
 
 static void bar_clear(struct pc_out *po)
 {
@@ -30,21 +38,26 @@ static void bar_clear(struct pc_out *po)
 	}
 }
 
+/* Compiler diagnostics, indented under their row; long ones are cut. */
 static void print_diag(const char *diag)
 {
-	unsigned n = 0, total = 0;
+	unsigned shown = 0, cut = 0;
 
-	for (const char *l = diag; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0)) {
+	for (const char *l = diag; *l;) {
 		size_t len = strcspn(l, "\n");
 
-		total++;
-		if (n < DIAG_MAX_LINES && len > 0) {
+		if (len > 0 && shown < DIAG_MAX_LINES) {
 			printf("    %.*s\n", (int)len, l);
-			n++;
+			shown++;
+		} else if (len > 0) {
+			cut++;
 		}
+		l += len;
+		if (*l)
+			l++;
 	}
-	if (total > n && n == DIAG_MAX_LINES)
-		printf("    … (%u more lines)\n", total - n);
+	if (cut)
+		printf("    … (%u more lines)\n", cut);
 }
 
 static void on_result(void *data, const struct hr_precompile_result *r)
@@ -53,6 +66,7 @@ static void on_result(void *data, const struct hr_precompile_result *r)
 	char size[16] = "-", secs[16] = "-";
 
 	bar_clear(po);
+	header(po);
 	if (r->size)
 		hr_format_size(r->size, size, sizeof(size));
 	if (r->status == HR_PRECOMPILE_BUILT || r->status == HR_PRECOMPILE_FAILED ||
@@ -113,17 +127,10 @@ static void usage(FILE *f)
 
 static int exit_for(int r, enum hr_precompile_dest dest)
 {
-	switch (r) {
-	case -EINVAL:
-	case -ENOENT:
+	/* The system tier is configuration plus privileges: any trouble is 2. */
+	if (dest == HR_PRECOMPILE_SYSTEM)
 		return EXIT_USAGE;
-	case -EACCES:
-	case -EPERM:
-	case -EROFS:
-		return dest == HR_PRECOMPILE_SYSTEM ? EXIT_USAGE : EXIT_FAILED;
-	default:
-		return EXIT_FAILED;
-	}
+	return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
 }
 
 int cmd_precompile(struct cli *cli, int argc, char **argv)
@@ -208,16 +215,13 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	o.on_result = on_result;
 	o.on_progress = on_progress;
 	o.data = &po;
-	printf("%-14s %-12s %7s %8s  %s\n", "TARGET", "FAMILY", "TIME", "SIZE", "STATUS");
 	r = hr_precompile(ctx, &o, &sum);
 	bar_clear(&po);
 	if (r < 0) {
-		fflush(stdout);
-		if (exit_for(r, o.dest) == EXIT_USAGE && o.dest == HR_PRECOMPILE_SYSTEM &&
+		/* The library has logged the precise error already. */
+		if (o.dest == HR_PRECOMPILE_SYSTEM &&
 		    (r == -EACCES || r == -EPERM || r == -EROFS))
 			cli_error("precompile --system: cannot write the system cache (needs root)");
-		else
-			cli_error("precompile: %s", hanzo_rocm_strerror(r));
 		ret = exit_for(r, o.dest);
 		goto out;
 	}

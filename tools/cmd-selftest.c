@@ -1,4 +1,260 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* PLACEHOLDER: being written; keeps the tree linking meanwhile. */
+/*
+ * hanzo-rocm selftest [--device N] [--family F] [--kernel K] [--json]
+ *                     [--bench-size LOG2]
+ * Every kernel of every installed family (or F) on every GPU (or N) against
+ * a float64 CPU reference (tools/selftest-*.c), with the bandwidth of each
+ * kernel over buffers of 2^LOG2 x 8 bytes (default 24: 128 MiB, several
+ * times any L2; 0 skips it).
+ * Exit 0 all match, 1 any mismatch or kernel that could not be loaded or
+ * has no reference, 2 usage error or no GPU.  With --json and no GPU,
+ * stdout holds an empty array, so it is always valid JSON.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "libhanzo-rocm-private.h"
+#include "plugin.h"
+#include "selftest.h"
 #include "tools.h"
-int cmd_selftest(struct cli *cli, int argc, char **argv) { (void)cli; (void)argc; (void)argv; cli_error("selftest: not built yet"); return EXIT_FAILED; }
+#include "util.h"
+
+struct out {
+	struct json *j;         /* NULL: table */
+	unsigned device;
+	const char *target;
+	unsigned rows, failed;
+};
+
+static void emit(void *data, const struct st_result *r)
+{
+	struct out *o = data;
+	char err[32] = "-", gbps[32] = "-", tol[32] = "exact";
+
+	o->rows++;
+	o->failed += !r->ok;
+	if (o->j) {
+		json_begin_object(o->j);
+		json_kv_uint(o->j, "device", o->device);
+		json_kv_string(o->j, "target", o->target);
+		json_kv_string(o->j, "family", r->family);
+		json_kv_string(o->j, "kernel", r->kernel);
+		json_kv_string(o->j, "case", r->casename);
+		json_kv_uint(o->j, "numel", r->numel);
+		json_key(o->j, "max_error");
+		json_double(o->j, r->max_err);          /* null when not finite */
+		json_key(o->j, "tolerance");
+		json_double(o->j, r->tol);
+		json_key(o->j, "gbps");
+		if (r->gbps >= 0)
+			json_double(o->j, r->gbps);
+		else
+			json_null(o->j);
+		json_kv_bool(o->j, "ok", r->ok);
+		json_kv_string(o->j, "error", r->ok ? NULL : r->why);
+		json_end_object(o->j);
+		return;
+	}
+	if (!isnan(r->max_err))
+		snprintf(err, sizeof(err), "%.3g", r->max_err);
+	if (r->gbps >= 0)
+		snprintf(gbps, sizeof(gbps), "%.1f", r->gbps);
+	if (r->tol > 0)
+		snprintf(tol, sizeof(tol), "%g", r->tol);
+	printf("%-22s %-8s %10s %8s %9s  %s%s%s\n", r->kernel, r->casename, err, tol, gbps, r->ok ? "ok" : "FAIL",
+	       r->ok ? "" : ": ", r->ok ? "" : r->why);
+	fflush(stdout);
+}
+
+/* A kernel this selftest has no reference for is a failure: it is untested. */
+static void no_reference(struct out *o, const char *family, const char *kernel, int r)
+{
+	struct st_result res = {
+		.kernel = kernel, .family = family, .casename = "plan",
+		.max_err = NAN, .gbps = -1, .ok = false,
+	};
+
+	snprintf(res.why, sizeof(res.why), "no CPU reference for this kernel (%s)",
+	         hanzo_rocm_strerror(r));
+	emit(o, &res);
+}
+
+static int run_family(struct hanzo_rocm *ctx, struct st_device *d, struct out *o,
+                      const char *family, const char *only)
+{
+	struct hr_family *fam;
+	int r = hr_plugins_family(ctx, family, &fam);
+
+	if (r < 0) {
+		cli_error("selftest: family %s: %s", family, hanzo_rocm_strerror(r));
+		return r;
+	}
+	for (char **k = fam->kernels; k && *k; k++) {
+		struct st_kernel spec;
+
+		if (only && strcmp(only, *k) != 0)
+			continue;
+		r = st_plan(family, *k, &spec);
+		if (r < 0)
+			no_reference(o, family, *k, r);
+		else
+			st_run_kernel(d, &spec, emit, o);
+	}
+	return 0;
+}
+
+static int run_device(struct hanzo_rocm *ctx, unsigned dev, char **families,
+                      const char *only, size_t bench_numel, struct out *o)
+{
+	struct st_device *d;
+	int r;
+
+	o->device = dev;
+	if (hanzo_rocm_device_target(ctx, dev, &o->target) < 0)
+		o->target = NULL;
+	if (!o->j)
+		printf("device %u: %s\n%-22s %-8s %10s %8s %9s  %s\n", dev,
+		       o->target ? o->target : "?", "KERNEL", "CASE", "MAX_ERR", "TOL",
+		       "GB/s", "STATUS");
+	r = st_device_new(ctx, dev, bench_numel, &d);
+	if (r < 0) {
+		cli_error("selftest: device %u: cannot allocate buffers: %s", dev,
+		          hanzo_rocm_strerror(r));
+		o->failed++;
+		return r;
+	}
+	for (char **f = families; *f; f++)
+		if (run_family(ctx, d, o, *f, only) < 0)
+			o->failed++;
+	st_device_free(d);
+	return 0;
+}
+
+static void usage(void)
+{
+	printf("Usage: hanzo-rocm selftest [--device N] [--family F] [--kernel K] [--json]\n"
+	       "                           [--bench-size LOG2]\n"
+	       "Runs every kernel of every family on each GPU against a float64 CPU\n"
+	       "reference and measures its bandwidth over buffers of 2^LOG2 x 8 bytes\n"
+	       "(default 24: 128 MiB; 0: off).\n");
+}
+
+int cmd_selftest(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "family", required_argument, NULL, 'f' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "bench-size", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *family = NULL, *only = NULL;
+	uint64_t device = UINT64_MAX, log2n = 24;
+	struct out o = { 0 };
+	struct hanzo_rocm *ctx;
+	char **families = NULL;
+	struct json j;
+	int c, n, r;
+
+	while ((c = getopt_long(argc, argv, "d:f:k:b:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (hr_parse_uint(optarg, 1u << 20, &device) < 0) {
+				cli_error("selftest: --device: not a device number: '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			if (!hr_name_is_safe(optarg)) {
+				cli_error("selftest: --family: invalid name '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			family = optarg;
+			break;
+		case 'k':
+			only = optarg;
+			break;
+		case 'b':
+			if (hr_parse_uint(optarg, 30, &log2n) < 0) {
+				cli_error("selftest: --bench-size: want 0..30 (log2 elements), got '%s'",
+				          optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			o.j = &j;
+			break;
+		case 'h':
+			usage();
+			return EXIT_OK;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("selftest: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	ctx = cli_ctx(cli);
+	if (!ctx)
+		return EXIT_USAGE;
+	if (o.j) {
+		/* Valid JSON on stdout whatever happens next. */
+		json_init(&j, stdout);
+		json_begin_array(&j);
+	}
+	n = hanzo_rocm_device_count(ctx);
+	if (n <= 0) {
+		cli_error("selftest: no GPU%s%s", n < 0 ? ": " : "",
+		          n < 0 ? hanzo_rocm_strerror(n) : "");
+		r = EXIT_USAGE;
+		goto out;
+	}
+	if (device != UINT64_MAX && device >= (uint64_t)n) {
+		cli_error("selftest: --device %llu: there are %d devices",
+		          (unsigned long long)device, n);
+		r = EXIT_USAGE;
+		goto out;
+	}
+	if (family) {
+		struct hr_family *fam;
+
+		r = hr_plugins_family(ctx, family, &fam);
+		if (r < 0 || !(families = hr_strv_new()) || hr_strv_push(&families, family) < 0) {
+			cli_error("selftest: --family %s: %s", family,
+			          r < 0 ? "no such family (see hanzo-rocm plugins)" : "out of memory");
+			r = EXIT_USAGE;
+			goto out;
+		}
+	} else if ((r = hr_plugins_families(ctx, &families)) < 0 || !families[0]) {
+		cli_error("selftest: no kernel families found%s%s", r < 0 ? ": " : "",
+		          r < 0 ? hanzo_rocm_strerror(r) : " (see hanzo-rocm plugins)");
+		r = EXIT_FAILED;
+		goto out;
+	}
+	for (unsigned dev = 0; dev < (unsigned)n; dev++)
+		if (device == UINT64_MAX || dev == device)
+			run_device(ctx, dev, families, only, log2n ? (size_t)1 << log2n : 0, &o);
+	if (only && o.rows == 0) {
+		cli_error("selftest: no kernel named '%s'", only);
+		r = EXIT_USAGE;
+		goto out;
+	}
+	if (!o.j)
+		printf("%u cases, %u failed\n", o.rows, o.failed);
+	r = o.failed ? EXIT_FAILED : EXIT_OK;
+out:
+	if (o.j) {
+		json_end_array(&j);
+		json_finish(&j);
+	}
+	hr_strv_free(families);
+	return r;
+}

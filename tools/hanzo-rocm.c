@@ -29,6 +29,7 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+__attribute__((format(printf, 6, 0)))
 static void cli_log(void *data, int priority, const char *file, int line,
                     const char *fn, const char *format, va_list args)
 {

@@ -2,7 +2,7 @@
 /* `info` section: the files read and every effective setting. */
 #include <stdlib.h>
 
-#include "../lib/config.h" /* not the autoconf config.h of the build dir */
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "tools.h"
 #include "util.h"

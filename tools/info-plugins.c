@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/config.h"  /* not the autoconf config.h that -I. finds */
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "tools.h"

@@ -3,7 +3,8 @@
  * A stand-in libcuda.so.1 for tests on machines without a GPU, put first on
  * LD_LIBRARY_PATH.  HR_FAKE_CUDA_DEVICES=N pretends N sm_90 devices (0: cuInit
  * fails with CUDA_ERROR_NO_DEVICE).  Module loading accepts only ELF images
- * for EM_CUDA (190), like a driver refusing foreign code objects.  Built a
+ * for EM_CUDA (190) whose EI_ABIVERSION is not 0x7f, like a driver refusing
+ * foreign or too-new code objects.  Built a
  * second time with HR_FAKE_PARTIAL, lacking cuLaunchKernel, to test a driver
  * with a missing symbol.
  */
@@ -45,6 +46,8 @@ API int cuModuleLoadData(void **m, const void *img)
 
 	if (memcmp(p, "\177ELF", 4) != 0 || (p[18] | p[19] << 8) != 190)
 		return 200;    /* CUDA_ERROR_INVALID_IMAGE */
+	if (p[8] == 0x7f)      /* an ABI version this "driver" does not know */
+		return 209;    /* CUDA_ERROR_NO_BINARY_FOR_GPU */
 	*m = malloc(1);
 	return 0;
 }
@@ -78,6 +81,7 @@ API int cuEventDestroy_v2(void *e) { free(e); return 0; }
 API int cuGetErrorName(int r, const char **s)
 {
 	*s = r == 0 ? "CUDA_SUCCESS" : r == 1 ? "CUDA_ERROR_INVALID_VALUE" : r == 100 ? "CUDA_ERROR_NO_DEVICE" :
-	     r == 200 ? "CUDA_ERROR_INVALID_IMAGE" : r == 500 ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
+	     r == 200 ? "CUDA_ERROR_INVALID_IMAGE" : r == 209 ? "CUDA_ERROR_NO_BINARY_FOR_GPU" :
+	     r == 500 ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
 	return 0;
 }

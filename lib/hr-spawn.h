@@ -5,15 +5,10 @@
  * after which the child's whole process group is killed (compilers fork
  * helpers: hipcc runs clang, clang runs lld).
  */
-/*
- * This header's name shadows the C library's <spawn.h> (lib/ is on the
- * include path), so it chains to it: include it as <spawn.h> (angle brackets,
- * so the chain starts from the search path) and you get both.
- */
-#include_next <spawn.h>
-
 #ifndef HR_SPAWN_H
 #define HR_SPAWN_H
+
+#include <spawn.h>
 
 #include <stdbool.h>
 #include <stddef.h>

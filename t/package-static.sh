@@ -1,0 +1,85 @@
+#!/bin/sh
+# The packaging files agree with the tree: every plugin family has a package
+# (debian/ and rpm/), debian/control is what debian/gen-control makes, the
+# symbols file lists exactly the exported symbols, the generated systemd unit
+# and tmpfiles entry are complete, and the maintainer scripts parse.
+. "$top_srcdir/t/tap.sh"
+s=$top_srcdir
+okr() { ok "$@"; return "$1"; }
+
+# Families built by plugins/local.mk, sorted.
+sed -n 's|^plugins_LTLIBRARIES += plugins/\(.*\)\.la$|\1|p' "$s/plugins/local.mk" | sort >"$T/built"
+[ -s "$T/built" ]
+ok $? "plugins/local.mk names the kernel families"
+sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$s/debian/families" | sort >"$T/deb"
+cmp -s "$T/built" "$T/deb"
+ok $? "debian/families lists exactly the built families" || diff "$T/built" "$T/deb" | sed 's/^/# /'
+sed -n 's/^%global families //p' "$s/rpm/hanzo-rocm.spec" | tr ' ' '\n' | sed '/^$/d' | sort >"$T/rpm"
+cmp -s "$T/built" "$T/rpm"
+ok $? "rpm/hanzo-rocm.spec lists exactly the built families" || diff "$T/built" "$T/rpm" | sed 's/^/# /'
+
+sh "$s/debian/gen-control" >"$T/control" 2>"$T/err"
+cmp -s "$T/control" "$s/debian/control"
+ok $? "debian/control is up to date (debian/rules debian/control)"
+for f in $(cat "$T/deb"); do grep -q "^Package: hanzo-rocm-plugin-$f\$" "$s/debian/control" || echo "$f"; done >"$T/nopkg"
+[ ! -s "$T/nopkg" ]
+ok $? "every family has a hanzo-rocm-plugin-<family> package"
+grep -q '^Rules-Requires-Root: no$' "$s/debian/control" && grep -q 'debhelper-compat (= 13)' "$s/debian/control"
+ok $? "debhelper compat 13, Rules-Requires-Root: no"
+
+# Symbols: the version script's global names vs debian's symbols file.
+sed -n '/global:/,/local:/p' "$s/lib/libhanzo-rocm.sym" | sed -n 's/^[[:space:]]*\([a-z_0-9]*\);.*/\1/p' | sort >"$T/sym"
+sed -n 's/^ \(hanzo_rocm_[a-z_0-9]*\)@.*/\1/p' "$s/debian/libhanzo-rocm1.symbols" | sort >"$T/dsym"
+[ -s "$T/sym" ] && cmp -s "$T/sym" "$T/dsym"
+ok $? "debian/libhanzo-rocm1.symbols lists exactly lib/libhanzo-rocm.sym" || diff "$T/sym" "$T/dsym" | sed 's/^/# /'
+
+# The generated unit and tmpfiles entry (etc/system.mk).
+u=$top_builddir/etc/hanzo-rocm-precompile.service
+[ -f "$u" ] && ! grep -q '@[a-z]*@' "$u"
+ok $? "the systemd unit is generated with every @variable@ replaced"
+grep -q '^ExecStart=/.*/hanzo-rocm precompile --system' "$u" && grep -q '^Type=oneshot$' "$u" &&
+	grep -q '^ConditionPathExists=/dev/kfd$' "$u" && grep -q '^Nice=19$' "$u"
+ok $? "the unit is a low-priority oneshot running precompile --system, only with /dev/kfd"
+cachedir=$(sed -n 's/^ReadWritePaths=//p' "$u")
+grep -q "^d $cachedir 0755 root root -\$" "$top_builddir/etc/hanzo-rocm.tmpfiles"
+ok $? "tmpfiles.d creates the cache directory the unit may write ($cachedir)"
+if command -v systemd-tmpfiles >/dev/null; then
+	systemd-tmpfiles --root="$T/tmpfiles" --create "$top_builddir/etc/hanzo-rocm.tmpfiles" 2>"$T/err" &&
+		[ "$(stat -c '%a %U' "$T/tmpfiles$cachedir")" = "755 root" ] || [ "$(id -u)" -ne 0 ]
+	okr $? "systemd-tmpfiles accepts the entry and creates the directory" || sed 's/^/# /' "$T/err"
+else
+	skip 1 "no systemd-tmpfiles"
+fi
+grep -q 'SUBSYSTEM=="kfd".*SYSTEMD_WANTS}+="hanzo-rocm-precompile.service"' "$s/etc/60-hanzo-rocm.rules"
+ok $? "the udev rule pulls the unit in when /dev/kfd appears"
+
+# Maintainer scripts: parse, never fail the installation.
+for f in debian/hanzo-rocm.postinst debian/hanzo-rocm.postrm debian/gen-control \
+	t/package/build-debs.sh t/package/chroot-base.sh t/package/proof.sh t/package/rpm.sh; do
+	sh -n "$s/$f" || echo "$f"
+done >"$T/bad" 2>&1
+[ ! -s "$T/bad" ]
+ok $? "maintainer and packaging scripts parse" || sed 's/^/# /' "$T/bad"
+tail -n 1 "$s/debian/hanzo-rocm.postinst" | grep -q '^exit 0$'
+ok $? "postinst always exits 0"
+grep -q 'rm -rf /var/cache/hanzo-rocm' "$s/debian/hanzo-rocm.postrm"
+ok $? "postrm purge removes the cache"
+grep -q '^interest-noawait /usr/lib/@DEB_HOST_MULTIARCH@/hanzo-rocm/plugins$' "$s/debian/hanzo-rocm.triggers.in"
+ok $? "interest-noawait trigger on the multiarch plugin directory"
+
+# postinst never fails: run its precompile path with a CLI that fails.
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho "fake hanzo-rocm $*"; exit 1\n' >"$T/bin/hanzo-rocm"
+chmod +x "$T/bin/hanzo-rocm"
+sed 's/^#DEBHELPER#$//' "$s/debian/hanzo-rocm.postinst" >"$T/postinst"
+PATH="$T/bin:$PATH" sh "$T/postinst" configure "" >"$T/out" 2>"$T/err"
+ok $? "postinst configure exits 0 when precompile fails"
+grep -q 'fake hanzo-rocm precompile --system' "$T/out" && grep -q 'precompile incomplete (exit 1)' "$T/err"
+ok $? "postinst ran precompile --system and said it did not complete"
+
+grep -q '^%transfiletriggerin -- %{plugindir}' "$s/rpm/hanzo-rocm.spec" &&
+	grep -q '^%transfiletriggerpostun -- %{plugindir}' "$s/rpm/hanzo-rocm.spec" &&
+	grep -q '^%config(noreplace) %{_sysconfdir}/hanzo-rocm.conf$' "$s/rpm/hanzo-rocm.spec" &&
+	grep -q '^%ghost ' "$s/rpm/hanzo-rocm.spec"
+ok $? "rpm: file triggers on the plugin dir, noreplace config, ghost cache files"
+done_testing

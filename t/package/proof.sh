@@ -1,0 +1,229 @@
+#!/bin/sh
+# The packaging proof (README "Packaging, images and clusters"): install the
+# built .debs with apt into a throwaway minimal Debian 12 root and check, as
+# TAP, what the issue asks:
+#   1. Depends suffice on a minimal system; no hipcc is a message, not a failure
+#   2. with a configured target list (no GPU), postinst/triggers fill
+#      /var/cache/hanzo-rocm with valid code objects; cache verify passes
+#   3. installing another plugin package extends the cache through the trigger
+#   4. installing a cache package compiles nothing for its target
+#   5. upgrading to a rebuilt version (one family's source changed) rebuilds
+#      only that family's entries and keeps the others (same inode and mtime)
+#   6. remove: library gone, cache kept; 7. purge: nothing left on disk
+# hipcc is wrapped (dpkg-divert) to log every compile with its target.
+#
+# usage: proof.sh BASE_TARBALL DEBS_V1 DEBS_V2 CHANGED_FAMILY WORKDIR
+# Needs root (chroot, mount).  HR_KEEP_CHROOT=1 keeps WORKDIR/root afterwards.
+set -u
+base=$1 v1=$2 v2=$3 changed=$4
+mkdir -p "$5" && work=$(cd "$5" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$top_srcdir/t/tap.sh"
+
+root=$work/root
+cleanup() {
+	umount "$root/proc" 2>/dev/null
+	[ -n "${HR_KEEP_CHROOT:-}" ] || rm -rf "$root"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (chroot)"
+rm -rf "$root"
+mkdir -p "$root"
+tar -C "$root" -xf "$base" || { echo "Bail out! cannot unpack $base"; exit 1; }
+mount -t proc proc "$root/proc" || { echo "Bail out! cannot mount /proc"; exit 1; }
+mkdir -p "$root/debs/v1" "$root/debs/v2"
+cp "$v1"/*.deb "$root/debs/v1/" && cp "$v2"/*.deb "$root/debs/v2/" || exit 1
+rm -f "$root"/debs/*/*-dbgsym_*.deb
+
+# Run in the root with a clean environment, as dpkg on a real system would.
+in_root() {
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+}
+# deb VERSION PACKAGE...: the paths of those .debs inside the root
+deb() {
+	v=$1; shift
+	for p; do
+		set -- "$root/debs/$v/${p}"_*.deb
+		echo "${1#"$root"}"
+	done
+}
+# apt_log NAME ARGS...: apt-get with its output (maintainer scripts
+# included) in $work/NAME.log; the exit status is apt's.
+apt_log() {
+	n=$1; shift
+	in_root apt-get -q -y -o Dpkg::Use-Pty=0 "$@" >"$work/$n.log" 2>&1
+}
+okr() { ok "$@"; return "$1"; }
+show() { sed 's/^/#   /' "$1" | tail -n "${2:-25}"; }
+cache=$root/var/cache/hanzo-rocm
+targets="gfx90a gfx1030"
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+families=$(sed -e 's/#.*//' "$top_srcdir/debian/families")
+
+# ---- 1. minimal system, no compiler ------------------------------------
+# The admin's target list (no GPU here), as an image build would set it.
+mkdir -p "$root/etc/hanzo-rocm.conf.d"
+printf '[targets]\ndefault = %s\n' "$targets" >"$root/etc/hanzo-rocm.conf.d/targets.conf"
+
+apt_log 1-install install --no-install-recommends \
+	$(deb v1 libhanzo-rocm1 hanzo-rocm hanzo-rocm-plugin-unary)
+okr $? "apt installs libhanzo-rocm1 hanzo-rocm hanzo-rocm-plugin-unary on minbase (no recommends)" ||
+	show "$work/1-install.log"
+in_root sh -c '! command -v hipcc' >/dev/null
+ok $? "no hipcc in the root yet"
+grep_ok "postinst reports the missing compiler and goes on" 'hipcc.*not found' "$work/1-install.log"
+run_ok "hanzo-rocm --version runs (Depends are sufficient)" in_root hanzo-rocm --version
+in_root ldd "/usr/lib/$multiarch/libhanzo-rocm.so.1" "/usr/bin/hanzo-rocm" >"$T/ldd" 2>&1
+! grep -q 'not found' "$T/ldd"
+okr $? "every shared library dependency is installed" || show "$T/ldd"
+
+# ---- 2. the compiler arrives; the trigger fills the cache ----------------
+apt_log 2-hipcc install --no-install-recommends hipcc
+okr $? "apt installs hipcc (Recommends of hanzo-rocm)" || show "$work/2-hipcc.log"
+# Log every compile with its target, and whether the source carries the
+# upgrade-test change (so step 5 can tell which family was rebuilt).
+in_root dpkg-divert --quiet --local --rename --add /usr/bin/hipcc
+cat >"$root/usr/bin/hipcc" <<'EOF'
+#!/bin/sh
+t= changed=no
+for a; do
+	case $a in
+	--offload-arch=*) t=${a#--offload-arch=} ;;
+	*.hip) grep -q 'upgrade test: changed source' "$a" 2>/dev/null && changed=yes ;;
+	esac
+done
+[ -z "$t" ] || echo "compile target=$t changed=$changed" >>/var/log/hipcc-calls.log
+exec /usr/bin/hipcc.distrib "$@"
+EOF
+chmod 755 "$root/usr/bin/hipcc"
+calls() { cat "$root/var/log/hipcc-calls.log" 2>/dev/null; }
+ncalls() { calls | grep -c "$1"; }
+
+but_affine=$(echo "$families" | tr ' ' '\n' | grep -v -e '^affine$' -e '^unary$' -e '^$')
+# shellcheck disable=SC2086
+apt_log 2-plugins install $(deb v1 $(for f in $but_affine; do echo hanzo-rocm-plugin-$f; done))
+okr $? "apt installs the other plugin packages but affine" || show "$work/2-plugins.log"
+grep_ok "the plugin-directory trigger ran precompile" 'precompiling GPU kernels' "$work/2-plugins.log"
+missing=
+for t in $targets; do
+	for f in unary $but_affine; do
+		[ -s "$cache/$t/$f.hrco" ] || missing="$missing $t/$f"
+	done
+done
+[ -z "$missing" ]
+okr $? "/var/cache/hanzo-rocm holds every installed family for $targets" ||
+	{ echo "# missing:$missing"; show "$work/2-plugins.log" 40; }
+[ ! -e "$cache/gfx90a/affine.hrco" ]
+ok $? "nothing for the family that is not installed (affine)"
+exit_is 0 "hanzo-rocm cache verify passes" in_root hanzo-rocm cache verify
+[ "$(ncalls 'target=')" -gt 0 ]
+ok $? "the code objects came from hipcc in the root ($(ncalls 'target=') compiles)"
+
+# ---- 3. another plugin package: the trigger extends the cache -------------
+stat_entries() { # "path inode mtime" of every entry
+	(cd "$cache" && find . -name '*.hrco' -exec stat -c '%n %i %Y.%y' {} + | sort)
+}
+stat_entries >"$T/before-3"
+: >"$root/var/log/hipcc-calls.log"
+apt_log 3-affine install $(deb v1 hanzo-rocm-plugins hanzo-rocm-plugin-affine)
+okr $? "apt installs hanzo-rocm-plugins (pulls hanzo-rocm-plugin-affine)" || show "$work/3-affine.log"
+missing=
+for t in $targets; do [ -s "$cache/$t/affine.hrco" ] || missing="$missing $t"; done
+[ -z "$missing" ]
+okr $? "the trigger added affine for $targets" || { echo "# missing:$missing"; show "$work/3-affine.log"; }
+n=$(ncalls 'target=')
+[ "$n" -eq 2 ]
+okr $? "exactly one compile per target for the new family (got $n)" || calls | sed 's/^/#   /'
+stat_entries | grep -v '/affine.hrco' >"$T/after-3"
+cmp -s "$T/before-3" "$T/after-3"
+okr $? "existing entries untouched (inode, mtime)" || diff "$T/before-3" "$T/after-3" | sed 's/^/#   /'
+exit_is 0 "hanzo-rocm cache verify passes" in_root hanzo-rocm cache verify
+
+# ---- 4. a cache package: nothing compiled for its target -------------------
+printf '[targets]\ndefault = %s gfx906\n' "$targets" >"$root/etc/hanzo-rocm.conf.d/targets.conf"
+: >"$root/var/log/hipcc-calls.log"
+apt_log 4-cache install $(deb v1 hanzo-rocm-cache-gfx906)
+okr $? "apt installs hanzo-rocm-cache-gfx906 (gfx906 now configured too)" || show "$work/4-cache.log"
+grep_ok "the packaged-cache trigger ran precompile" 'precompiling GPU kernels' "$work/4-cache.log"
+n=$(ncalls 'target=gfx906')
+[ "$n" -eq 0 ]
+okr $? "no compiler run for gfx906 (got $n)" || calls | sed 's/^/#   /'
+grep_ok "precompile reports gfx906 as provided" 'gfx906.*provided' "$work/4-cache.log"
+ls "$cache/gfx906/"*.hrco >/dev/null 2>&1
+[ $? -ne 0 ]
+ok $? "no gfx906 entry in /var/cache/hanzo-rocm"
+[ -s "$root/usr/lib/$multiarch/hanzo-rocm/cache/gfx906/unary.hrco" ]
+ok $? "the package installed its code objects in the packaged tier"
+
+# ---- 5. upgrade to a rebuilt version (the $changed family changed) -------
+stat_entries >"$T/before-5"
+: >"$root/var/log/hipcc-calls.log"
+installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" && $2 ~ /hanzo-rocm/ { print $2 }')
+# shellcheck disable=SC2086
+apt_log 5-upgrade install $(deb v2 $installed)
+okr $? "apt upgrades every installed package to the rebuilt version" || show "$work/5-upgrade.log"
+v=$(in_root dpkg-query -W -f '${Version}' hanzo-rocm)
+[ "$v" = "$(dpkg-deb -f "$(echo "$v2"/hanzo-rocm_*.deb)" Version)" ]
+ok $? "hanzo-rocm is now version $v"
+stat_entries >"$T/after-5"
+kept_ok=0 rebuilt_ok=0
+for t in $targets; do
+	for f in $families; do
+		b=$(grep "^./$t/$f.hrco " "$T/before-5") a=$(grep "^./$t/$f.hrco " "$T/after-5")
+		if [ "$f" = "$changed" ]; then
+			[ -n "$a" ] && [ "$a" != "$b" ] || { echo "# not rebuilt: $t/$f"; rebuilt_ok=1; }
+		else
+			[ -n "$a" ] && [ "$a" = "$b" ] || { echo "# not kept: $t/$f ($b -> $a)"; kept_ok=1; }
+		fi
+	done
+done
+ok $rebuilt_ok "the stale entries ($changed) were rebuilt"
+ok $kept_ok "the valid entries were kept (same inode and mtime)"
+n=$(ncalls 'target=') nc=$(ncalls 'changed=yes')
+[ "$n" -eq 2 ] && [ "$nc" -eq 2 ]
+okr $? "the compiler ran once per target, on the changed source only ($nc of $n)" ||
+	calls | sed 's/^/#   /'
+[ "$(ncalls 'target=gfx906')" -eq 0 ]
+ok $? "nothing compiled for gfx906: the upgraded cache package provides it"
+exit_is 0 "hanzo-rocm cache verify passes" in_root hanzo-rocm cache verify
+
+# ---- 6. remove: the library goes, the cache stays -----------------------
+installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" && $2 ~ /hanzo-rocm/ { print $2 }')
+for p in $installed; do in_root dpkg -L "$p"; done | sort -u >"$T/files"
+# shellcheck disable=SC2086
+apt_log 6-remove remove $installed
+okr $? "apt removes every hanzo-rocm package" || show "$work/6-remove.log"
+[ ! -e "$root/usr/lib/$multiarch/libhanzo-rocm.so.1" ] && [ ! -e "$root/usr/bin/hanzo-rocm" ]
+ok $? "the library and the CLI are gone"
+[ -s "$cache/gfx90a/unary.hrco" ]
+ok $? "/var/cache/hanzo-rocm is kept on remove"
+
+# ---- 7. purge: nothing of the package left ---------------------------------
+# The admin's own file goes first (dpkg never removes what it did not install).
+rm -f "$root/etc/hanzo-rocm.conf.d/targets.conf"
+rmdir "$root/etc/hanzo-rocm.conf.d"
+# apt no longer knows removed packages that came from local .debs: dpkg.
+# shellcheck disable=SC2086
+in_root dpkg --purge $installed >"$work/7-purge.log" 2>&1
+okr $? "dpkg purges every hanzo-rocm package" || show "$work/7-purge.log"
+: >"$T/left"
+while read -r f; do
+	# Shared directories (/usr, /etc, the multiarch libdir…) are not ours.
+	case $f in *hanzo-rocm*) ;; *) [ -d "$root$f" ] && continue ;; esac
+	[ -e "$root$f" ] || [ -L "$root$f" ] && echo "$f" >>"$T/left"
+done <"$T/files"
+(cd "$root" && find . -xdev \( -path ./proc -o -path ./debs \) -prune -o \
+	\( -name '*hanzo-rocm*' -o -name '*hanzo_rocm*' \) -print) | sed 's|^\.||' >>"$T/left"
+grep -l hanzo "$root/var/lib/dpkg/triggers/"* 2>/dev/null >>"$T/left"
+in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 2>/dev/null |
+	awk '$2 ~ /hanzo-rocm/ && $1 != "un" { print "dpkg still knows: " $0 }' >>"$T/left"
+sort -u "$T/left" -o "$T/left"
+echo "# left on disk after purge: $(wc -l <"$T/left") paths"
+sed 's/^/#   /' "$T/left"
+[ ! -s "$T/left" ]
+ok $? "purge leaves nothing of the package on disk"
+
+done_testing

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hanzo-rocm selftest: every kernel of every family against a float64 CPU
+ * reference.  A family file (selftest-<family>.c) turns a kernel name into
+ * a struct st_kernel: dtypes, argument order, input generator, reference
+ * and comparison rule.  The generic driver (selftest-run.c) builds the
+ * inputs and layouts of each case, launches, and compares.
+ */
+#ifndef HR_SELFTEST_H
+#define HR_SELFTEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hanzo-rocm.h"
+
+enum st_dtype { ST_F32, ST_F64, ST_F16, ST_BF16, ST_U8, ST_U32, ST_I64, ST_NDTYPES };
+
+/* One element on the host: float dtypes in f (exact), integers in u
+ * (i64 as two's complement bits). */
+struct st_val {
+	double f;
+	uint64_t u;
+};
+
+/* Parses "f32"… at s (whole string); -EINVAL otherwise. */
+int st_dtype_parse(const char *s, enum st_dtype *dt);
+const char *st_dtype_name(enum st_dtype dt);
+size_t st_dtype_size(enum st_dtype dt);
+bool st_dtype_is_float(enum st_dtype dt);
+
+/* Host conversions, round to nearest even; NaN stays NaN. */
+uint16_t st_f32_to_f16(float f);
+float st_f16_to_f32(uint16_t h);
+uint16_t st_f32_to_bf16(float f);
+float st_bf16_to_f32(uint16_t b);
+
+/* Element i of a host buffer of dtype dt.  Stores of floats round through
+ * float for f16/bf16 (the kernels' rule); integer stores keep the low bits. */
+struct st_val st_load(enum st_dtype dt, const void *buf, size_t i);
+void st_store(enum st_dtype dt, void *buf, size_t i, struct st_val v);
+/* A float value as st_val (u is left 0); an integer one (f = its value). */
+struct st_val st_fv(double f);
+struct st_val st_iv(int64_t i);
+
+/* xorshift64*: deterministic, seeded per kernel so runs are reproducible. */
+uint64_t st_rand(uint64_t *s);
+/* Uniform in [lo, hi), never exactly 0. */
+double st_uniform(uint64_t *s, double lo, double hi);
+
+enum st_shape {
+	ST_EW,          /* (numel, num_dims, info, ...): strided inputs, contiguous out */
+	ST_FILL,        /* fill_T(buf, value, numel) */
+	ST_COPY2D,      /* copy2d_T(src, dst, d1, d2, src_stride, dst_stride) */
+	ST_CONST_SET,   /* const_set_T(numel, num_dims, info, value, out): strided out */
+};
+
+enum st_arg {
+	ST_ARG_NUMEL, ST_ARG_NDIMS, ST_ARG_INFO,
+	ST_ARG_IN0, ST_ARG_IN1, ST_ARG_IN2, ST_ARG_OUT,
+	ST_ARG_SCALAR0, ST_ARG_SCALAR1,
+};
+
+enum st_cmp {
+	ST_CMP_EXACT,   /* bit-exact (any NaN matches any NaN) */
+	ST_CMP_TOL,     /* |got - ref| <= tol * max(1, |ref|), NaN only where ref is NaN */
+};
+
+#define ST_MAX_ARGS 10
+
+struct st_kernel {
+	char name[64];
+	const char *family;
+	enum st_shape shape;
+	int op;                         /* family-private operation code */
+	int n_in;
+	enum st_dtype in[3], out;
+	/* Scalar arguments (of dtype scalar_dt), rounded to that dtype before
+	 * the reference sees them. */
+	int n_scalar;
+	enum st_dtype scalar_dt;
+	struct st_val scalar[2];
+	enum st_arg args[ST_MAX_ARGS];
+	int n_args;
+	enum st_cmp cmp;
+	double tol;
+	/* Input operand k's next value (stored into in[k], then read back). */
+	struct st_val (*gen)(const struct st_kernel *k, int operand, uint64_t *rng);
+	/* The reference of one element: double for ST_CMP_TOL (in ref->f), or the
+	 * exact value of dtype out.  Unused for fill shapes. */
+	struct st_val (*ref)(const struct st_kernel *k, const struct st_val *in);
+};
+
+/* Tolerance of a float dtype (KERNELS.md): f32 1e-5, f16 1e-3, bf16 1.6e-2;
+ * f64 1e-12; 0 for integers. */
+double st_tolerance(enum st_dtype dt);
+
+/*
+ * Family planners: fill k from a kernel name; -ENOENT when the name is not
+ * one this selftest knows (reported, counted as a failure: a kernel without
+ * a reference is untested).
+ */
+int st_plan_unary(const char *name, struct st_kernel *k);
+int st_plan_binary(const char *name, struct st_kernel *k);
+int st_plan_affine(const char *name, struct st_kernel *k);
+int st_plan_cast(const char *name, struct st_kernel *k);
+int st_plan_fill(const char *name, struct st_kernel *k);
+int st_plan_ternary(const char *name, struct st_kernel *k);
+int st_plan(const char *family, const char *name, struct st_kernel *k);
+
+/* Helpers for the planners. */
+/* "<prefix><dtype>" -> dtype; false if name does not have that shape. */
+bool st_name_dtype(const char *name, const char *prefix, enum st_dtype *dt);
+void st_args(struct st_kernel *k, int n, ...);
+
+/* One row of results. */
+struct st_result {
+	const char *kernel;
+	const char *family;
+	const char *casename;
+	size_t numel;
+	double max_err;                 /* NaN when nothing was compared */
+	double tol;
+	double gbps;                    /* < 0 when not measured */
+	bool ok;
+	char why[160];                  /* when !ok: what failed */
+};
+
+struct st_device;
+/* Per-device state (scratch buffers for the bandwidth runs). */
+int st_device_new(struct hanzo_rocm *ctx, unsigned device, size_t bench_numel,
+                  struct st_device **ret);
+void st_device_free(struct st_device *d);
+
+/*
+ * Runs every case of kernel k; calls emit for each row.  Returns the
+ * number of failed rows.
+ */
+typedef void (*st_emit_fn)(void *data, const struct st_result *r);
+int st_run_kernel(struct st_device *d, const struct st_kernel *k,
+                  st_emit_fn emit, void *data);
+
+#endif
