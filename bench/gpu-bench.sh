@@ -50,6 +50,10 @@ echo "== vs torch"
 "$PY" "$S/bench/gpu-vs-torch.py" "$B/lib/.libs/libhanzo-rocm.so.1" 28 --json "$OUT/vs-torch.json" \
 	2>&1 | tee "$OUT/vs-torch.txt" || rc=1
 
+# HR_BENCH_NO_COLDSTART=1: kernel timings only (the cold start does not
+# depend on the kernels' code; it costs a minute of lent GPU time).
+[ -n "${HR_BENCH_NO_COLDSTART:-}" ] && exit $rc
+
 echo "== first kernel in a new process"
 cs="$B/bench/gpu-coldstart"
 "$cs" extract unary "$tmp/unary.cubin" || rc=1

@@ -224,16 +224,6 @@ HR_DEVICE void binary_periodic(uint64_t numel, uint64_t lp, uint64_t rp,
 			   rhs[period_offset(i, rp, numel)]);
 }
 
-/* hr_rowwise's view of the general path: both inputs strided. */
-template <typename T, typename R, typename F>
-struct binary_rows {
-	const T *lhs, *rhs;
-	R *out;
-	typedef R value_type;
-	BIN_FN R load(const uint64_t *o) const { return F()(lhs[o[0]], rhs[o[1]]); }
-	BIN_FN void store(uint64_t i, R v) const { out[i] = v; }
-};
-
 /* ------------------------------------------------------------------ */
 /* The map: periodic (contiguous, row broadcast) path, general path    */
 /* ------------------------------------------------------------------ */
@@ -255,8 +245,7 @@ HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
 
 	if (lp && rp) {
 		binary_periodic<T, R, F>(numel, lp, rp, lhs, rhs, out);
-	} else if (!hr_rowwise<2>(numel, num_dims, info,
-				  binary_rows<T, R, F>{ lhs, rhs, out })) {
+	} else {
 		HR_GRID_STRIDE_LOOP(i, numel) {
 			uint64_t lo, ro;
 			offsets2(i, num_dims, dims, ls, rs, &lo, &ro);

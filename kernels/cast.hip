@@ -134,12 +134,6 @@ HR_DEVICE uint64_t offset1(uint64_t i, uint64_t num_dims, const uint64_t *dims,
 	return off + i * strides[0];
 }
 
-/* conv<S, D>::f as a functor, for hr_rowwise. */
-template <typename S, typename D>
-struct conv_op {
-	HR_INLINE D operator()(S s) const { return conv<S, D>::f(s); }
-};
-
 /* ------------------------------------------------------------------ */
 /* The map                                                              */
 /* ------------------------------------------------------------------ */
@@ -153,8 +147,7 @@ HR_DEVICE void cast_map(uint64_t numel, uint64_t num_dims, const hr_layout &info
 	/* Uniform across the grid: every thread takes the same branch. */
 	if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {
 		cast_contiguous<S, D>(numel, inp, out);
-	} else if (!hr_rowwise<1>(numel, num_dims, info,
-				  hr_map1_op<S, D, conv_op<S, D> >{ inp, out, conv_op<S, D>() })) {
+	} else {
 		HR_GRID_STRIDE_LOOP(i, numel)
 			out[i] = conv<S, D>::f(
 				inp[offset1(i, num_dims, dims, strides)]);

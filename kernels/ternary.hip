@@ -81,17 +81,6 @@ HR_DEVICE void where_contiguous(uint64_t numel, const I *ids, const T *t,
 		out[i] = ids[i] != 0 ? t[i] : f[i];
 }
 
-/* hr_rowwise's view of the strided path; reads only the selected input. */
-template <typename I, typename T>
-struct where_rows {
-	const I *ids;
-	const T *t, *f;
-	T *out;
-	typedef T value_type;
-	HR_INLINE T load(const uint64_t *o) const { return ids[o[0]] != 0 ? t[o[1]] : f[o[2]]; }
-	HR_INLINE void store(uint64_t i, T v) const { out[i] = v; }
-};
-
 template <typename I, typename T>
 HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			 const I *ids, const T *t, const T *f, T *out)
@@ -104,8 +93,7 @@ HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &inf
 	     hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 1)) &&
 	     hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 2)))) {
 		where_contiguous<I, T>(numel, ids, t, f, out);
-	} else if (!hr_rowwise<3>(numel, num_dims, info,
-				  where_rows<I, T>{ ids, t, f, out })) {
+	} else {
 		HR_GRID_STRIDE_LOOP(i, numel) {
 			uint64_t io, to, fo;
 			offsets3(i, num_dims, info, &io, &to, &fo);

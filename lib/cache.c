@@ -351,7 +351,8 @@ static int put_field(uint8_t *h, size_t off, size_t len, const char *s)
 
 	if (l >= len)
 		return -EINVAL;
-	memcpy(h + off, s, l);
+	/* With the terminator: l < len, and the rest of the field stays zero. */
+	memcpy(h + off, s, l + 1);
 	return 0;
 }
 
@@ -684,7 +685,8 @@ int hr_cache_gc(struct hanzo_rocm *ctx, const char *dir, uint64_t max_size,
 
 	memset(st, 0, sizeof(*st));
 	r = hr_cache_scan(dir, NULL, gc_one, &s);
-	if (r == 0)
+	/* An empty cache leaves s.files NULL, which qsort must not get. */
+	if (r == 0 && s.n > 0)
 		qsort(s.files, s.n, sizeof(*s.files), by_use);
 	for (size_t i = 0; r == 0 && i < s.n && st->total > max_size; i++) {
 		if (unlink(s.files[i].path) < 0) {
@@ -764,7 +766,7 @@ struct hr_cache *hr_cache_get(struct hanzo_rocm *ctx)
 		c = calloc(1, sizeof(*c));
 		if (c) {
 			c->n_buckets = 64;
-			c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
+			c->buckets = calloc(c->n_buckets, sizeof(*c->buckets)); // NOLINT(bugprone-sizeof-expression): an array of pointers
 			if (!c->buckets) {
 				free(c);
 				c = NULL;
@@ -828,7 +830,7 @@ int hr_memory_lookup(struct hr_cache *c, const char *family, const char *target,
 static void mem_grow(struct hr_cache *c)
 {
 	size_t n = c->n_buckets * 2;
-	struct mem_entry **b = calloc(n, sizeof(*b));
+	struct mem_entry **b = calloc(n, sizeof(*b)); // NOLINT(bugprone-sizeof-expression): an array of pointers
 
 	if (!b)
 		return; /* longer chains, still correct */

@@ -698,8 +698,12 @@ static int normalise_root(const char *root, char **out)
 	if (!root)
 		root = "";
 	if (*root && *root != '/') {
-		if (!getcwd(cwd, sizeof(cwd)))
-			return -errno;
+		if (!getcwd(cwd, sizeof(cwd))) {
+			int e = errno;
+
+			/* Never "succeed" without *out, whatever errno holds. */
+			return e > 0 ? -e : -EIO;
+		}
 	} else {
 		cwd[0] = '\0';
 	}

@@ -81,7 +81,8 @@ enum {
 struct hr_cuda {
 	struct hanzo_rocm *ctx;
 	void *dl;
-#define X(field, sym, params) CUresult (*field) params;
+/* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
+#define X(field, sym, params) CUresult (*field) params; // NOLINT(bugprone-macro-parentheses)
 	HR_CUDA_SYMBOLS(X)
 #undef X
 };

@@ -61,7 +61,8 @@ struct hr_hip {
 	struct hanzo_rocm *ctx;
 	void *dl;
 	const char *(*GetErrorName)(hipError_t r);
-#define X(field, sym, params) hipError_t (*field) params;
+/* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
+#define X(field, sym, params) hipError_t (*field) params; // NOLINT(bugprone-macro-parentheses)
 	HR_HIP_SYMBOLS(X)
 #undef X
 };

@@ -21,6 +21,7 @@ static void log_stderr(void *data, int priority, const char *file, int line,
 	const char *name = priority >= LOG_ERR && priority <= LOG_DEBUG &&
 	                   names[priority] ? names[priority] : "error";
 
+	(void)data; /* the default logger keeps no state */
 	if (priority >= LOG_DEBUG)
 		fprintf(stderr, "hanzo-rocm: %s: %s:%d %s: ", name, file, line, fn);
 	else

@@ -155,14 +155,12 @@ static void quote(char *buf, size_t n, const char *s)
 
 static bool family_is_valid(const char *s)
 {
-	size_t n = strnlen(s, MAX_NAME + 1);
+	size_t n;
 
-	if (n == 0 || n > MAX_NAME)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '_'))
+	for (n = 0; n <= MAX_NAME && s[n]; n++)
+		if (!(islower((unsigned char)s[n]) || isdigit((unsigned char)s[n]) || s[n] == '_'))
 			return false;
-	return true;
+	return n > 0 && n <= MAX_NAME;
 }
 
 /* Kernel names are extern "C" identifiers (they become symbol lookups). */
@@ -942,7 +940,7 @@ static bool parse_plugin_line(char **f, struct index_ent *e)
 	if (!(e->path = dec(f[1])))
 		return false;
 	if (strcmp(f[2], "-") == 0) {
-		if (strcmp(f[3], "-") || strcmp(f[4], "-") || strcmp(f[5], "-"))
+		if (strcmp(f[3], "-") != 0 || strcmp(f[4], "-") != 0 || strcmp(f[5], "-") != 0)
 			return false;
 	} else {
 		if (!parse_u64(f[2], &e->size) || !parse_u64(f[3], &e->mtime) ||
@@ -1114,7 +1112,8 @@ static int index_is_fresh(struct hanzo_rocm *ctx, const struct settings *set,
 		}
 		dir_list_release(&d);
 	}
-	if (!why[0] && k != ix->n)
+	/* Past the index's end the walk above already said "changed". */
+	if (!why[0] && k < ix->n)
 		snprintf(why, n, "%s was removed", ix->e[k].path);
 	return 0;
 }
@@ -1224,7 +1223,7 @@ static int table_from_index(struct hanzo_rocm *ctx, struct hr_plugins *p,
 				snprintf(why, sizeof(why), "family '%s' listed twice", ix.e[i].family);
 				goto stale;
 			}
-		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams));
+		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams)); // NOLINT(bugprone-sizeof-expression): an array of pointers
 		if (fams)
 			p->fams = fams;
 		if (!fams || !(f = fam_from_index(&ix.e[i]))) {
@@ -1322,7 +1321,7 @@ static int table_from_scan(struct hanzo_rocm *ctx, struct hr_plugins *p,
 
 		if (c->state != CAND_OK)
 			continue;
-		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams));
+		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams)); // NOLINT(bugprone-sizeof-expression): an array of pointers
 		if (!fams)
 			goto oom;
 		p->fams = fams;
@@ -1546,7 +1545,7 @@ int hr_plugins_families(struct hanzo_rocm *ctx, char ***families)
 		if (hr_strv_push(&v, p->fams[i]->pub.family) < 0)
 			r = -ENOMEM;
 	pthread_mutex_unlock(&p->lock);
-	if (r < 0) {
+	if (r != 0) {
 		hr_strv_free(v);
 		return r;
 	}

@@ -762,7 +762,7 @@ static int families_get(struct pc_run *run, struct hr_family ***ret, size_t *n)
 		r = -ENOMEM;
 	if (r < 0)
 		return r;
-	fams = calloc(hr_strv_len(names) + 1, sizeof(*fams));
+	fams = calloc(hr_strv_len(names) + 1, sizeof(*fams)); // NOLINT(bugprone-sizeof-expression): an array of pointers
 	for (size_t i = 0; fams && names[i] && r == 0; i++) {
 		bool dup = false;
 

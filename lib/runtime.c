@@ -382,7 +382,7 @@ static int kernel_load(struct hanzo_rocm *ctx, struct hr_runtime *rt,
 	m = module_find(rt, device, family);
 	if (!m) {
 		r = module_load(ctx, rt, d, device, family, target, &m);
-		if (r < 0)
+		if (r != 0)
 			return r;
 	}
 	r = d->ops->function(d->b, d->ordinal, d->dc, m->mod, name, &fn);

@@ -156,14 +156,13 @@ static int supervise(struct hr_spawn *s, pid_t pid, struct capture cap[2])
 		if (!reaped) {
 			pid_t w = waitpid(pid, &status, WNOHANG);
 
-			if (w == pid)
-				reaped = true;
-			else if (w < 0 && errno != EINTR)
-				/*
-				 * ECHILD: the host ignores SIGCHLD, so the kernel reaped it
-				 * and the status is lost.  Report 0; callers judge by output
-				 * (compiles check the code object they read back).
-				 */
+			/*
+			 * w < 0 other than EINTR is ECHILD: the host ignores SIGCHLD,
+			 * so the kernel reaped it and the status is lost.  Report 0;
+			 * callers judge by output (compiles check the code object
+			 * they read back).
+			 */
+			if (w == pid || (w < 0 && errno != EINTR))
 				reaped = true;
 		}
 		for (int i = 0; i < 2; i++)
@@ -226,7 +225,7 @@ int hr_spawn_run(struct hr_spawn *s)
 	struct capture cap[2];
 	size_t max;
 	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
-	pid_t pid;
+	pid_t pid = -1;
 	int r;
 
 	if (!s)

@@ -280,7 +280,7 @@ static char *find_devlib_dir(const char *hipcc_path)
 static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 {
 	char *text = NULL, *hip = NULL, *clang = NULL;
-	const char *label = ctx->config ? ctx->config->version_label : NULL;
+	const char *label = ctx && ctx->config ? ctx->config->version_label : NULL;
 	int r, k;
 
 	r = probe(ctx, tc->path, "--version", false, &text);
@@ -316,7 +316,7 @@ static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 
 static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 {
-	const char *label = ctx->config ? ctx->config->version_label : NULL;
+	const char *label = ctx && ctx->config ? ctx->config->version_label : NULL;
 	char *text = NULL, *rel, *build;
 	int r, k;
 
@@ -556,6 +556,8 @@ int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets)
 
 /* ---- compiling ----------------------------------------------------------- */
 
+#define TRACEBACK "Traceback (most recent call last):"
+
 /*
  * Debian's hipcc runs rocm_agent_enumerator, which dies with a Python
  * traceback without /dev/kfd even when the compile is fine: drop exactly
@@ -572,7 +574,7 @@ static char *filter_diag(const char *text)
 	while (*p) {
 		const char *end = strchrnul(p, '\n');
 
-		if (strncmp(p, "Traceback (most recent call last):", 35) == 0) {
+		if (strncmp(p, TRACEBACK, sizeof(TRACEBACK) - 1) == 0) {
 			const char *q = *end ? end + 1 : end, *qe;
 			bool ours = false;
 
@@ -639,7 +641,7 @@ static void remove_tree_at(int dfd, const char *name, int depth)
 		return;
 	}
 	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			remove_tree_at(dirfd(d), de->d_name, depth + 1);
 	closedir(d);
 	unlinkat(dfd, name, AT_REMOVEDIR);

@@ -72,10 +72,18 @@ mkdir -p "$T/bin"
 printf '#!/bin/sh\necho "fake hanzo-rocm $*"; exit 1\n' >"$T/bin/hanzo-rocm"
 chmod +x "$T/bin/hanzo-rocm"
 sed 's/^#DEBHELPER#$//' "$s/debian/hanzo-rocm.postinst" >"$T/postinst"
+# Never the real systemctl: on a GPU machine with systemd, postinst uses it.
+printf '#!/bin/sh\necho "fake systemctl $*"; exit 1\n' >"$T/bin/systemctl"
+chmod +x "$T/bin/systemctl"
 PATH="$T/bin:$PATH" sh "$T/postinst" configure "" >"$T/out" 2>"$T/err"
 ok $? "postinst configure exits 0 when precompile fails"
-grep -q 'fake hanzo-rocm precompile --system' "$T/out" && grep -q 'precompile incomplete (exit 1)' "$T/err"
-ok $? "postinst ran precompile --system and said it did not complete"
+if [ -d /run/systemd/system ] && [ -e /dev/kfd ]; then
+	grep -q 'fake systemctl --no-block start hanzo-rocm-precompile.service' "$T/out"
+	ok $? "with systemd and a GPU, postinst starts the unit without blocking"
+else
+	grep -q 'fake hanzo-rocm precompile --system' "$T/out" && grep -q 'precompile incomplete (exit 1)' "$T/err"
+	ok $? "postinst ran precompile --system and said it did not complete"
+fi
 
 grep -q '^%transfiletriggerin -- %{plugindir}' "$s/rpm/hanzo-rocm.spec" &&
 	grep -q '^%transfiletriggerpostun -- %{plugindir}' "$s/rpm/hanzo-rocm.spec" &&

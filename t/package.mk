@@ -26,7 +26,7 @@ check-package:
 	sh "$$src/t/package/lintian.sh" "$$w/v1/debs"; \
 	v=$$(cd "$$src" && dpkg-parsechangelog -SVersion)+rebuild1; \
 	step "building the upgrade $$v ($(HR_PKG_CHANGED_FAMILY) source changed)"; \
-	sh "$$src/t/package/build-debs.sh" "$$src" "$$w/v2" "$$v" $(HR_PKG_CHANGED_FAMILY); \
+	sh "$$src/t/package/build-debs.sh" "$$w/v1/source.tar" "$$w/v2" "$$v" $(HR_PKG_CHANGED_FAMILY); \
 	step "debootstrap root"; \
 	base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)'); \
 	step "proof in $$base"; \

@@ -185,8 +185,8 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 			break;
 		case OPT_FORCE: o.force = true; break;
 		case OPT_PROGRESS:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "always") &&
-			    strcmp(optarg, "never")) {
+			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
+			    strcmp(optarg, "never") != 0) {
 				cli_error("precompile: invalid --progress '%s' (auto, always or never)",
 				          optarg);
 				goto out;

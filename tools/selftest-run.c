@@ -184,7 +184,8 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 static int launch(struct hanzo_rocm_kernel *kh, size_t work, unsigned per_thread,
                   struct launch *l)
 {
-	size_t blocks = (work + 256 * per_thread - 1) / (256 * per_thread);
+	size_t per_block = 256 * (size_t)per_thread;
+	size_t blocks = (work + per_block - 1) / per_block;
 	unsigned grid[3] = { (unsigned)(blocks ? (blocks > 1u << 30 ? 1u << 30 : blocks) : 1), 1, 1 };
 	unsigned block[3] = { 256, 1, 1 };
 
@@ -544,7 +545,8 @@ static void bench_inputs(struct st_device *d, const struct st_kernel *k)
 			break;
 		l.ptr[0] = d->pool[op];
 		l.ptr[3] = d->pool[op] + tbytes;
-		l.d1 = pool_bytes / tbytes - 1;
+		/* tbytes > 0: pool_bytes >= 8 >= sz (--bench-size keeps it small). */
+		l.d1 = pool_bytes / tbytes - 1; // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult)
 		l.d2 = l.dstride = tbytes;
 		l.sstride = 0;
 		l.args[0] = &l.ptr[0];

@@ -3,21 +3,26 @@
 # untracked, not-ignored files: uncommitted work included, _build/ and other
 # build outputs excluded), as dpkg-buildpackage -us -uc -b.
 #
-# usage: build-debs.sh SRCDIR WORKDIR [VERSION [FAMILY]]
+# usage: build-debs.sh SRC WORKDIR [VERSION [FAMILY]]
+#   SRC      the source tree, or the WORKDIR/source.tar of an earlier run
+#            (an upgrade build must start from the same snapshot: others
+#            may be editing the tree meanwhile)
 #   VERSION  Debian version for a new changelog entry (an "upgrade" build)
 #   FAMILY   append a comment to kernels/FAMILY.hip, so that the cache entries
 #            of that family become stale while the others stay valid
 # The .debs end up in WORKDIR/debs/.  The test suite is not run here
 # (DEB_BUILD_OPTIONS=nocheck): CI runs it separately.
 set -eu
-src=$(cd "$1" && pwd)
+src=$1
 mkdir -p "$2"; work=$(cd "$2" && pwd)
 version=${3:-}
 family=${4:-}
 
 rm -rf "$work"
 mkdir -p "$work/src" "$work/debs"
-if [ -d "$src/.git" ] && command -v git >/dev/null; then
+if [ -f "$src" ]; then
+	tar -xf "$src" -C "$work/src"
+elif [ -d "$src/.git" ] && command -v git >/dev/null; then
 	(cd "$src" && git ls-files -z -c -o --exclude-standard) |
 		(cd "$src" && tar --null -T - -cf -) | tar -xf - -C "$work/src"
 else
@@ -27,6 +32,8 @@ else
 fi
 # Files the checkout may hold that a clean source must not (built in place).
 rm -rf "$work/src/autom4te.cache" "$work/src/_build"
+# The snapshot, before any change: what an upgrade build starts from.
+tar -C "$work/src" -cf "$work/source.tar" .
 
 cd "$work/src"
 if [ -n "$version" ]; then
@@ -51,4 +58,4 @@ DEB_BUILD_OPTIONS="nocheck parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" \
 }
 mv "$work"/*.deb "$work/debs/"
 mv "$work"/*.buildinfo "$work"/*.changes "$work/debs/" 2>/dev/null || true
-ls "$work/debs"
+echo "build-debs: $(ls "$work/debs"/*.deb | wc -l) packages in $work/debs"
