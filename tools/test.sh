@@ -15,6 +15,10 @@ make -j"$jobs" || exit 1
 
 make -j"$jobs" check || status=1
 
+# Static analysis counts as one more check.
+lint=0
+make lint || { lint=1; status=1; }
+
 mkdir -p _build/asan
 (cd _build/asan && { [ -f Makefile ] || "$top/configure" -q --enable-sanitizers; } &&
 	make -j"$jobs" && make -j"$jobs" check) || status=1
@@ -28,6 +32,7 @@ for log in test-suite.log _build/asan/test-suite.log; do
 	pass=$((pass + ${p:-0}))
 	fail=$((fail + ${f:-0} + ${e:-0}))
 done
+if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 [ "$fail" -eq 0 ] || status=1
 echo "$pass passed, $fail failed"
 exit $status
