@@ -1,7 +1,8 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree) and prints the closing line "N passed, N failed".
+# build tree), `make lint` and, as root, `make check-package`, and prints the
+# closing line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -23,6 +24,16 @@ mkdir -p _build/asan
 (cd _build/asan && { [ -f Makefile ] || "$top/configure" -q --enable-sanitizers; } &&
 	make -j"$jobs" && make -j"$jobs" check) || status=1
 
+# The package proof (debootstrap root, apt, lintian, rpmbuild) needs root and
+# the Debian mirror; it counts as one more check.
+pkg=skip
+if [ "$(id -u)" -eq 0 ]; then
+	pkg=0
+	make check-package || { pkg=1; status=1; }
+else
+	echo "tools/test.sh: not root: skipping make check-package"
+fi
+
 pass=0 fail=0
 for log in test-suite.log _build/asan/test-suite.log; do
 	[ -f "$log" ] || { fail=$((fail + 1)); continue; }
@@ -33,6 +44,7 @@ for log in test-suite.log _build/asan/test-suite.log; do
 	fail=$((fail + ${f:-0} + ${e:-0}))
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 [ "$fail" -eq 0 ] || status=1
 echo "$pass passed, $fail failed"
 exit $status
