@@ -16,6 +16,8 @@ etc/hanzo-rocm.tmpfiles: $(top_srcdir)/etc/hanzo-rocm.tmpfiles.in Makefile
 
 systemdsystemunit_DATA = etc/hanzo-rocm-precompile.service
 udevrules_DATA = etc/60-hanzo-rocm.rules
+# Built with everything (the tests read it), installed by the rule below.
+noinst_DATA = etc/hanzo-rocm.tmpfiles
 # tmpfiles.d wants <package>.conf; install under that name.
 install-data-local: install-data-local-tmpfiles
 install-data-local-tmpfiles: etc/hanzo-rocm.tmpfiles
