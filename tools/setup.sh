@@ -6,8 +6,11 @@ set -eu
 cd "$(dirname "$0")/.."
 sh tools/install-deps.sh
 [ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure
+mkdir -p _build/main
+cd _build/main
+[ -f Makefile ] || ../../configure -q
 make -j"$(nproc)"
 export HANZO_ROCM_PLUGIN_PATH="$PWD/plugins/.libs"
+./tools/hanzo-rocm info
 ./tools/hanzo-rocm precompile --user
 ./tools/hanzo-rocm cache list

@@ -11,7 +11,11 @@ status=0
 
 sh tools/install-deps.sh || exit 1
 [ -x configure ] || autoreconf -fi || exit 1
-[ -f Makefile ] || ./configure || exit 1
+# Both builds are out of tree (_build/main, _build/asan): the source tree
+# stays clean, as the package proof and `make distcheck` need it.
+mkdir -p _build/main
+cd _build/main
+[ -f Makefile ] || "$top/configure" -q || exit 1
 make -j"$jobs" || exit 1
 
 make -j"$jobs" check || status=1
@@ -20,8 +24,8 @@ make -j"$jobs" check || status=1
 lint=0
 make lint || { lint=1; status=1; }
 
-mkdir -p _build/asan
-(cd _build/asan && { [ -f Makefile ] || "$top/configure" -q --enable-sanitizers; } &&
+mkdir -p "$top/_build/asan"
+(cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-sanitizers; } &&
 	make -j"$jobs" && make -j"$jobs" check) || status=1
 
 # The package proof (debootstrap root, apt, lintian, rpmbuild) needs root and
@@ -35,7 +39,7 @@ else
 fi
 
 pass=0 fail=0
-for log in test-suite.log _build/asan/test-suite.log; do
+for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; do
 	[ -f "$log" ] || { fail=$((fail + 1)); continue; }
 	p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | head -n1)
 	f=$(sed -n 's/^# FAIL: *\([0-9]*\)$/\1/p' "$log" | head -n1)
