@@ -26,3 +26,9 @@ TESTS += t/cache-cli.sh
 check_PROGRAMS += t/test-code-object
 t_test_code_object_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-code-object
+
+# A full disk under the user tier: one warning, bytes still returned.
+check_PROGRAMS += t/test-cache-full
+t_test_cache_full_LDADD = lib/libhanzo-rocm-internal.la
+dist_check_SCRIPTS += t/cache-full.sh
+TESTS += t/cache-full.sh
