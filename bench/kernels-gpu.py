@@ -123,7 +123,7 @@ def compare(name, dt, got, ref):
 
 
 def views(n, dt, positive=False):
-    """(name, device view, float64 CPU copy): contiguous, transposed, broadcast."""
+    """(name, device view, float64 CPU copy): contiguous, transposed, broadcast, sliced."""
     g = torch.Generator().manual_seed(n)
     base = torch.randn(n, generator=g, dtype=torch.float64) * 2
     if positive:
@@ -137,6 +137,10 @@ def views(n, dt, positive=False):
     yield "strided", m, m.double().cpu()
     b = dev[:125].view(1, 125).expand(7, 125)  # broadcast: stride 0
     yield "bcast", b, b.double().cpu()
+    if n >= 32 * 48:
+        # sliced rows, 16-element aligned: the kernels' vector row path
+        s = dev[: 32 * 48].view(32, 48)[:, 16:48]
+        yield "sliced", s, s.double().cpu()
 
 
 def run_unary(op, dt, extra=None):
@@ -174,7 +178,7 @@ def main():
         run_unary(op, "i64")
     # affine
     for dt in DT:
-        for vname, x, xr in views(1027, dt):
+        for vname, x, xr in views(2053, dt):
             out = torch.full((x.numel(),), 77, dtype=DT[dt], device="cuda")
             lay, nd = layout(x) if vname != "contig" else (Layout(), 0)
             mul, add = (1.5, -0.25) if dt in TOL else (3, 5)

@@ -56,11 +56,7 @@ HR_DEVICE void affine_map(uint64_t numel, uint64_t num_dims, const hr_layout &in
 	if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {
 		hr_map_contiguous(numel, inp, out, store_op<T>(op));
 	} else {
-		HR_GRID_STRIDE_LOOP(i, numel) {
-			uint64_t k = hr_strided_offset(i, num_dims, dims, strides);
-
-			out[i] = hr_from_compute<T>(op(hr_to_compute(inp[k])));
-		}
+		hr_map_strided(numel, num_dims, dims, strides, inp, out, store_op<T>(op));
 	}
 }
 

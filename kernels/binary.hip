@@ -131,7 +131,10 @@ HR_DEVICE void offsets2(uint64_t i, uint64_t num_dims, const uint64_t *dims,
 			uint64_t *o0, uint64_t *o1)
 {
 	uint64_t a = 0, b = 0;
-	/* i < numel, so what is left for the outermost dim needs no division. */
+	/* i < numel, so what is left for the outermost dim needs no division.
+	 * Not unrolled, to keep the register count down (see
+	 * hr_strided_offset). */
+#pragma unroll 1
 	for (uint64_t d = num_dims - 1; d > 0; d--) {
 		uint64_t r;
 		i = hr_divmod(i, dims[d], &r);
@@ -224,6 +227,38 @@ HR_DEVICE void binary_periodic(uint64_t numel, uint64_t lp, uint64_t rp,
 			   rhs[period_offset(i, rp, numel)]);
 }
 
+/*
+ * Sliced views (see hr_rows_vectorizable): one offset computation and one
+ * vector access per operand per N elements.  Returns false, having done
+ * nothing, when the layout or the pointers do not allow it.
+ */
+template <typename T, typename R, typename F>
+HR_DEVICE bool binary_rows(uint64_t numel, uint64_t num_dims, const uint64_t *dims,
+			   const uint64_t *ls, const uint64_t *rs,
+			   const T *lhs, const T *rhs, R *out)
+{
+	constexpr int N = 16 / (sizeof(T) > sizeof(R) ? sizeof(T) : sizeof(R));
+	const F f;
+
+	if (sizeof(T) > 4 || !is_aligned(lhs, sizeof(T) * N) ||
+	    !is_aligned(rhs, sizeof(T) * N) || !is_aligned(out, sizeof(R) * N) ||
+	    !hr_rows_vectorizable(num_dims, dims, ls, N) ||
+	    !hr_rows_vectorizable(num_dims, dims, rs, N))
+		return false;
+	HR_GRID_STRIDE_LOOP(k, numel / N) {
+		uint64_t lo, ro;
+		offsets2(k * N, num_dims, dims, ls, rs, &lo, &ro);
+		vec<T, N> a = *(const vec<T, N> *)(lhs + lo);
+		vec<T, N> b = *(const vec<T, N> *)(rhs + ro);
+		vec<R, N> c;
+#pragma unroll
+		for (int j = 0; j < N; j++)
+			c.v[j] = f(a.v[j], b.v[j]);
+		((vec<R, N> *)out)[k] = c;
+	}
+	return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* The map: periodic (contiguous, row broadcast) path, general path    */
 /* ------------------------------------------------------------------ */
@@ -245,6 +280,8 @@ HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
 
 	if (lp && rp) {
 		binary_periodic<T, R, F>(numel, lp, rp, lhs, rhs, out);
+	} else if (binary_rows<T, R, F>(numel, num_dims, dims, ls, rs, lhs, rhs, out)) {
+		/* done: sliced views, 16-byte accesses */
 	} else {
 		HR_GRID_STRIDE_LOOP(i, numel) {
 			uint64_t lo, ro;

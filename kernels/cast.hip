@@ -77,6 +77,12 @@ HR_SAT_ALL(double)
 HR_SAT_ALL(hr_f16)
 HR_SAT_ALL(hr_bf16)
 
+/* conv<S, D>::f as a function object, for hr_map_strided(). */
+template <typename S, typename D>
+struct conv_fn {
+	HR_INLINE D operator()(S s) const { return conv<S, D>::f(s); }
+};
+
 /* ------------------------------------------------------------------ */
 /* Contiguous fast path: 16-byte vector loads and stores                */
 /* ------------------------------------------------------------------ */
@@ -118,22 +124,6 @@ HR_DEVICE void cast_contiguous(uint64_t numel, const S *inp, D *out)
 		out[i] = conv<S, D>::f(inp[i]);
 }
 
-/* Offset of linear index i (< numel) in the input; num_dims >= 1.  As
- * hr_strided_offset, but what is left for the outermost dim needs no
- * division (one division fewer per element: a 2-D transpose has one). */
-HR_DEVICE uint64_t offset1(uint64_t i, uint64_t num_dims, const uint64_t *dims,
-			   const uint64_t *strides)
-{
-	uint64_t off = 0;
-
-	for (uint64_t d = num_dims - 1; d > 0; d--) {
-		uint64_t r;
-		i = hr_divmod(i, dims[d], &r);
-		off += r * strides[d];
-	}
-	return off + i * strides[0];
-}
-
 /* ------------------------------------------------------------------ */
 /* The map                                                              */
 /* ------------------------------------------------------------------ */
@@ -148,9 +138,7 @@ HR_DEVICE void cast_map(uint64_t numel, uint64_t num_dims, const hr_layout &info
 	if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {
 		cast_contiguous<S, D>(numel, inp, out);
 	} else {
-		HR_GRID_STRIDE_LOOP(i, numel)
-			out[i] = conv<S, D>::f(
-				inp[offset1(i, num_dims, dims, strides)]);
+		hr_map_strided(numel, num_dims, dims, strides, inp, out, conv_fn<S, D>());
 	}
 }
 

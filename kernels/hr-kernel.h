@@ -118,6 +118,10 @@ HR_DEVICE uint64_t hr_strided_offset(uint64_t i, uint64_t num_dims,
 
 	if (num_dims == 0)
 		return i;
+	/* Not unrolled: an unrolled copy of this loop per call site raised the
+	 * register count (sm_90: 32 -> 40), hence lowered the occupancy of
+	 * the whole kernel, contiguous path included. */
+#pragma unroll 1
 	for (uint64_t d = num_dims - 1; d > 0; d--) {
 		uint64_t r;
 		i = hr_divmod(i, dims[d], &r);
@@ -193,6 +197,75 @@ HR_DEVICE void hr_map_contiguous(uint64_t n, const T *in, T *out, const F &f)
 	}
 	for (uint64_t i = done + gid; i < n; i += gsize)
 		out[i] = f(in[i]);
+}
+
+/* N elements of T moved as one 16-byte (or smaller) memory operation. */
+template <typename T, int N>
+struct alignas(sizeof(T) * N) hr_vecn {
+	T v[N];
+};
+
+HR_DEVICE bool hr_aligned_to(const void *p, uint64_t to)
+{
+	return ((uintptr_t)p & (to - 1)) == 0;
+}
+
+/*
+ * Sliced views (x[:, :m] of a wider matrix): when an operand's innermost
+ * stride is 1, the innermost dim a multiple of N and every other stride a
+ * multiple of N, each run of N logical elements starting at a multiple of N
+ * is N adjacent, N-aligned elements: one offset computation and one 16-byte
+ * access per N elements instead of one division and one scalar access each.
+ * Broadcast outer dims (stride 0) qualify too.
+ */
+HR_DEVICE bool hr_rows_vectorizable(uint64_t num_dims, const uint64_t *dims,
+				    const uint64_t *strides, uint64_t N)
+{
+	if (num_dims == 0 || strides[num_dims - 1] != 1 || dims[num_dims - 1] % N)
+		return false;
+#pragma unroll 1
+	for (uint64_t d = 0; d + 1 < num_dims; d++)
+		if (dims[d] != 1 && strides[d] % N)
+			return false;
+	return true;
+}
+
+/*
+ * out[i] = f(in[offset(i)]) for a strided input (num_dims >= 1) and a
+ * contiguous output; the vector path when the layout allows it (see
+ * hr_rows_vectorizable; 8-byte types keep the scalar loop, as in
+ * hr_map_contiguous).  The branch is uniform across the grid.
+ */
+template <typename S, typename D, typename F>
+HR_DEVICE void hr_map_strided(uint64_t n, uint64_t num_dims, const uint64_t *dims,
+			      const uint64_t *strides, const S *in, D *out,
+			      const F &f)
+{
+	constexpr int N = HR_VEC_BYTES / (sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D));
+
+	if (sizeof(S) <= 4 && sizeof(D) <= 4 &&
+	    hr_aligned_to(in, sizeof(S) * N) && hr_aligned_to(out, sizeof(D) * N) &&
+	    hr_rows_vectorizable(num_dims, dims, strides, N)) {
+		const hr_vecn<S, N> *vin;
+		hr_vecn<D, N> *vout = (hr_vecn<D, N> *)out;
+
+		/* n is a multiple of the innermost dim, hence of N: no tail. */
+		HR_GRID_STRIDE_LOOP(v, n / N) {
+			uint64_t k = hr_strided_offset(v * N, num_dims, dims, strides);
+			hr_vecn<S, N> a;
+			hr_vecn<D, N> c;
+
+			vin = (const hr_vecn<S, N> *)(in + k);
+			a = *vin;
+#pragma unroll
+			for (int j = 0; j < N; j++)
+				c.v[j] = f(a.v[j]);
+			vout[v] = c;
+		}
+		return;
+	}
+	HR_GRID_STRIDE_LOOP(i, n)
+		out[i] = f(in[hr_strided_offset(i, num_dims, dims, strides)]);
 }
 
 /* buf[i] = value for i < n, contiguous. */

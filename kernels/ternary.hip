@@ -25,7 +25,10 @@ HR_DEVICE void offsets3(uint64_t i, uint64_t num_dims, const hr_layout &info,
 	const uint64_t *s2 = HR_STRIDES(info, 2);
 	uint64_t a = 0, b = 0, c = 0;
 
-	/* i < numel, so what is left for the outermost dim needs no division. */
+	/* i < numel, so what is left for the outermost dim needs no division.
+	 * Not unrolled, to keep the register count down (see
+	 * hr_strided_offset). */
+#pragma unroll 1
 	for (uint64_t d = num_dims - 1; d > 0; d--) {
 		uint64_t r;
 		i = hr_divmod(i, dims[d], &r);
@@ -81,6 +84,40 @@ HR_DEVICE void where_contiguous(uint64_t numel, const I *ids, const T *t,
 		out[i] = ids[i] != 0 ? t[i] : f[i];
 }
 
+/*
+ * Sliced views (see hr_rows_vectorizable): one offset computation and one
+ * vector access per operand per N elements.  Returns false, having done
+ * nothing, when the layout or the pointers do not allow it.
+ */
+template <typename I, typename T>
+HR_DEVICE bool where_rows(uint64_t numel, uint64_t num_dims, const hr_layout &info,
+			  const I *ids, const T *t, const T *f, T *out)
+{
+	constexpr int N = 16 / (sizeof(I) > sizeof(T) ? sizeof(I) : sizeof(T));
+	const uint64_t *dims = HR_DIMS(info);
+
+	if (sizeof(I) > 4 || sizeof(T) > 4 ||
+	    !is_aligned(ids, sizeof(I) * N) || !is_aligned(t, sizeof(T) * N) ||
+	    !is_aligned(f, sizeof(T) * N) || !is_aligned(out, sizeof(T) * N) ||
+	    !hr_rows_vectorizable(num_dims, dims, HR_STRIDES(info, 0), N) ||
+	    !hr_rows_vectorizable(num_dims, dims, HR_STRIDES(info, 1), N) ||
+	    !hr_rows_vectorizable(num_dims, dims, HR_STRIDES(info, 2), N))
+		return false;
+	HR_GRID_STRIDE_LOOP(k, numel / N) {
+		uint64_t io, to, fo;
+		offsets3(k * N, num_dims, info, &io, &to, &fo);
+		vec<I, N> ck = *(const vec<I, N> *)(ids + io);
+		vec<T, N> ak = *(const vec<T, N> *)(t + to);
+		vec<T, N> bk = *(const vec<T, N> *)(f + fo);
+		vec<T, N> ok;
+#pragma unroll
+		for (int j = 0; j < N; j++)
+			ok.v[j] = ck.v[j] != 0 ? ak.v[j] : bk.v[j];
+		((vec<T, N> *)out)[k] = ok;
+	}
+	return true;
+}
+
 template <typename I, typename T>
 HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			 const I *ids, const T *t, const T *f, T *out)
@@ -93,6 +130,8 @@ HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &inf
 	     hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 1)) &&
 	     hr_is_contiguous(num_dims, dims, HR_STRIDES(info, 2)))) {
 		where_contiguous<I, T>(numel, ids, t, f, out);
+	} else if (where_rows<I, T>(numel, num_dims, info, ids, t, f, out)) {
+		/* done: sliced views, 16-byte accesses */
 	} else {
 		HR_GRID_STRIDE_LOOP(i, numel) {
 			uint64_t io, to, fo;

@@ -31,11 +31,7 @@ HR_DEVICE void unary_map(uint64_t numel, uint64_t num_dims, const hr_layout &inf
 	if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {
 		hr_map_contiguous(numel, inp, out, store_op<T, Op>(op));
 	} else {
-		HR_GRID_STRIDE_LOOP(i, numel) {
-			uint64_t k = hr_strided_offset(i, num_dims, dims, strides);
-
-			out[i] = hr_from_compute<T>(op(hr_to_compute(inp[k])));
-		}
+		hr_map_strided(numel, num_dims, dims, strides, inp, out, store_op<T, Op>(op));
 	}
 }
 
