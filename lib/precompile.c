@@ -361,17 +361,6 @@ static char *stamp_field(const char *body, const char *key)
 	return NULL;
 }
 
-static void toolchain_fake_free(struct hr_toolchain *tc)
-{
-	if (!tc)
-		return;
-	free(tc->path);
-	free(tc->version);
-	free(tc->identity);
-	free(tc->devlib_dir);
-	free(tc);
-}
-
 /*
  * The toolchain as remembered in dest, if the compiler binary is still the
  * one that was probed; NULL otherwise (not an error: we probe then).
@@ -406,7 +395,7 @@ static struct hr_toolchain *stamp_load(const struct hr_config *cfg,
 				}
 				if (!tc->path || !tc->version || !tc->identity ||
 				    !*tc->identity) {
-					toolchain_fake_free(tc);
+					hr_toolchain_free(tc);
 					tc = NULL;
 				}
 			}
@@ -833,7 +822,7 @@ static void run_free(struct pc_run *run)
 	hr_strv_free(run->targets);
 	hr_strv_free(run->ro_dirs);
 	for (int k = 0; k < N_KINDS; k++) {
-		toolchain_fake_free(run->kinds[k].stamp);
+		hr_toolchain_free(run->kinds[k].stamp);
 		hr_toolchain_free(run->kinds[k].tc);
 	}
 	pthread_mutex_destroy(&run->lock);
