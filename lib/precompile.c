@@ -138,6 +138,20 @@ static void report(struct pc_run *run, const struct pc_pair *p,
 
 /* ---- the destination -------------------------------------------------- */
 
+static bool user_tier_usable(struct hanzo_rocm *ctx)
+{
+	struct hr_tier_dir *tiers = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	if (hr_cache_tiers(ctx, &tiers, &n) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		found = found || tiers[i].tier == HR_TIER_USER;
+	hr_cache_tiers_free(tiers, n);
+	return found;
+}
+
 static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
                         const struct hr_precompile_opts *o, const char **dir)
 {
@@ -159,6 +173,11 @@ static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 			hr_warn(ctx, "[cache] policy = off: the library will not read the user cache this fills\n");
 		if (!d) {
 			hr_err(ctx, "no user cache directory: set HOME, XDG_CACHE_HOME or HANZO_ROCM_CACHE_DIR\n");
+			return -ENOENT;
+		}
+		/* Fill only a tier the library would read: no trees under a missing HOME. */
+		if (cfg->policy != HR_POLICY_OFF && !user_tier_usable(ctx)) {
+			hr_err(ctx, "user cache %s is disabled (see the warning above)\n", d);
 			return -ENOENT;
 		}
 		break;

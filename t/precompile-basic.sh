@@ -96,4 +96,9 @@ exit_is 2 "bad --progress" PC --output "$T/x" --progress sometimes
 : > "$T/afile"
 exit_is 1 "destination that is a file" PC --output "$T/afile" -t gfx90a
 grep_ok "error names the destination" "$T/afile" "$T/err"
+
+# --user under a HOME that does not exist grows no tree there.
+HOME="$T/no-such-home" HANZO_ROCM_CACHE_DIR= exit_is 2 "--user with a missing HOME is refused" PC --user -t gfx90a
+[ ! -e "$T/no-such-home" ]
+ok $? "nothing was created under the missing HOME"
 done_testing
