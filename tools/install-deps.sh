@@ -15,6 +15,7 @@ else
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
+# A fresh machine may be running unattended-upgrades: wait for dpkg's lock.
+$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
 # shellcheck disable=SC2086
-$SUDO apt-get install -q -y --no-install-recommends $BUILD $GPU $TEST ${HANZO_ROCM_NO_PACKAGING:+} ${HANZO_ROCM_NO_PACKAGING:-$PACKAGE}
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -q -y --no-install-recommends $BUILD $GPU $TEST ${HANZO_ROCM_NO_PACKAGING:+} ${HANZO_ROCM_NO_PACKAGING:-$PACKAGE}
