@@ -17,5 +17,8 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # A fresh machine may be running unattended-upgrades: wait for dpkg's lock.
 $SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
+# HANZO_ROCM_NO_PACKAGING=1 leaves out what only `make check-package` needs.
+pkgs="$BUILD $GPU $TEST"
+[ -n "${HANZO_ROCM_NO_PACKAGING:-}" ] || pkgs="$pkgs $PACKAGE"
 # shellcheck disable=SC2086
-$SUDO apt-get -o DPkg::Lock::Timeout=600 install -q -y --no-install-recommends $BUILD $GPU $TEST ${HANZO_ROCM_NO_PACKAGING:+} ${HANZO_ROCM_NO_PACKAGING:-$PACKAGE}
+$SUDO apt-get -o DPkg::Lock::Timeout=600 install -q -y --no-install-recommends $pkgs
