@@ -446,7 +446,8 @@ out:
 int hr_entry_lock(const char *dir, const char *target, const char *family,
                   unsigned timeout_s, int *fd)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	/* l_pid must be 0 for an open-file-description lock. */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_pid = 0 };
 	struct timespec nap = { 0, 50 * 1000 * 1000 };
 	char *tdir = NULL, *path = NULL;
 	mode_t mode;
@@ -471,9 +472,15 @@ int hr_entry_lock(const char *dir, const char *target, const char *family,
 		r = -errno;
 		goto out;
 	}
-	/* fcntl locks work on NFS and die with their process: no stale owner. */
+	/*
+	 * Open-file-description locks: they work on NFS and die with their fd
+	 * (no stale owner), and unlike classic POSIX record locks they belong
+	 * to this open file, not to the process, so two contexts or threads of
+	 * one process exclude each other, and another close() of the same file
+	 * (gc's probe) does not drop them.
+	 */
 	for (;;) {
-		if (fcntl(f, F_SETLK, &fl) == 0) {
+		if (fcntl(f, F_OFD_SETLK, &fl) == 0) {
 			/* Touch it so gc can tell a live lock file from a stale one. */
 			(void)futimens(f, NULL);
 			*fd = f;
@@ -613,15 +620,19 @@ struct gc_state {
 	struct hr_gc_stats *st;
 };
 
-/* A lock file nobody holds (fcntl locks die with their owner) is debris. */
+/*
+ * A lock file nobody holds (OFD locks die with their fd) is debris.  The
+ * probe is an OFD lock of its own: a classic POSIX lock would succeed over
+ * this process's own lock, and closing the probe fd would release it.
+ */
 static bool lock_is_free(const char *path)
 {
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_pid = 0 };
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
 	bool free_ = false;
 
 	if (fd >= 0) {
-		free_ = fcntl(fd, F_SETLK, &fl) == 0;
+		free_ = fcntl(fd, F_OFD_SETLK, &fl) == 0;
 		close(fd);
 	}
 	return free_;

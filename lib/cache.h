@@ -87,8 +87,10 @@ int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
                    const char *compiler, const void *payload, size_t size);
 
 /*
- * Non-blocking fcntl lock on <dir>/<target>/.<family>.lock, retried until
- * timeout_s; -ETIMEDOUT means "go on without it" (publish is atomic anyway).
+ * Non-blocking open-file-description lock (F_OFD_SETLK) on
+ * <dir>/<target>/.<family>.lock, retried until timeout_s; -ETIMEDOUT means
+ * "go on without it" (publish is atomic anyway).  It excludes other
+ * processes, other contexts and other threads of this process alike.
  */
 int hr_entry_lock(const char *dir, const char *target, const char *family,
                   unsigned timeout_s, int *fd);
@@ -161,8 +163,9 @@ int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
                      void *data, size_t size, enum hr_tier from,
                      unsigned skip_mask, const void **out, size_t *out_size);
 /*
- * Compiles on a miss are serialised within the process: fcntl locks only
- * keep other processes out, and two threads must not build the same thing.
+ * Compiles on a miss are serialised within the context: two threads must
+ * not build the same thing, and waiting on a mutex beats polling the entry
+ * lock (which excludes other contexts and processes).
  */
 void hr_cache_compile_lock(struct hr_cache *c);
 void hr_cache_compile_unlock(struct hr_cache *c);

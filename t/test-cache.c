@@ -7,11 +7,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -299,6 +301,65 @@ static void test_lock(void)
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "and gets it once released");
 }
 
+struct lock_try {
+	const char *dir;
+	int r;
+};
+
+static void *try_lock(void *data)
+{
+	struct lock_try *t = data;
+	int fd = -1;
+
+	t->r = hr_entry_lock(t->dir, "gfx90a", "fam", 0, &fd);
+	hr_entry_unlock(fd);
+	return NULL;
+}
+
+/*
+ * Within one process: classic POSIX record locks belong to the process, so
+ * a second lock (another context, another thread) would be granted at once,
+ * and any close() of the file would drop them.  The entry lock must hold.
+ */
+static void test_lock_in_process(struct hanzo_rocm *ctx)
+{
+	struct lock_try t = { .r = 1 };
+	struct hr_gc_stats gs;
+	struct timeval old[2] = { { 0, 0 }, { 0, 0 } };
+	char dir[4200], lock[4300];
+	int fd = -1, fd2 = -1;
+	pthread_t th;
+
+	snprintf(dir, sizeof(dir), "%s/lock-inproc", tmp);
+	snprintf(lock, sizeof(lock), "%s/gfx90a/.fam.lock", dir);
+	t.dir = dir;
+	is_int(hr_entry_lock(dir, "gfx90a", "fam", 0, &fd), 0, "in process: lock taken");
+	is_int(hr_entry_lock(dir, "gfx90a", "fam", 0, &fd2), -ETIMEDOUT,
+	       "a second lock in the same process (another context) times out");
+	hr_entry_unlock(fd2);
+	if (pthread_create(&th, NULL, try_lock, &t) == 0) {
+		pthread_join(th, NULL);
+		is_int(t.r, -ETIMEDOUT, "another thread times out on it");
+	} else {
+		skip(1, "no thread");
+	}
+	/* gc probes a stale-looking lock file: the probe must not release it. */
+	ok(utimes(lock, old) == 0, "lock file made to look stale");
+	is_int(hr_cache_gc(ctx, dir, UINT64_MAX, NULL, &gs), 0, "gc over a held lock");
+	ok(access(lock, F_OK) == 0, "gc leaves a held lock file");
+	fd2 = -1;
+	is_int(hr_entry_lock(dir, "gfx90a", "fam", 0, &fd2), -ETIMEDOUT,
+	       "and the lock is still held after gc's probe");
+	hr_entry_unlock(fd2);
+	hr_entry_unlock(fd);
+	fd = -1;
+	is_int(hr_entry_lock(dir, "gfx90a", "fam", 0, &fd), 0, "free again once released");
+	hr_entry_unlock(fd);
+	ok(utimes(lock, old) == 0 &&
+	   hr_cache_gc(ctx, dir, UINT64_MAX, NULL, &gs) == 0 && gs.debris == 1 &&
+	   access(lock, F_OK) < 0, "gc removes the stale lock nobody holds");
+}
+
 static void test_memory(struct hanzo_rocm *ctx)
 {
 	struct hr_cache *c = hr_cache_get(ctx);
@@ -398,6 +459,7 @@ int main(void)
 	test_entries(ctx);
 	test_race(ctx);
 	test_lock();
+	test_lock_in_process(ctx);
 	test_memory(ctx);
 	test_tiers();
 	hanzo_rocm_unref(ctx);
