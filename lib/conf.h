@@ -7,6 +7,7 @@
 #ifndef HR_CONFIG_H
 #define HR_CONFIG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct hanzo_rocm;
@@ -58,11 +59,14 @@ struct hr_config {
 /*
  * Load the effective configuration.  conf_path NULL means $HANZO_ROCM_CONF,
  * else <root>/etc/hanzo-rocm.conf; a missing default file means defaults, a
- * missing explicit one is -ENOENT.  Errors are logged as "FILE:LINE: message"
- * and return -EINVAL; unknown keys only warn.
+ * missing explicit one is -ENOENT.  Problems are logged as "FILE:LINE:
+ * message" (or "VARIABLE: message"); unknown keys only warn.  strict (config
+ * check): problems are errors and the result is -EINVAL.  Not strict (the
+ * library): each is a warning for the administrator (hr_warn_admin) and the
+ * bad setting is left out, so the key keeps its default or earlier value.
  */
 int hr_config_load(struct hanzo_rocm *ctx, const char *root,
-                   const char *conf_path, struct hr_config **ret);
+                   const char *conf_path, bool strict, struct hr_config **ret);
 void hr_config_free(struct hr_config *cfg);
 
 /* Parse one file strictly for `hanzo-rocm config check`; 0 or -EINVAL. */

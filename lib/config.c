@@ -3,11 +3,18 @@
  * Configuration (DESIGN §3): the main file, then <its dir>/hanzo-rocm.conf.d/
  * *.conf in C-locale order (later wins), then the environment.
  *
- * inih's shared library gives its handler no line numbers, so files are read
- * into memory and fed to ini_parse_stream() through our own reader, which
- * counts lines (and catches lines too long for inih's buffer).  Every value
- * is validated when read; all problems in all files are reported as
- * "FILE:LINE: message" before hr_config_load() fails with -EINVAL.
+ * inih is the only grammar.  Its shared library gives the handler no line
+ * numbers, so files are read into memory and fed to ini_parse_stream()
+ * through our own reader, which counts lines (and catches lines too long for
+ * inih's buffer); inih's line count is the reader's.  inih names only the
+ * first syntax error, so a file with one is parsed again with that line
+ * handed over blank (inih's state does not change on a bad line) until none
+ * is left, and the final pass reports them all in order.
+ *
+ * Every value is validated when read; each problem is reported as
+ * "FILE:LINE: message" (or "VARIABLE: message").  Strict loading (config
+ * check) fails with -EINVAL; the library's own loading warns and leaves the
+ * bad setting out.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +37,8 @@
 #define CONF_D_NAME "hanzo-rocm.conf.d"
 #define CONF_MAX_SIZE (1024 * 1024)
 #define JOBS_MAX 1024
+/* Parses of one file spent finding syntax errors: bounds the work. */
+#define SYNTAX_PASSES_MAX 32
 
 /* One file being parsed. */
 struct parser {
@@ -41,9 +50,11 @@ struct parser {
 	size_t size, pos;
 	int line;               /* of the line last handed to inih */
 	int errors;
+	bool strict;
 	bool oom;
-	bool in_key;            /* a key line since the last section: continuations */
-	int syntax_line;        /* last syntax error we reported ourselves */
+	bool discover;          /* a pass that only looks for syntax errors */
+	int *bad_lines;         /* syntax errors found so far, ascending */
+	size_t n_bad;
 };
 
 /* A problem with one value: what was wrong (a copy of the offending part). */
@@ -51,7 +62,26 @@ struct bad {
 	char *value;
 };
 
-#define ERR(p, ...) do { (p)->errors++; hr_err((p)->ctx, __VA_ARGS__); } while (0)
+/*
+ * A problem in the configuration: an error when strict, else a warning for
+ * the administrator (the setting is left out).  Counted either way.
+ */
+#define PROBLEM(ctx, strict, errors, ...)                                     \
+	do {                                                                  \
+		(*(errors))++;                                                \
+		if (strict)                                                   \
+			hr_err((ctx), __VA_ARGS__);                           \
+		else                                                          \
+			hr_warn_admin((ctx), __VA_ARGS__);                    \
+	} while (0)
+#define ERR(p, ...) PROBLEM((p)->ctx, (p)->strict, &(p)->errors, __VA_ARGS__)
+
+/* Problems found outside one file's parse (conf.d, environment). */
+struct tally {
+	bool strict;
+	int errors;
+};
+#define TALLY(ctx, t, ...) PROBLEM((ctx), (t)->strict, &(t)->errors, __VA_ARGS__)
 
 const char *hr_policy_name(enum hr_policy p)
 {
@@ -476,6 +506,8 @@ static int handler(void *user, const char *section, const char *name,
 	struct parser *p = user;
 	struct bad bad = { NULL };
 
+	if (p->discover)
+		return 1;
 	for (size_t i = 0; i < HR_ARRAY_SIZE(keys); i++) {
 		const struct key *k = &keys[i];
 		int r;
@@ -499,51 +531,19 @@ static int handler(void *user, const char *section, const char *name,
 	return 1;
 }
 
-/* First of chars in s (up to n) outside an inline "<space>;" comment, or NULL. */
-static const char *find_before_comment(const char *s, size_t n, const char *chars)
+static bool is_bad_line(const struct parser *p, int line)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (strchr(chars, s[i]))
-			return s + i;
-		if (s[i] == ';' && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t'))
-			return NULL;
-	}
-	return NULL;
-}
-
-/*
- * inih only returns the first syntax error; classify each line the way it
- * does so that every one is reported, in order.  Lines inih could take as a
- * multi-line continuation (leading white space after a key) are left to it.
- */
-static bool line_is_syntax_error(struct parser *p, const char *s, size_t n)
-{
-	bool indented = n > 0 && (s[0] == ' ' || s[0] == '\t');
-
-	while (n > 0 && strchr(" \t\r\n", s[n - 1]))
-		n--;
-	while (n > 0 && (s[0] == ' ' || s[0] == '\t')) {
-		s++;
-		n--;
-	}
-	if (n == 0 || s[0] == '#' || s[0] == ';')
-		return false;
-	if (indented && p->in_key)
-		return false;
-	if (s[0] == '[') {
-		p->in_key = false;
-		return !find_before_comment(s + 1, n - 1, "]");
-	}
-	if (!find_before_comment(s, n, "=:"))
-		return true;
-	p->in_key = true;
+	for (size_t i = 0; i < p->n_bad; i++)
+		if (p->bad_lines[i] == line)
+			return true;
 	return false;
 }
 
 /*
  * fgets-like reader over the file in memory.  A line that does not fit
  * inih's buffer (num bytes with '\n' and NUL) is reported here, with its
- * number, and handed over as an empty line so parsing goes on.
+ * number, and handed over as an empty line so parsing goes on; so is a line
+ * inih found a syntax error in (reported here so that all come in order).
  */
 static char *reader(char *str, int num, void *stream)
 {
@@ -558,11 +558,18 @@ static char *reader(char *str, int num, void *stream)
 	p->pos += len;
 	p->line++;
 	if (memchr(start, '\0', len)) {
-		ERR(p, "%s:%d: NUL byte in line\n", p->path, p->line);
+		if (!p->discover)
+			ERR(p, "%s:%d: NUL byte in line\n", p->path, p->line);
 		len = 0;
 	} else if (len + (nl ? 1 : 2) > (size_t)num) {
-		ERR(p, "%s:%d: line too long (%zu bytes, at most %d)\n", p->path,
-		    p->line, len - (nl ? 1 : 0), num - 2);
+		if (!p->discover)
+			ERR(p, "%s:%d: line too long (%zu bytes, at most %d)\n", p->path,
+			    p->line, len - (nl ? 1 : 0), num - 2);
+		len = 0;
+	} else if (is_bad_line(p, p->line)) {
+		if (!p->discover)
+			ERR(p, "%s:%d: syntax error (expected [section], key = value or a comment)\n",
+			    p->path, p->line);
 		len = 0;
 	}
 	if (len == 0) {
@@ -570,23 +577,38 @@ static char *reader(char *str, int num, void *stream)
 		str[1] = '\0';
 		return str;
 	}
-	if (p->line == 1 && len >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) {
-		/* inih skips a UTF-8 BOM itself; do not take it for a key. */
-		if (line_is_syntax_error(p, start + 3, len - 3))
-			goto syntax;
-	} else if (line_is_syntax_error(p, start, len)) {
-		goto syntax;
-	}
 	memcpy(str, start, len);
 	str[len] = '\0';
 	return str;
-syntax:
-	ERR(p, "%s:%d: syntax error (expected [section], key = value or a comment)\n",
-	    p->path, p->line);
-	p->syntax_line = p->line;
-	str[0] = '\n';
-	str[1] = '\0';
-	return str;
+}
+
+/*
+ * Parse passes that only collect the lines inih calls syntax errors, each
+ * pass with the ones found so far blanked, so that every one is reported.
+ */
+static int find_syntax_errors(struct parser *p)
+{
+	p->discover = true;
+	for (int pass = 0; pass < SYNTAX_PASSES_MAX; pass++) {
+		int *v, r;
+
+		p->pos = 0;
+		p->line = 0;
+		r = ini_parse_stream(reader, p, handler, p);
+		if (r == -2)
+			return -ENOMEM;
+		if (r <= 0 || is_bad_line(p, r))
+			break;
+		v = realloc(p->bad_lines, (p->n_bad + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		v[p->n_bad++] = r;
+		p->bad_lines = v;
+	}
+	p->discover = false;
+	p->pos = 0;
+	p->line = 0;
+	return 0;
 }
 
 static const char *read_error(int r)
@@ -603,9 +625,10 @@ static const char *read_error(int r)
  * -ENOENT when missing (not logged: callers decide), -ENOMEM.
  */
 static int parse_file(struct hanzo_rocm *ctx, struct hr_config *cfg,
-                      const char *root, const char *path)
+                      const char *root, const char *path, bool strict)
 {
-	struct parser p = { .ctx = ctx, .cfg = cfg, .root = root, .path = path };
+	struct parser p = { .ctx = ctx, .cfg = cfg, .root = root, .path = path,
+	                    .strict = strict };
 	void *data;
 	size_t size;
 	int r;
@@ -614,19 +637,22 @@ static int parse_file(struct hanzo_rocm *ctx, struct hr_config *cfg,
 	if (r == -ENOENT || r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		hr_err(ctx, "%s: %s\n", path, read_error(r));
-		return 1;
+		ERR(&p, "%s: %s\n", path, read_error(r));
+		return p.errors;
 	}
 	p.data = data;
 	p.size = size;
 	hr_dbg(ctx, "reading %s\n", path);
-	r = ini_parse_stream(reader, &p, handler, &p);
+	r = find_syntax_errors(&p);
+	if (r == 0)
+		r = ini_parse_stream(reader, &p, handler, &p);
 	free(data);
-	if (r == -2 || p.oom)
+	free(p.bad_lines);
+	if (r == -2 || r == -ENOMEM || p.oom)
 		return -ENOMEM;
-	/* Only when our own classification missed it. */
-	if (r > 0 && r != p.syntax_line)
-		ERR(&p, "%s:%d: syntax error\n", path, r);
+	/* Only past SYNTAX_PASSES_MAX errors: the rest are not listed. */
+	if (r > 0)
+		ERR(&p, "%s:%d: syntax error (and more not listed)\n", path, r);
 	if (hr_strv_push(&cfg->files, path) < 0)
 		return -ENOMEM;
 	return p.errors;
@@ -734,7 +760,7 @@ static bool is_conf_name(const char *name)
 
 /* <dir of main>/hanzo-rocm.conf.d/NAME.conf, sorted with strcmp. */
 static int list_conf_d(struct hanzo_rocm *ctx, const char *main_path,
-                       char ***out, int *errors)
+                       char ***out, struct tally *t)
 {
 	const char *slash = strrchr(main_path, '/');
 	char *dir = NULL, **files = hr_strv_new();
@@ -755,8 +781,7 @@ static int list_conf_d(struct hanzo_rocm *ctx, const char *main_path,
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT && errno != ENOTDIR) {
-			hr_err(ctx, "%s: %s\n", dir, strerror(errno));
-			(*errors)++;
+			TALLY(ctx, t, "%s: %s\n", dir, strerror(errno));
 		}
 		goto out;
 	}
@@ -815,11 +840,10 @@ static const char *getenv_alias(const char *name, const char *alias,
 }
 
 static int env_abs_path(struct hanzo_rocm *ctx, const char *var, const char *v,
-                        char **out, int *errors)
+                        char **out, struct tally *t)
 {
 	if (v[0] != '/') {
-		hr_err(ctx, "%s: invalid value '%s' (expected an absolute path)\n", var, v);
-		(*errors)++;
+		TALLY(ctx, t, "%s: invalid value '%s' (expected an absolute path)\n", var, v);
 		return 0;
 	}
 	*out = strdup(v);
@@ -828,7 +852,7 @@ static int env_abs_path(struct hanzo_rocm *ctx, const char *var, const char *v,
 
 /* Paths: env beats the files; the files beat the built-in defaults. */
 static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
-                           int *errors)
+                           struct tally *t)
 {
 	const char *v;
 	char *s = NULL;
@@ -836,7 +860,7 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 	v = hr_getenv("HANZO_ROCM_CACHE_DIR");
 	if (v) {
-		r = env_abs_path(ctx, "HANZO_ROCM_CACHE_DIR", v, &s, errors);
+		r = env_abs_path(ctx, "HANZO_ROCM_CACHE_DIR", v, &s, t);
 		if (r < 0)
 			return r;
 		if (s)
@@ -858,17 +882,18 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
 	v = hr_getenv("HANZO_ROCM_PLUGIN_PATH");
 	if (v) {
 		char **l = hr_strv_split(v, ":");
+		bool bad = false;
 
 		if (!l)
 			return -ENOMEM;
 		for (size_t i = 0; l[i]; i++) {
 			if (l[i][0] != '/') {
-				hr_err(ctx, "HANZO_ROCM_PLUGIN_PATH: invalid value '%s' (expected absolute directories separated by ':')\n",
-				       l[i]);
-				(*errors)++;
+				TALLY(ctx, t, "HANZO_ROCM_PLUGIN_PATH: invalid value '%s' (expected absolute directories separated by ':')\n",
+				      l[i]);
+				bad = true;
 			}
 		}
-		if (l[0])
+		if (l[0] && !bad)
 			replace_strv(&cfg->plugin_path, l);
 		else
 			hr_strv_free(l);
@@ -886,16 +911,15 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
 }
 
 static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
-                             int *errors)
+                             struct tally *t)
 {
 	const char *v, *var;
 
 	v = getenv_alias("HANZO_ROCM_ARCH", "CANDLE_ROCM_ARCH", &var);
 	if (v) {
 		if (hr_target_validate(v) < 0) {
-			hr_err(ctx, "%s: invalid value '%s' (expected a target ID like gfx90a or sm_90)\n",
-			       var, v);
-			(*errors)++;
+			TALLY(ctx, t, "%s: invalid value '%s' (expected a target ID like gfx90a or sm_90)\n",
+			      var, v);
 		} else if (!(cfg->env_arch = strdup(v))) {
 			return -ENOMEM;
 		}
@@ -903,17 +927,18 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 	v = hr_getenv("HANZO_ROCM_TARGETS");
 	if (v) {
 		char **l = hr_strv_split(v, ", \t\n");
+		bool bad = false;
 
 		if (!l)
 			return -ENOMEM;
 		for (size_t i = 0; l[i]; i++) {
 			if (hr_target_validate(l[i]) < 0) {
-				hr_err(ctx, "HANZO_ROCM_TARGETS: invalid value '%s' (expected target IDs like gfx90a or sm_90, separated by commas or spaces)\n",
-				       l[i]);
-				(*errors)++;
+				TALLY(ctx, t, "HANZO_ROCM_TARGETS: invalid value '%s' (expected target IDs like gfx90a or sm_90, separated by commas or spaces)\n",
+				      l[i]);
+				bad = true;
 			}
 		}
-		if (l[0])
+		if (l[0] && !bad)
 			cfg->env_targets = l;
 		else
 			hr_strv_free(l);
@@ -922,9 +947,8 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 	if (v) {
 		/* It becomes part of cache paths and keys: keep it a safe name. */
 		if (!hr_name_is_safe(v)) {
-			hr_err(ctx, "%s: invalid value '%s' (expected a version label like 6.1)\n",
-			       var, v);
-			(*errors)++;
+			TALLY(ctx, t, "%s: invalid value '%s' (expected a version label like 6.1)\n",
+			      var, v);
 		} else if (!(cfg->version_label = strdup(v))) {
 			return -ENOMEM;
 		}
@@ -936,22 +960,22 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 }
 
 static int read_conf_d(struct hanzo_rocm *ctx, struct hr_config *cfg,
-                       const char *main_path, int *errors)
+                       const char *main_path, struct tally *t)
 {
 	char **files;
-	int r = list_conf_d(ctx, main_path, &files, errors);
+	int r = list_conf_d(ctx, main_path, &files, t);
 
 	if (r < 0)
 		return r;
 	for (size_t i = 0; files[i]; i++) {
-		r = parse_file(ctx, cfg, cfg->root, files[i]);
+		r = parse_file(ctx, cfg, cfg->root, files[i], t->strict);
 		if (r == -ENOENT) { /* removed since listed */
 			r = 0;
 			continue;
 		}
 		if (r < 0)
 			break;
-		*errors += r;
+		t->errors += r;
 		r = 0;
 	}
 	hr_strv_free(files);
@@ -959,12 +983,13 @@ static int read_conf_d(struct hanzo_rocm *ctx, struct hr_config *cfg,
 }
 
 int hr_config_load(struct hanzo_rocm *ctx, const char *root,
-                   const char *conf_path, struct hr_config **ret)
+                   const char *conf_path, bool strict, struct hr_config **ret)
 {
 	struct hr_config *cfg = NULL;
 	char *norm = NULL, *main_path = NULL;
 	bool explicit_path = true;
-	int errors = 0, r;
+	struct tally t = { .strict = strict };
+	int r;
 
 	*ret = NULL;
 	r = normalise_root(root, &norm);
@@ -987,7 +1012,7 @@ int hr_config_load(struct hanzo_rocm *ctx, const char *root,
 	if (!main_path)
 		goto out;
 
-	r = parse_file(ctx, cfg, cfg->root, main_path);
+	r = parse_file(ctx, cfg, cfg->root, main_path, strict);
 	if (r == -ENOENT) {
 		if (explicit_path) {
 			hr_err(ctx, "%s: %s\n", main_path, strerror(ENOENT));
@@ -998,17 +1023,21 @@ int hr_config_load(struct hanzo_rocm *ctx, const char *root,
 	}
 	if (r < 0)
 		goto out;
-	errors += r;
-	r = read_conf_d(ctx, cfg, main_path, &errors);
+	t.errors += r;
+	r = read_conf_d(ctx, cfg, main_path, &t);
 	if (r < 0)
 		goto out;
-	r = apply_env_paths(ctx, cfg, &errors);
+	r = apply_env_paths(ctx, cfg, &t);
 	if (r < 0)
 		goto out;
-	r = apply_env_targets(ctx, cfg, &errors);
+	r = apply_env_targets(ctx, cfg, &t);
 	if (r < 0)
 		goto out;
-	r = errors ? -EINVAL : 0;
+	if (t.errors && strict)
+		r = -EINVAL;
+	else if (t.errors)
+		hr_warn_admin(ctx, "%d bad setting%s left out of the configuration (defaults used); see 'hanzo-rocm config check'\n",
+		              t.errors, t.errors == 1 ? "" : "s");
 out:
 	if (r == -ENOMEM)
 		hr_err(ctx, "out of memory reading the configuration\n");
@@ -1029,7 +1058,7 @@ int hr_config_check_file(struct hanzo_rocm *ctx, const char *path)
 
 	if (!cfg)
 		return -ENOMEM;
-	r = parse_file(ctx, cfg, "", path);
+	r = parse_file(ctx, cfg, "", path, true);
 	if (r == -ENOENT)
 		hr_err(ctx, "%s: %s\n", path, strerror(ENOENT));
 	hr_config_free(cfg);

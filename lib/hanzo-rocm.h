@@ -39,7 +39,16 @@ struct hanzo_rocm_options {
 	int log_priority;       /* 0 = default (silent unless $HANZO_ROCM_LOG) */
 };
 
-/* Reads the configuration; an invalid one fails with -EINVAL (logged). */
+/*
+ * Reads the configuration.  A bad setting (in the main file, a drop-in or
+ * the environment) does not fail: it is reported as a warning naming
+ * FILE:LINE or the variable, and that setting is left out (the key keeps
+ * its built-in default, or an earlier file's value).  With the default
+ * logger that warning reaches standard error even when the context is
+ * otherwise silent.  `hanzo-rocm config check` is the strict reading.
+ * A config file named explicitly (.config, $HANZO_ROCM_CONF) that does not
+ * exist is still -ENOENT.
+ */
 int hanzo_rocm_new(struct hanzo_rocm **ret);
 int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
                                 struct hanzo_rocm **ret);
@@ -47,6 +56,11 @@ struct hanzo_rocm *hanzo_rocm_ref(struct hanzo_rocm *ctx);
 /* Drops a reference; returns NULL when the context was freed. */
 struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx);
 
+/*
+ * Safe while other threads log: fn and data change together, and when it
+ * returns the previous function is no longer running.  A log function must
+ * not call it.
+ */
 void hanzo_rocm_set_log_fn(struct hanzo_rocm *ctx, hanzo_rocm_log_fn fn,
                            void *data);
 int hanzo_rocm_get_log_priority(const struct hanzo_rocm *ctx);

@@ -24,6 +24,13 @@ struct hr_runtime;
 
 struct hanzo_rocm {
 	int refcount;                   /* atomic (__atomic builtins) */
+	/*
+	 * log_fn and log_data change together under log_lock (written by
+	 * hanzo_rocm_set_log_fn, read for every message), so a message never
+	 * goes to one function with another's data, and once set_log_fn
+	 * returns the old function is no longer running.
+	 */
+	pthread_rwlock_t log_lock;
 	hanzo_rocm_log_fn log_fn;
 	void *log_data;
 	int log_priority;
@@ -49,6 +56,15 @@ void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
 #define hr_info(ctx, ...) hr_log_cond(ctx, LOG_INFO, __VA_ARGS__)
 #define hr_warn(ctx, ...) hr_log_cond(ctx, LOG_WARNING, __VA_ARGS__)
 #define hr_err(ctx, ...) hr_log_cond(ctx, LOG_ERR, __VA_ARGS__)
+
+/*
+ * A warning meant for the administrator (a bad setting in the system
+ * configuration that the library works around): with the application's own
+ * log function it obeys the log priority like any warning; with the default
+ * logger it goes to standard error even when the context is otherwise
+ * silent, since nobody else would ever see it (doc/hanzo-rocm.conf.5).
+ */
+void hr_warn_admin(struct hanzo_rocm *ctx, const char *format, ...) HR_PRINTF(2, 3);
 
 /* Teardown hooks each module provides (NULL-safe). */
 void hr_devices_free(struct hr_devices *devices);

@@ -52,11 +52,29 @@ void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
 {
 	va_list args;
 
-	if (!ctx->log_fn)
-		return;
-	va_start(args, format);
-	ctx->log_fn(ctx->log_data, priority, file, line, fn, format, args);
-	va_end(args);
+	pthread_rwlock_rdlock(&ctx->log_lock);
+	if (ctx->log_fn) {
+		va_start(args, format);
+		ctx->log_fn(ctx->log_data, priority, file, line, fn, format, args);
+		va_end(args);
+	}
+	pthread_rwlock_unlock(&ctx->log_lock);
+}
+
+void hr_warn_admin(struct hanzo_rocm *ctx, const char *format, ...)
+{
+	va_list args;
+
+	pthread_rwlock_rdlock(&ctx->log_lock);
+	if (ctx->log_fn &&
+	    (ctx->log_fn == log_stderr ||
+	     hanzo_rocm_get_log_priority(ctx) >= LOG_WARNING)) {
+		va_start(args, format);
+		ctx->log_fn(ctx->log_data, LOG_WARNING, __FILE__, __LINE__,
+		            __func__, format, args);
+		va_end(args);
+	}
+	pthread_rwlock_unlock(&ctx->log_lock);
 }
 
 HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
@@ -79,12 +97,22 @@ HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
 		return -ENOMEM;
 	ctx->refcount = 1;
 	pthread_mutex_init(&ctx->lock, NULL);
+	{
+		/* Writer first: threads logging back to back must not starve set_log_fn. */
+		pthread_rwlockattr_t a;
+
+		pthread_rwlockattr_init(&a);
+		pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+		pthread_rwlock_init(&ctx->log_lock, &a);
+		pthread_rwlockattr_destroy(&a);
+	}
 	ctx->log_fn = o.log_fn ? o.log_fn : log_stderr;
 	ctx->log_data = o.log_data;
 	env_prio = log_priority_from_env();
 	ctx->log_priority = env_prio ? env_prio : o.log_priority;
 
-	r = hr_config_load(ctx, o.root, o.config, &ctx->config);
+	/* Lenient: a bad setting is reported and left out, not fatal. */
+	r = hr_config_load(ctx, o.root, o.config, false, &ctx->config);
 	if (r < 0) {
 		hanzo_rocm_unref(ctx);
 		return r;
@@ -119,6 +147,7 @@ HR_EXPORT struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx)
 	hr_devices_free(ctx->devices);
 	hr_config_free(ctx->config);
 	pthread_mutex_destroy(&ctx->lock);
+	pthread_rwlock_destroy(&ctx->log_lock);
 	free(ctx);
 	return NULL;
 }
@@ -128,8 +157,11 @@ HR_EXPORT void hanzo_rocm_set_log_fn(struct hanzo_rocm *ctx,
 {
 	if (!ctx)
 		return;
+	/* Waits for messages being written: the old fn/data are free after. */
+	pthread_rwlock_wrlock(&ctx->log_lock);
 	ctx->log_fn = fn;
 	ctx->log_data = data;
+	pthread_rwlock_unlock(&ctx->log_lock);
 }
 
 HR_EXPORT int hanzo_rocm_get_log_priority(const struct hanzo_rocm *ctx)

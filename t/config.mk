@@ -16,3 +16,8 @@ EXTRA_DIST += \
 	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/20-b.conf \
 	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/README \
 	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/30-c.conf.disabled
+
+# The context's log function switched while other threads log.
+check_PROGRAMS += t/test-log
+t_test_log_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-log

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -31,9 +34,19 @@ static void capture(void *data, int priority, const char *file, int line,
 	vsnprintf(logbuf + n + 2, sizeof(logbuf) - n - 2, format, args);
 }
 
-static struct hanzo_rocm ctx = {
-	.refcount = 1, .log_fn = capture, .log_priority = LOG_WARNING,
-};
+/* A real context reading no file, logging into logbuf at warning level. */
+static struct hanzo_rocm *ctx;
+
+static void make_ctx(void)
+{
+	struct hanzo_rocm_options o = {
+		.size = sizeof(o), .config = "/dev/null", .log_fn = capture,
+	};
+
+	if (hanzo_rocm_new_with_options(&o, &ctx) < 0)
+		abort();
+	hanzo_rocm_set_log_priority(ctx, LOG_WARNING);
+}
 
 static char *fixture(const char *name)
 {
@@ -78,7 +91,7 @@ static void copy_file(const char *from, const char *dir, const char *name)
 static int load(const char *root, const char *conf, struct hr_config **cfg)
 {
 	logbuf[0] = '\0';
-	return hr_config_load(&ctx, root, conf, cfg);
+	return hr_config_load(ctx, root, conf, true, cfg);
 }
 
 static void test_bad_files(void)
@@ -107,19 +120,19 @@ static void test_bad_files(void)
 	is_int(count("E "), 12, "every error is reported, not just the first");
 
 	logbuf[0] = '\0';
-	is_int(hr_config_check_file(&ctx, f), -EINVAL, "check_file: same file is invalid");
+	is_int(hr_config_check_file(ctx, f), -EINVAL, "check_file: same file is invalid");
 	is_int(count("E "), 12, "check_file reports the same errors");
 	free(f);
 
 	f = fixture("bad-size.conf");
 	logbuf[0] = '\0';
-	is_int(hr_config_check_file(&ctx, f), -EINVAL, "check_file: bad-size.conf is invalid");
+	is_int(hr_config_check_file(ctx, f), -EINVAL, "check_file: bad-size.conf is invalid");
 	logged("E", f, 7, "invalid value 'lots' for max_size");
 	free(f);
 
 	f = fixture("good.conf");
 	logbuf[0] = '\0';
-	is_int(hr_config_check_file(&ctx, f), 0, "check_file: good.conf is valid");
+	is_int(hr_config_check_file(ctx, f), 0, "check_file: good.conf is valid");
 	is_str(logbuf, "", "and says nothing");
 	free(f);
 }
@@ -318,7 +331,7 @@ static void test_defaults_and_missing(const char *tmp)
 	if (asprintf(&missing, "%s/dir.conf", tmp) < 0 || mkdir(missing, 0755) < 0)
 		abort();
 	logbuf[0] = '\0';
-	is_int(hr_config_check_file(&ctx, missing), -EINVAL, "an unreadable file is an error");
+	is_int(hr_config_check_file(ctx, missing), -EINVAL, "an unreadable file is an error");
 	if (asprintf(&want, "E %s: not a regular file", missing) < 0)
 		abort();
 	ok(strstr(logbuf, want) != NULL, "reported as FILE: message");
@@ -368,15 +381,87 @@ static void test_env(const char *tmp)
 	unsetenv("HSA_OVERRIDE_GFX_VERSION");
 }
 
+/* The library's own reading: a bad setting warns and is left out. */
 static void test_context(void)
 {
 	char *f = fixture("bad-size.conf");
-	struct hanzo_rocm_options o = { .size = sizeof(o), .config = f, .log_fn = capture };
+	struct hanzo_rocm_options o = { .size = sizeof(o), .config = f, .log_fn = capture,
+	                                .log_priority = LOG_WARNING };
 	struct hanzo_rocm *c = NULL;
 
 	logbuf[0] = '\0';
-	is_int(hanzo_rocm_new_with_options(&o, &c), -EINVAL, "hanzo_rocm_new fails on an invalid configuration");
-	ok(c == NULL, "and returns no context");
+	is_int(hanzo_rocm_new_with_options(&o, &c), 0,
+	       "hanzo_rocm_new succeeds despite a bad value in the configuration");
+	logged("W", f, 7, "invalid value 'lots' for max_size");
+	ok(strstr(logbuf, "W 1 bad setting left out of the configuration") != NULL,
+	   "and says it was left out");
+	if (c && c->config)
+		is_int(c->config->max_size, (long long)(UINT64_C(1) << 30),
+		       "max_size keeps its default");
+	else
+		skip(1, "no context");
+	hanzo_rocm_unref(c);
+
+	/* Silent application logger: its threshold is obeyed. */
+	o.log_priority = LOG_ERR;
+	logbuf[0] = '\0';
+	is_int(hanzo_rocm_new_with_options(&o, &c), 0, "silent logger: created");
+	is_str(logbuf, "", "and the application's threshold is obeyed");
+	hanzo_rocm_unref(c);
+	free(f);
+}
+
+/*
+ * No log function of the application's (the default logger) and no log
+ * level: the administrator's warning still reaches standard error.
+ */
+static void test_lenient(const char *tmp)
+{
+	char *f = fixture("bad-many.conf"), *errf = NULL, *text = NULL;
+	struct hanzo_rocm_options o = { .size = sizeof(o), .config = f };
+	size_t n = 0;
+	int st = 0;
+	pid_t pid;
+
+	if (asprintf(&errf, "%s/stderr", tmp) < 0)
+		abort();
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct hanzo_rocm *c = NULL;
+		int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		unsetenv("HANZO_ROCM_LOG");
+		setenv("HANZO_ROCM_ARCH", "radeon", 1);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(3);
+		_exit(hanzo_rocm_new_with_options(&o, &c) == 0 && c &&
+		      c->config && !c->config->env_arch &&
+		      c->config->policy == HR_POLICY_READWRITE ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "default logger: created; bad policy and HANZO_ROCM_ARCH left out");
+	if (hr_read_file(errf, 1 << 20, (void **)&text, &n) == 0) {
+		char want[4200];
+
+		text = realloc(text, n + 1);
+		if (!text)
+			abort();
+		text[n] = '\0';
+		snprintf(want, sizeof(want), "hanzo-rocm: warning: %s:8: invalid value 'sometimes' for policy", f);
+		ok(strstr(text, want) != NULL, "the warning is on stderr with FILE:LINE");
+		ok(strstr(text, "hanzo-rocm: warning: HANZO_ROCM_ARCH: invalid value 'radeon'") != NULL,
+		   "an environment variable's too");
+		snprintf(want, sizeof(want), "%s:22: syntax error", f);
+		ok(strstr(text, want) != NULL, "and the last syntax error");
+		if (!ok(strstr(text, "13 bad settings left out") != NULL, "with a summary"))
+			diag("stderr was:\n%s", text);
+	} else {
+		skip(4, "no stderr captured");
+	}
+	free(text);
+	free(errf);
 	free(f);
 }
 
@@ -386,6 +471,7 @@ int main(void)
 
 	if (!mkdtemp(tmp))
 		abort();
+	make_ctx();
 	test_bad_files();
 	test_good_file();
 	test_warnings();
@@ -393,6 +479,8 @@ int main(void)
 	test_defaults_and_missing(tmp);
 	test_env(tmp);
 	test_context();
+	test_lenient(tmp);
+	hanzo_rocm_unref(ctx);
 	{
 		char cmd[64];
 

@@ -53,22 +53,33 @@ static int check(struct cli *cli, const char *file, bool quiet)
 	static const int levels[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 	int v = cli->verbosity + 1, r;
 	/*
-	 * A bare context just for logging: cli_ctx() would load (and reject)
-	 * the very configuration we are here to check.
+	 * A context just for logging, made silent and reading no file:
+	 * cli_ctx() would load (and warn about) the very configuration we are
+	 * here to check strictly.
 	 */
-	struct hanzo_rocm ctx = { .refcount = 1, .log_fn = check_log };
+	struct hanzo_rocm_options o = {
+		.size = sizeof(o), .config = "/dev/null", .log_fn = check_log,
+	};
+	struct hanzo_rocm *ctx = NULL;
 	struct hr_config *cfg = NULL;
 
-	ctx.log_priority = levels[v < 0 ? 0 : v > 3 ? 3 : v];
+	r = hanzo_rocm_new_with_options(&o, &ctx);
+	if (r < 0) {
+		cli_error("cannot create a context: %s", hanzo_rocm_strerror(r));
+		return EXIT_FAILED;
+	}
+	hanzo_rocm_set_log_priority(ctx, levels[v < 0 ? 0 : v > 3 ? 3 : v]);
 	if (file) {
-		r = hr_config_check_file(&ctx, file);
+		r = hr_config_check_file(ctx, file);
+		hanzo_rocm_unref(ctx);
 		if (r < 0)
 			return EXIT_USAGE;
 		if (!quiet)
 			printf("%s: ok\n", file);
 		return EXIT_OK;
 	}
-	r = hr_config_load(&ctx, cli->root, cli->config, &cfg);
+	r = hr_config_load(ctx, cli->root, cli->config, true, &cfg);
+	hanzo_rocm_unref(ctx);
 	if (r < 0)
 		return EXIT_USAGE;
 	if (!quiet) {
