@@ -183,33 +183,67 @@ int hr_parse_uint(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Like util-linux's strtosize(): digits, an optional fraction, then an
+ * optional binary unit (K, M, G, T, also written KiB, ...) or B for bytes.
+ * What hr_format_size() prints parses back.
+ */
+#define SIZE_FRAC_DIGITS_MAX 6
+
 int hr_parse_size(const char *s, uint64_t *out)
 {
+	static const char units[] = "KMGT";
 	char digits[32];
-	size_t len;
+	const char *p, *end, *u;
+	uint64_t v, frac = 0, scale = 1;
 	unsigned shift = 0;
-	uint64_t v;
+	size_t n;
 	int r;
 
 	if (!s)
 		return -EINVAL;
-	len = strlen(s);
-	if (len == 0 || len >= sizeof(digits))
-		return -EINVAL;
-	memcpy(digits, s, len + 1);
-	switch (toupper((unsigned char)digits[len - 1])) {
-	case 'K': shift = 10; break;
-	case 'M': shift = 20; break;
-	case 'G': shift = 30; break;
-	case 'T': shift = 40; break;
-	default: break;
+	for (p = s; *p >= '0' && *p <= '9'; p++)
+		;
+	n = (size_t)(p - s);
+	if (n == 0 || n >= sizeof(digits))
+		return n ? -ERANGE : -EINVAL;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (*p == '.') {
+		const char *f = ++p;
+
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (p - f >= SIZE_FRAC_DIGITS_MAX)
+				continue; /* finer than a millionth of a unit: dropped */
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			scale *= 10;
+		}
+		if (p == f)
+			return -EINVAL;
 	}
-	if (shift)
-		digits[--len] = '\0';
+	end = p;
+	if (*p && (u = strchr(units, toupper((unsigned char)*p)))) {
+		shift = 10 * (unsigned)(u - units + 1);
+		p++;
+		if (p[0] == 'i' && toupper((unsigned char)p[1]) == 'B')
+			p += 2;
+	} else if (toupper((unsigned char)*p) == 'B') {
+		p++;
+	}
+	if (*p)
+		return -EINVAL;
+	/* A fraction of a byte means nothing. */
+	if (end != s + n && shift == 0)
+		return -EINVAL;
 	r = hr_parse_uint(digits, UINT64_MAX >> shift, &v);
 	if (r < 0)
 		return r == -ERANGE ? -ERANGE : -EINVAL;
-	*out = v << shift;
+	v <<= shift;
+	/* frac < 10^6 < 2^20 and shift <= 40: no overflow before the divide. */
+	frac = (frac << shift) / scale;
+	if (v > UINT64_MAX - frac)
+		return -ERANGE;
+	*out = v + frac;
 	return 0;
 }
 
@@ -219,7 +253,8 @@ void hr_format_size(uint64_t bytes, char *buf, size_t n)
 	double v = (double)bytes;
 	unsigned u = 0;
 
-	while (v >= 1024.0 && u < sizeof(units) - 2) {
+	/* Up a unit where "%.1f" would round to 1024.0 of this one. */
+	while (u < sizeof(units) - 2 && v >= (u == 0 ? 1024.0 : 1023.95)) {
 		v /= 1024.0;
 		u++;
 	}

@@ -31,9 +31,12 @@ char *hr_path_join(const char *a, const char *b);
  */
 bool hr_name_is_safe(const char *s);
 
-/* "1G", "512M", "100K", "123" (bytes) -> bytes; -EINVAL on junk/overflow. */
+/*
+ * "1G", "1.5G", "512MiB", "100K", "123", "512B" -> bytes (binary units, as
+ * util-linux's strtosize); -EINVAL on junk, -ERANGE on overflow.
+ */
 int hr_parse_size(const char *s, uint64_t *out);
-/* Human-readable, e.g. "1.5G"; writes at most n bytes. */
+/* Human-readable, e.g. "1.5G" or "512B"; hr_parse_size() reads it back. */
 void hr_format_size(uint64_t bytes, char *buf, size_t n);
 /* Unsigned decimal, whole string; -EINVAL/-ERANGE. */
 int hr_parse_uint(const char *s, uint64_t max, uint64_t *out);

@@ -44,6 +44,42 @@ int main(void)
 	is_int(hr_parse_size("17179869184G", &v), -ERANGE, "overflow after the suffix shift is -ERANGE");
 	hr_format_size(1536, buf, sizeof(buf));
 	is_str(buf, "1.5K", "1536 bytes format as 1.5K");
+	is_int(hr_parse_size("1.5G", &v), 0, "1.5G parses");
+	is_int(v, 3ULL << 29, "1.5G is 1.5 * 2^30 bytes");
+	is_int(hr_parse_size("512B", &v), 0, "512B parses");
+	is_int(v, 512, "512B is 512 bytes");
+	is_int(hr_parse_size("2MiB", &v), 0, "2MiB parses");
+	is_int(v, 2ULL << 20, "2MiB is 2 MiB");
+	is_int(hr_parse_size("1.5", &v), -EINVAL, "a fraction of a byte is rejected");
+	is_int(hr_parse_size("1.G", &v), -EINVAL, "a dot without digits is rejected");
+	is_int(hr_parse_size("1.5GB", &v), -EINVAL, "GB (decimal?) is rejected");
+	is_int(hr_parse_size("16777215.99T", &v), 0, "near the top parses");
+	is_int(hr_parse_size("16777216T", &v), -ERANGE, "2^64 is -ERANGE");
+	hr_format_size(1048575, buf, sizeof(buf));
+	is_str(buf, "1.0M", "1048575 bytes are 1.0M, not 1024.0K");
+	{
+		/* Everything printed reads back, and prints the same again. */
+		uint64_t x = 1, back = 0;
+		int bad = 0;
+		char again[64];
+
+		for (int i = 0; i < 4000 && !bad && x < (UINT64_C(1) << 62); i++) {
+			hr_format_size(x, buf, sizeof(buf));
+			if (hr_parse_size(buf, &back) < 0) {
+				diag("'%s' (from %llu) does not parse", buf, (unsigned long long)x);
+				bad++;
+				break;
+			}
+			hr_format_size(back, again, sizeof(again));
+			if (strcmp(buf, again) != 0) {
+				diag("%llu -> '%s' -> %llu -> '%s'", (unsigned long long)x, buf,
+				     (unsigned long long)back, again);
+				bad++;
+			}
+			x = x + x / 97 + 1;
+		}
+		ok(!bad, "hr_format_size output round-trips through hr_parse_size");
+	}
 
 	ok(hr_name_is_safe("gfx90a:xnack+"), "a target ID is a safe name");
 	ok(!hr_name_is_safe("../etc"), "'..' is not a safe name");
