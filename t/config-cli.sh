@@ -83,6 +83,17 @@ PY
 else
 	skip 2 "no python3"
 fi
+# A path that is not UTF-8 still gives valid (UTF-8) JSON.
+if [ -n "$PYTHON3" ]; then
+	bad=$(printf '/tmp/caf\351')
+	HANZO_ROCM_CACHE_DIR="$bad" "$HR_CLI" --root "$T/empty" info --json >"$T/bad.json" 2>"$T/err"
+	"$PYTHON3" -c 'import json,sys; d=json.loads(open(sys.argv[1],"rb").read().decode("utf-8","strict")); assert d["config"]["cache"]["user_dir"] == "/tmp/caf\ufffd", d["config"]["cache"]' "$T/bad.json" >"$T/py" 2>&1
+	ok $? "info --json with a non-UTF-8 path is valid UTF-8 JSON (U+FFFD)"
+	[ -s "$T/py" ] && sed 's/^/# /' "$T/py"
+else
+	skip 1 "no python3"
+fi
+
 # At run time a bad setting warns and is left out; config check stays strict.
 exit_is 0 "info with an invalid configuration still runs" "$HR_CLI" --config "$F/bad-size.conf" info
 grep_ok "warning of the bad value with FILE:LINE" "warning: .*bad-size.conf:7: invalid value 'lots' for max_size" "$T/err"

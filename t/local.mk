@@ -7,6 +7,12 @@ check_PROGRAMS += t/test-util
 t_test_util_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-util
 
+# The CLI's JSON writer (common/json.c): escaping and the nesting bound.
+check_PROGRAMS += t/test-json
+t_test_json_SOURCES = t/test-json.c common/json.h common/json.c
+t_test_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
+TESTS += t/test-json
+
 dist_check_SCRIPTS += t/cli-basics.sh
 TESTS += t/cli-basics.sh
 

@@ -1,7 +1,7 @@
 # The hanzo-rocm CLI links the internal convenience library, as kmod's tools do.
 bin_PROGRAMS += tools/hanzo-rocm
 tools_hanzo_rocm_SOURCES = \
-	tools/tools.h tools/hanzo-rocm.c tools/json.c \
+	tools/tools.h tools/hanzo-rocm.c common/json.h common/json.c \
 	tools/cmd-info.c tools/info-config.c tools/info-targets.c \
 	tools/info-cache.c tools/info-plugins.c \
 	tools/cmd-config.c tools/cmd-precompile.c tools/cmd-cache.c \
@@ -9,6 +9,7 @@ tools_hanzo_rocm_SOURCES = \
 	tools/selftest.h tools/selftest-dtype.c tools/selftest-run.c \
 	tools/selftest-unary.c tools/selftest-binary.c tools/selftest-affine.c \
 	tools/selftest-cast.c tools/selftest-fill.c tools/selftest-ternary.c
+tools_hanzo_rocm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
 tools_hanzo_rocm_LDADD = lib/libhanzo-rocm-internal.la -lm
 
 # ---- make lint: static analysis -------------------------------------------
@@ -23,10 +24,10 @@ EXTRA_DIST += .clang-tidy
 lint: $(top_builddir)/config.h
 	$(AM_V_GEN)cd $(top_srcdir) && $(CPPCHECK) --quiet --error-exitcode=1 \
 	    --enable=warning,performance,portability --std=c11 --inline-suppr \
-	    -I lib -D__GNUC__ --suppress=missingIncludeSystem lib tools
-	$(AM_V_at)ls $(top_srcdir)/lib/*.c $(top_srcdir)/tools/*.c | \
+	    -I lib -I common -D__GNUC__ --suppress=missingIncludeSystem lib common tools
+	$(AM_V_at)ls $(top_srcdir)/lib/*.c $(top_srcdir)/common/*.c $(top_srcdir)/tools/*.c | \
 	    xargs -I{} -P $(LINT_JOBS) $(CLANG_TIDY) --quiet {} -- -std=gnu11 \
-	    $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS)
+	    $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) -I$(top_srcdir)/common $(CPPFLAGS)
 .PHONY: lint
 
 # Regression tests for the defects clang-tidy found.

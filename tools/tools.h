@@ -37,34 +37,7 @@ int cmd_plugins(struct cli *cli, int argc, char **argv);
 int cmd_config(struct cli *cli, int argc, char **argv);
 int cmd_selftest(struct cli *cli, int argc, char **argv);
 
-/*
- * A small streaming JSON writer: keeps commas and nesting right and escapes
- * strings, so every --json output is valid whatever the data holds.
- */
-struct json {
-	FILE *f;
-	int depth;
-	bool need_comma[32];
-	bool after_key;
-};
-void json_init(struct json *j, FILE *f);
-void json_begin_object(struct json *j);
-void json_end_object(struct json *j);
-void json_begin_array(struct json *j);
-void json_end_array(struct json *j);
-void json_key(struct json *j, const char *key);
-void json_string(struct json *j, const char *s);  /* NULL -> null */
-void json_int(struct json *j, long long v);
-void json_uint(struct json *j, unsigned long long v);
-void json_double(struct json *j, double v);       /* non-finite -> null */
-void json_bool(struct json *j, bool v);
-void json_null(struct json *j);
-/* Convenience: key + value. */
-void json_kv_string(struct json *j, const char *key, const char *s);
-void json_kv_int(struct json *j, const char *key, long long v);
-void json_kv_uint(struct json *j, const char *key, unsigned long long v);
-void json_kv_bool(struct json *j, const char *key, bool v);
-void json_finish(struct json *j);                 /* trailing newline */
+#include "json.h"
 
 /*
  * `info` is assembled from sections owned by the module they describe.
