@@ -1165,6 +1165,73 @@ static void table_clear(struct hr_plugins *p)
 }
 
 /*
+ * Read and parse <file> into ix (*data keeps the text ix points into):
+ * 0, -ENOENT missing, -EBADMSG unusable (why says why: untrusted, not a
+ * regular file, NUL byte, malformed, a family twice), -ENOMEM.
+ */
+static int index_load(const char *file, struct index *ix, void **data,
+                      char *why, size_t why_size)
+{
+	unsigned line;
+	size_t size;
+	int r;
+
+	*data = NULL;
+	memset(ix, 0, sizeof(*ix));
+	r = index_file_check(file, why, why_size);
+	if (r == -ENOENT)
+		return r;
+	if (r < 0)
+		return -EBADMSG;
+	r = hr_read_file(file, INDEX_MAX_SIZE, data, &size);
+	if (r == -ENOMEM || r == -ENOENT)
+		return r;
+	if (r < 0) {
+		snprintf(why, why_size, "%s", strerror(-r));
+		return -EBADMSG;
+	}
+	if (memchr(*data, '\0', size)) {
+		snprintf(why, why_size, "holds a NUL byte");
+		return -EBADMSG;
+	}
+	r = index_parse(*data, ix, &line);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		snprintf(why, why_size, "malformed at line %u", line);
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < ix->n; i++) {
+		if (ix->e[i].state != CAND_OK)
+			continue;
+		for (size_t k = 0; k < i; k++)
+			if (ix->e[k].state == CAND_OK &&
+			    strcmp(ix->e[k].family, ix->e[i].family) == 0) {
+				snprintf(why, why_size, "family '%s' listed twice",
+				         ix->e[i].family);
+				return -EBADMSG;
+			}
+	}
+	return 0;
+}
+
+int hr_plugins_index_verify(const char *dir, char *why, size_t why_size)
+{
+	struct index ix;
+	void *data;
+	char *file = hr_path_join(dir, INDEX_NAME);
+	int r;
+
+	if (!file)
+		return -ENOMEM;
+	r = index_load(file, &ix, &data, why, why_size);
+	index_release(&ix);
+	free(data);
+	free(file);
+	return r;
+}
+
+/*
  * Load the table from <dir>/plugins.index when it is fresh: 0 loaded,
  * -ENOENT missing, -ESTALE stale or unusable (msg says why), -ENOMEM.
  */
@@ -1175,37 +1242,17 @@ static int table_from_index(struct hanzo_rocm *ctx, struct hr_plugins *p,
 	struct index ix = { 0 };
 	char *file, why[PATH_MAX + 64] = "";
 	bool bad = true;          /* unusable (warn) rather than merely stale */
-	unsigned line;
 	void *data = NULL;
-	size_t size;
 	int r;
 
 	file = hr_path_join(dir, INDEX_NAME);
 	if (!file)
 		return -ENOMEM;
-	r = index_file_check(file, why, sizeof(why));
-	if (r == -ENOENT)
+	r = index_load(file, &ix, &data, why, sizeof(why));
+	if (r == -ENOENT || r == -ENOMEM)
 		goto out;
 	if (r < 0)
 		goto stale;
-	r = hr_read_file(file, INDEX_MAX_SIZE, &data, &size);
-	if (r == -ENOMEM)
-		goto out;
-	if (r < 0) {
-		snprintf(why, sizeof(why), "%s", strerror(-r));
-		goto stale;
-	}
-	if (memchr(data, '\0', size)) {
-		snprintf(why, sizeof(why), "holds a NUL byte");
-		goto stale;
-	}
-	r = index_parse(data, &ix, &line);
-	if (r == -ENOMEM)
-		goto out;
-	if (r < 0) {
-		snprintf(why, sizeof(why), "malformed at line %u", line);
-		goto stale;
-	}
 	r = index_is_fresh(ctx, set, &ix, why, sizeof(why));
 	if (r < 0)
 		goto out;
@@ -1218,11 +1265,6 @@ static int table_from_index(struct hanzo_rocm *ctx, struct hr_plugins *p,
 
 		if (ix.e[i].state != CAND_OK)
 			continue;
-		for (size_t k = 0; k < p->n_fams; k++)
-			if (strcmp(p->fams[k]->pub.family, ix.e[i].family) == 0) {
-				snprintf(why, sizeof(why), "family '%s' listed twice", ix.e[i].family);
-				goto stale;
-			}
 		fams = realloc(p->fams, (p->n_fams + 1) * sizeof(*fams)); // NOLINT(bugprone-sizeof-expression): an array of pointers
 		if (fams)
 			p->fams = fams;

@@ -55,6 +55,11 @@ void hr_plugin_status_free(struct hr_plugin_status *list, size_t n);
  * else NULL and *why (malloc'd) says why families are found by scanning.
  */
 int hr_plugins_index_state(struct hanzo_rocm *ctx, char **path, char **why);
+/*
+ * Whether <dir>/plugins.index is readable and well formed (freshness aside):
+ * 0, -ENOENT none, -EBADMSG corrupt or untrusted (why says why), -ENOMEM.
+ */
+int hr_plugins_index_verify(const char *dir, char *why, size_t why_size);
 /* Write the plugin index into dir (atomically); precompile calls this. */
 int hr_plugins_write_index(struct hanzo_rocm *ctx, const char *dir);
 

@@ -89,6 +89,13 @@ ok $? "corrupt user entries removed, good ones kept"
 rm "$site/gfx90a/famZ.hrco"
 exit_is 0 "verify after repair" hr cache verify
 
+# A tier's plugins.index is checked too: the library ignores a corrupt one.
+printf 'not an index\n' >"$user/plugins.index"
+exit_is 1 "cache verify reports a corrupt plugins.index" hr cache verify
+grep_ok "naming it and why" "user/plugins.index: malformed at line 1" "$T/out"
+exit_is 0 "verify --repair removes it" hr cache verify --repair
+[ ! -e "$user/plugins.index" ]; ok $? "corrupt plugins.index removed"
+
 # gc: oldest first, stale temp and lock files, fresh ones kept.
 for f in a b c; do "$mk" "$user" gc$f gfx90a "$fix/k-gfx90a.co"; done
 touch -d '3 days ago' "$user/gfx90a/gca.hrco"

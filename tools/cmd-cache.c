@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -222,6 +223,40 @@ static int verify_one(void *data, const char *path, const char *target,
 	return 0;
 }
 
+/*
+ * The tier's plugins.index (written by precompile): a corrupt one is
+ * ignored by the library, so it is corruption to report; --repair removes
+ * it (lookups then scan until the next precompile writes a new one).
+ */
+static int verify_index(struct verify_state *s)
+{
+	char why[PATH_MAX + 64] = "", *path;
+	int r = hr_plugins_index_verify(s->tier->path, why, sizeof(why));
+
+	if (r == 0 || r == -ENOENT)
+		return 0;
+	if (r != -EBADMSG)
+		return r;
+	path = hr_path_join(s->tier->path, "plugins.index");
+	if (!path)
+		return -ENOMEM;
+	s->checked++;
+	s->bad++;
+	if (!s->repair) {
+		printf("%s: %s\n", path, why);
+	} else if (!s->tier->writable) {
+		printf("%s: %s (not repaired: the %s tier is read-only here)\n", path,
+		       why, hr_tier_name(s->tier->tier));
+	} else if (unlink(path) < 0) {
+		printf("%s: %s (not repaired: %s)\n", path, why, strerror(errno));
+	} else {
+		printf("%s: %s: removed\n", path, why);
+		s->removed++;
+	}
+	free(path);
+	return 0;
+}
+
 static int cache_verify(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -240,8 +275,9 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 		case 'h':
 			puts("Usage: hanzo-rocm cache verify [--repair]\n\n"
 			     "Validate every entry of every cache tier (header, sizes, checksums,\n"
-			     "code object machine and target) and print each bad one with the\n"
-			     "reason.  --repair removes them from the tiers this user may write.\n"
+			     "code object machine and target) and each tier's plugins.index, and\n"
+			     "print each bad one with the reason.  --repair removes them from the\n"
+			     "tiers this user may write.\n"
 			     "Exit status 1 when corruption remains.");
 			return EXIT_OK;
 		default: return EXIT_USAGE;
@@ -260,6 +296,12 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 		r = hr_cache_scan(t[i].path, NULL, verify_one, &s);
 		if (r < 0) {
 			cli_error("cannot read %s: %s", t[i].path, strerror(-r));
+			ret = EXIT_FAILED;
+		}
+		r = verify_index(&s);
+		if (r < 0) {
+			cli_error("cannot check the plugin index of %s: %s", t[i].path,
+			          strerror(-r));
 			ret = EXIT_FAILED;
 		}
 	}
