@@ -13,7 +13,8 @@
  * Compiler identity without a spawn: after a probe we write a stamp
  * (<dest>/.toolchain-hipcc) holding the compiler's real path, its stat data
  * (dev, inode, size, mtime, ctime), that of the files its version comes from
- * (dpkg's status, <prefix>/.info/version), the HANZO_ROCM_VERSION label, and
+ * (<prefix>/.info/version, <prefix>/share/hip/version), the
+ * HANZO_ROCM_VERSION label, and
  * the toolchain's version, device-library dir and identity.  A later run
  * that finds all of it unchanged trusts the stamp; any difference means a
  * probe.  Replacing a compiler changes inode or times, so the stamp cannot
@@ -313,22 +314,31 @@ static char *stat_line(const char *path)
 
 static char *deps_line(const char *exe)
 {
-	char *prefix = strdup(exe), *slash, *info = NULL, *a, *b, *s = NULL;
+	char *prefix = strdup(exe), *slash, *info = NULL, *hip = NULL, *a = NULL,
+	     *b = NULL, *s = NULL;
 
-	/* <prefix>/bin/hipcc -> <prefix>/.info/version */
+	/*
+	 * <prefix>/bin/hipcc -> <prefix>/.info/version (ROCm's release) and
+	 * <prefix>/share/hip/version (HIP's, also in distribution packages):
+	 * an update of either changes the identity the compiler reports.
+	 */
 	if (prefix && (slash = strrchr(prefix, '/'))) {
 		*slash = '\0';
 		if ((slash = strrchr(prefix, '/')))
 			*slash = '\0';
 		info = hr_path_join(*prefix ? prefix : "/", ".info/version");
+		hip = hr_path_join(*prefix ? prefix : "/", "share/hip/version");
 	}
-	a = stat_line("/var/lib/dpkg/status");
-	b = info ? stat_line(info) : NULL;
+	if (info && hip) {
+		a = stat_line(info);
+		b = stat_line(hip);
+	}
 	if (a && b && asprintf(&s, "deps=%s; %s\n", a, b) < 0)
 		s = NULL;
 	free(a);
 	free(b);
 	free(info);
+	free(hip);
 	free(prefix);
 	return s;
 }

@@ -155,38 +155,6 @@ static char *version_from_file(const char *path)
 	return v;
 }
 
-/* Debian/Ubuntu packages: the upstream part of dpkg's Version of package pkg. */
-static char *version_from_dpkg(const char *pkg)
-{
-	void *data;
-	size_t size;
-	char *v = NULL, *stanza, want[128];
-
-	if (hr_read_file("/var/lib/dpkg/status", 256u << 20, &data, &size) < 0)
-		return NULL;
-	snprintf(want, sizeof(want), "Package: %s\n", pkg);
-	for (stanza = data; stanza && *stanza;) {
-		char *end = strstr(stanza, "\n\n");
-
-		if (end)
-			*end = '\0';
-		if (strncmp(stanza, want, strlen(want)) == 0) {
-			char *ver = strstr(stanza, "\nVersion: ");
-
-			if (ver) {
-				ver += strlen("\nVersion: ");
-				if (strchr(ver, ':') && strchr(ver, ':') < strchr(ver, '\n'))
-					ver = strchr(ver, ':') + 1; /* epoch */
-				v = version_after(ver, "");
-			}
-			break;
-		}
-		stanza = end ? end + 2 : NULL;
-	}
-	free(data);
-	return v;
-}
-
 /*
  * The install prefixes a compiler may belong to: <prefix>/bin/hipcc as
  * configured (/opt/rocm/bin/hipcc -> /opt/rocm) and after resolving links
@@ -216,7 +184,13 @@ static int install_prefixes(const char *exe, char out[2][PATH_MAX])
 	return n;
 }
 
-/* The ROCm release: <prefix>/.info/version of a /opt/rocm-like tree, else the distro package. */
+/*
+ * The ROCm release: <prefix>/.info/version of a /opt/rocm-like tree.  A
+ * distribution's hipcc has none: its version is then the compiler's own
+ * answer (HIP major.minor from `hipcc --version`, see init_hipcc).  The
+ * package database is not read: it can be huge, is not under --root, and
+ * is the package manager's private business.
+ */
 static char *rocm_version(const char *hipcc_path)
 {
 	char prefix[2][PATH_MAX], *v = NULL;
@@ -230,8 +204,6 @@ static char *rocm_version(const char *hipcc_path)
 		v = version_from_file(info);
 		free(info);
 	}
-	if (!v && strncmp(hipcc_path, "/usr/bin/", 9) == 0)
-		v = version_from_dpkg("hipcc");
 	return v;
 }
 

@@ -49,7 +49,7 @@ EXTRA_DIST += \
 	debian/hanzo-rocm.install debian/hanzo-rocm.postinst debian/hanzo-rocm.postrm \
 	debian/hanzo-rocm.triggers.in debian/hanzo-rocm.lintian-overrides \
 	debian/libhanzo-rocm1.install debian/libhanzo-rocm1.symbols \
-	debian/libhanzo-rocm1.lintian-overrides debian/libhanzo-rocm-dev.install \
+	debian/libhanzo-rocm-dev.install \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
 	t/package/proof.sh t/package/rpm.sh
