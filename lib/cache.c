@@ -32,7 +32,7 @@
 
 #include "cache.h"
 #include "conf.h"
-#include "elf.h"
+#include "hr-elf.h"
 #include "libhanzo-rocm-private.h"
 #include "util.h"
 
@@ -70,28 +70,6 @@ const char *hr_tier_name(enum hr_tier t)
 	case HR_TIER_PACKAGE: return "package";
 	}
 	return "unknown";
-}
-
-/* ---- hashing ----------------------------------------------------------- */
-
-void hr_sha256(const void *data, size_t size, uint8_t out[32])
-{
-	struct sha256_ctx c;
-
-	sha256_init(&c);
-	sha256_update(&c, size, data);
-	sha256_digest(&c, SHA256_DIGEST_SIZE, out);
-}
-
-void hr_hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 0xf];
-	}
-	out[2 * n] = '\0';
 }
 
 static void put64(uint8_t *p, uint64_t v)

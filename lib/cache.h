@@ -37,8 +37,6 @@ void hr_cache_key_compute(const char *family, const uint8_t source_sha256[32],
                           const char *const *plugin_flags,
                           char *const *config_flags, const char *target,
                           struct hr_cache_key *key);
-void hr_sha256(const void *data, size_t size, uint8_t out[32]);
-void hr_hex(const uint8_t *b, size_t n, char *out); /* out: 2n+1 bytes */
 
 struct hr_tier_dir {
 	enum hr_tier tier;

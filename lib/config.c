@@ -746,11 +746,6 @@ static int normalise_root(const char *root, char **out)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool is_conf_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -813,7 +808,7 @@ static int list_conf_d(struct hanzo_rocm *ctx, const char *main_path,
 		if (r < 0)
 			goto out;
 	}
-	qsort(files, hr_strv_len(files), sizeof(*files), cmp_str);
+	hr_strv_sort(files);
 out:
 	if (d)
 		closedir(d);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda.h"
+#include "hr-cuda.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "target.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "hr-elf.h"
 #include "util.h"
 
 #define EHDR_SIZE 64

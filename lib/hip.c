@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hip.h"
+#include "hr-hip.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "util.h"

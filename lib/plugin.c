@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <nettle/sha2.h>
 
 #include "conf.h"
 #include "libhanzo-rocm-private.h"
@@ -99,31 +98,6 @@ struct scan {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void sha256(const void *data, size_t size, uint8_t out[32])
-{
-	struct sha256_ctx s;
-
-	sha256_init(&s);
-	sha256_update(&s, size, data);
-	sha256_digest(&s, SHA256_DIGEST_SIZE, out);
-}
-
-static void to_hex(const uint8_t *b, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
 
 static int hex_val(char c)
 {
@@ -332,7 +306,7 @@ static int settings_get(struct hanzo_rocm *ctx, struct settings *s)
 		if (hr_strv_push(&s->path, src_path[i]) < 0)
 			goto fail;
 	}
-	qsort(s->disable, hr_strv_len(s->disable), sizeof(char *), cmp_str);
+	hr_strv_sort(s->disable);
 	hr_strv_free(split);
 	return 0;
 fail:
@@ -406,7 +380,7 @@ static int check_desc(struct cand *c, const struct hanzo_rocm_plugin *d)
 				return -ENOMEM;
 		}
 	}
-	sha256(d->source, d->source_len, c->sha);
+	hr_sha256(d->source, d->source_len, c->sha);
 	c->desc = d;
 	c->state = CAND_OK;
 	return 0;
@@ -609,7 +583,7 @@ static int dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_lis
 		}
 	}
 	closedir(dh);
-	qsort(d->names, hr_strv_len(d->names), sizeof(char *), cmp_str);
+	hr_strv_sort(d->names);
 	return 0;
 }
 
@@ -781,7 +755,7 @@ static void out_cand(struct out *o, const struct cand *c)
 		out_raw(o, "\t-\t-\t-\t-");
 	out_fmt(o, "\t%s\t", state_names[c->state]);
 	if (c->state == CAND_OK) {
-		to_hex(c->sha, 32, hex);
+		hr_hex(c->sha, 32, hex);
 		out_enc(o, c->family);
 		out_raw(o, "\t");
 		out_enc(o, c->version);
@@ -1591,7 +1565,7 @@ int hr_plugins_families(struct hanzo_rocm *ctx, char ***families)
 		hr_strv_free(v);
 		return r;
 	}
-	qsort(v, hr_strv_len(v), sizeof(char *), cmp_str);
+	hr_strv_sort(v);
 	*families = v;
 	return 0;
 }

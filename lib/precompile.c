@@ -261,42 +261,23 @@ static int ro_dirs_collect(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 /* ---- toolchain stamps ------------------------------------------------- */
 
 /*
- * A compiler name as configured -> an executable path, without spawning:
- * PATH, then the vendor directories, as hr_toolchain_find() looks.  Should
- * the two ever disagree, the stamp's path does not match and we probe.
+ * A compiler name as configured -> its real path, without spawning, by
+ * hr_toolchain_locate() as hr_toolchain_find() looks it up.
  */
 static char *exe_resolve(const char *name, enum hr_compiler k)
 {
-	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
-	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
-	const char *const *extra = k == HR_COMPILER_NVCC ? nv_dirs : amd_dirs;
-	const char *path = hr_getenv("PATH");
-	char **dirs, *found = NULL;
+	char *path = NULL, *real = NULL;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? realpath(name, NULL) : NULL;
-	dirs = hr_strv_split(path ? path : "/usr/local/bin:/usr/bin:/bin", ":");
-	for (size_t i = 0; dirs && extra[i]; i++)
-		if (hr_strv_push(&dirs, extra[i]) < 0) {
-			hr_strv_free(dirs);
-			dirs = NULL;
-		}
-	for (size_t i = 0; dirs && dirs[i] && !found; i++) {
-		char *p = dirs[i][0] == '/' ? hr_path_join(dirs[i], name) : NULL;
-		struct stat st;
-
-		if (p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
-			found = realpath(p, NULL);
-		free(p);
-	}
-	hr_strv_free(dirs);
-	return found;
+	if (hr_toolchain_locate(name, k, &path) == 0)
+		real = realpath(path, NULL);
+	free(path);
+	return real;
 }
 
 /*
  * "path size mtime ctime" of a file the identity also depends on: the
- * compiler driver may be unchanged while the package database (a distro
- * clang upgrade) or a ROCm tree's .info/version moved on.
+ * compiler driver may be unchanged while HIP's or a ROCm tree's version
+ * file moved on.
  */
 static char *stat_line(const char *path)
 {

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cache.h"
-#include "cuda.h"
-#include "hip.h"
+#include "hr-cuda.h"
+#include "hr-hip.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "target.h"

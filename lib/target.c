@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "cuda.h"
+#include "hr-cuda.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "util.h"

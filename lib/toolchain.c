@@ -19,6 +19,7 @@
 #include "hr-spawn.h"
 
 #include "conf.h"
+#include "hr-elf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "toolchain.h"
@@ -28,9 +29,6 @@
 #define PROBE_TIMEOUT_MS 60000  /* `hipcc --version` runs perl + a python enumerator */
 #define MAX_DIAG (256 * 1024)
 #define MAX_CODE_OBJECT (512u << 20)
-
-#define EM_AMDGPU 224
-#define EM_CUDA 190
 
 /* ---- finding ------------------------------------------------------------- */
 
@@ -44,11 +42,14 @@ static bool is_executable_file(const char *path)
 /*
  * A configured name is looked up in PATH, then in the vendor directories; a
  * configured path must be absolute (a relative one would depend on the cwd).
- * Empty PATH entries are skipped rather than meaning ".".
+ * Empty PATH entries are skipped rather than meaning ".".  precompile's
+ * toolchain stamp resolves the name through here too, so both agree.
  */
-static int find_program(struct hanzo_rocm *ctx, const char *name,
-                        const char *const *extra_dirs, char **ret)
+int hr_toolchain_locate(const char *name, enum hr_compiler kind, char **ret)
 {
+	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
+	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
+	const char *const *extra_dirs = kind == HR_COMPILER_HIPCC ? amd_dirs : nv_dirs;
 	const char *path_env = hr_getenv("PATH");
 	char **dirs;
 	int r = -ENOENT;
@@ -57,10 +58,8 @@ static int find_program(struct hanzo_rocm *ctx, const char *name,
 	if (!name || !*name)
 		return -ENOENT;
 	if (strchr(name, '/')) {
-		if (name[0] != '/') {
-			hr_err(ctx, "[compiler]: '%s' must be a name or an absolute path\n", name);
+		if (name[0] != '/')
 			return -EINVAL;
-		}
 		if (!is_executable_file(name))
 			return -ENOENT;
 		*ret = strdup(name);
@@ -327,8 +326,6 @@ static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
                       struct hr_toolchain **ret)
 {
-	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
-	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
 	const struct hr_config *cfg = ctx ? ctx->config : NULL;
 	const char *name;
 	struct hr_toolchain *tc;
@@ -346,7 +343,9 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 		return -ENOMEM;
 	tc->kind = kind;
 	tc->timeout_s = DEFAULT_TIMEOUT_S;
-	r = find_program(ctx, name, kind == HR_COMPILER_HIPCC ? amd_dirs : nv_dirs, &tc->path);
+	r = hr_toolchain_locate(name, kind, &tc->path);
+	if (r == -EINVAL)
+		hr_err(ctx, "[compiler]: '%s' must be a name or an absolute path\n", name);
 	if (r == -ENOENT)
 		hr_dbg(ctx, "%s: not found\n", name);
 	if (r == 0)
@@ -708,7 +707,7 @@ static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b
 	    b[5] != 1 /* little endian */)
 		return false;
 	machine = b[18] | (unsigned)b[19] << 8;
-	return machine == (tc->kind == HR_COMPILER_HIPCC ? EM_AMDGPU : EM_CUDA);
+	return machine == (tc->kind == HR_COMPILER_HIPCC ? HR_EM_AMDGPU : HR_EM_CUDA);
 }
 
 static char *join_diag(const struct hr_spawn *s, const char *what)

@@ -25,6 +25,11 @@ struct hr_toolchain {
 };
 
 /* -ENOENT when the compiler is not installed (not an error to log loudly). */
+/*
+ * The executable a configured compiler name means (PATH, then the vendor
+ * directories; an absolute path as is): 0, -ENOENT, -EINVAL (relative path).
+ */
+int hr_toolchain_locate(const char *name, enum hr_compiler kind, char **ret);
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
                       struct hr_toolchain **ret);
 void hr_toolchain_free(struct hr_toolchain *tc);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <nettle/sha2.h>
+
 #include "util.h"
 
 char **hr_strv_new(void)
@@ -422,4 +424,37 @@ char *hr_strstrip(char *s)
 	while (n > 0 && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
 	return s;
+}
+
+/* ---- hashing (nettle) and sorting ------------------------------------- */
+
+void hr_sha256(const void *data, size_t size, uint8_t out[32])
+{
+	struct sha256_ctx c;
+
+	sha256_init(&c);
+	sha256_update(&c, size, data);
+	sha256_digest(&c, SHA256_DIGEST_SIZE, out);
+}
+
+void hr_hex(const uint8_t *b, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void hr_strv_sort(char **v)
+{
+	if (v)
+		qsort(v, hr_strv_len(v), sizeof(*v), cmp_str);
 }

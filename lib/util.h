@@ -58,4 +58,10 @@ const char *hr_getenv(const char *name);
 /* Trim leading/trailing white space in place; returns s moved forward. */
 char *hr_strstrip(char *s);
 
+/* SHA-256 of data (nettle); lower-case hex of n bytes into out (2n+1 bytes). */
+void hr_sha256(const void *data, size_t size, uint8_t out[32]);
+void hr_hex(const uint8_t *b, size_t n, char *out);
+/* Sort a NULL-terminated string vector in C-locale (strcmp) order. */
+void hr_strv_sort(char **v);
+
 #endif

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "elf.h"
+#include "hr-elf.h"
 #include "hanzo-rocm.h"
 #include "tap.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "hr-elf.h"
 #include "tap.h"
 #include "util.h"
 

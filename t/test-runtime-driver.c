@@ -17,7 +17,7 @@
 
 #include "tap.h"
 #include "cache.h"
-#include "cuda.h"
+#include "hr-cuda.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "target.h"

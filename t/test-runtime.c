@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "cuda.h"
-#include "hip.h"
+#include "hr-cuda.h"
+#include "hr-hip.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "target.h"
