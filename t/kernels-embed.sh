@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# tools/hr-embed: inlines quoted includes recursively (and nothing else),
+# plugins/hr-embed: inlines quoted includes recursively (and nothing else),
 # writes the kernel table and flags, and refuses bad input with FILE:LINE.
 . "$top_srcdir/t/tap.sh"
 
-EMBED="$top_builddir/tools/hr-embed"
-[ -x "$EMBED" ] || skip_all "tools/hr-embed not built"
+EMBED="$top_builddir/plugins/hr-embed"
+[ -x "$EMBED" ] || skip_all "plugins/hr-embed not built"
 
 mkdir -p "$T/k/sub"
 cd "$T/k" || exit 99

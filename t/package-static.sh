@@ -7,10 +7,11 @@
 s=$top_srcdir
 okr() { ok "$@"; return "$1"; }
 
-# Families built by plugins/local.mk, sorted.
-sed -n 's|^plugins_LTLIBRARIES += plugins/\(.*\)\.la$|\1|p' "$s/plugins/local.mk" | sort >"$T/built"
-[ -s "$T/built" ]
-ok $? "plugins/local.mk names the kernel families"
+# Families built (plugins/families, from which plugins/families.mk comes), sorted.
+sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$s/plugins/families" | sort >"$T/built"
+sed -n 's|^plugins_LTLIBRARIES += plugins/\(.*\)\.la$|\1|p' "$s/plugins/families.mk" | sort >"$T/rules"
+[ -s "$T/built" ] && cmp -s "$T/built" "$T/rules"
+ok $? "plugins/families names the kernel families, and plugins/families.mk builds them"
 sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$s/debian/families" | sort >"$T/deb"
 cmp -s "$T/built" "$T/deb"
 ok $? "debian/families lists exactly the built families" || diff "$T/built" "$T/deb" | sed 's/^/# /'

@@ -1,13 +1,12 @@
-# t/selftest.mk: `hanzo-rocm selftest` (tools/cmd-selftest.c, tools/selftest-*.c)
+# t/selftest.mk: `hanzo-rocm selftest` (tools/cmd-selftest.c, tools/selftest-run.c,
+# common/selftest-*.c)
 # and the GPU benchmarks against PyTorch (bench/gpu-*, `make bench-gpu`).
 
 # Host side of the selftest (conversions, references, planning every kernel
 # of every family list) and the CLI without a GPU.
 check_PROGRAMS += t/test-selftest
-t_test_selftest_SOURCES = t/test-selftest.c tools/selftest.h tools/selftest-dtype.c \
-	tools/selftest-unary.c tools/selftest-binary.c tools/selftest-affine.c \
-	tools/selftest-cast.c tools/selftest-fill.c tools/selftest-ternary.c
-t_test_selftest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
+t_test_selftest_SOURCES = t/test-selftest.c $(HR_SELFTEST_COMMON)
+t_test_selftest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common \
 	-DHR_KERNELS_DIR=\""$(top_srcdir)/kernels"\"
 t_test_selftest_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-selftest

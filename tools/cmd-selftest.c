@@ -3,7 +3,7 @@
  * hanzo-rocm selftest [--device N] [--family F] [--kernel K] [--json]
  *                     [--bench-size LOG2]
  * Every kernel of every installed family (or F) on every GPU (or N) against
- * a float64 CPU reference (tools/selftest-*.c), with the bandwidth of each
+ * a float64 CPU reference (common/selftest-*.c), with the bandwidth of each
  * kernel over buffers of 2^LOG2 x 8 bytes (default 24: 128 MiB, several
  * times any L2; 0 skips it).
  * Exit 0 all match, 1 any mismatch or kernel that could not be loaded or

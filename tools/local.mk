@@ -1,3 +1,10 @@
+# Code the CLI shares with the tests (t/ never reaches into tools/): the
+# JSON writer and the host side of the selftest (conversions, references,
+# the plan of every family's kernels).
+HR_SELFTEST_COMMON = common/selftest.h common/selftest-dtype.c \
+	common/selftest-unary.c common/selftest-binary.c common/selftest-affine.c \
+	common/selftest-cast.c common/selftest-fill.c common/selftest-ternary.c
+
 # The hanzo-rocm CLI links the internal convenience library, as kmod's tools do.
 bin_PROGRAMS += tools/hanzo-rocm
 tools_hanzo_rocm_SOURCES = \
@@ -5,10 +12,8 @@ tools_hanzo_rocm_SOURCES = \
 	tools/cmd-info.c tools/info-config.c tools/info-targets.c \
 	tools/info-cache.c tools/info-plugins.c \
 	tools/cmd-config.c tools/cmd-precompile.c tools/cmd-cache.c \
-	tools/cmd-plugins.c tools/cmd-selftest.c \
-	tools/selftest.h tools/selftest-dtype.c tools/selftest-run.c \
-	tools/selftest-unary.c tools/selftest-binary.c tools/selftest-affine.c \
-	tools/selftest-cast.c tools/selftest-fill.c tools/selftest-ternary.c
+	tools/cmd-plugins.c tools/cmd-selftest.c tools/selftest-run.c \
+	$(HR_SELFTEST_COMMON)
 tools_hanzo_rocm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
 tools_hanzo_rocm_LDADD = lib/libhanzo-rocm-internal.la -lm
 
