@@ -14,7 +14,7 @@
 
 #include "hr-cuda.h"
 #include "libhanzo-rocm-private.h"
-#include "runtime.h"
+#include "backend-ops.h"
 #include "target.h"
 #include "util.h"
 
@@ -247,21 +247,13 @@ static int cuda_device_count(void *b, int *count)
 	return cu_check(c, c->DeviceGetCount(count), "cuDeviceGetCount");
 }
 
-int hr_cuda_devices(struct hanzo_rocm *ctx, struct hr_device *devs,
-                    size_t max, size_t *n)
+int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+                      size_t max, size_t *n)
 {
-	const struct hr_backend_ops *ops;
-	struct hr_cuda *c;
-	void *b;
+	struct hr_cuda *c = b;
 	int r, count;
 
 	*n = 0;
-	r = hr_runtime_backend(ctx, HR_PLATFORM_NVIDIA, &ops, &b);
-	if (r == -ENODEV)
-		return 0;
-	if (r < 0)
-		return r;
-	c = b;
 	r = cuda_device_count(c, &count);
 	if (r < 0)
 		return r == -ENODEV ? 0 : r;

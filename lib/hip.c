@@ -12,7 +12,7 @@
 
 #include "hr-hip.h"
 #include "libhanzo-rocm-private.h"
-#include "runtime.h"
+#include "backend-ops.h"
 #include "util.h"
 
 typedef int hipError_t;

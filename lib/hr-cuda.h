@@ -10,18 +10,18 @@ struct hr_device;
 struct hr_backend_ops;
 
 /*
- * Enumerate NVIDIA devices (platform, ordinal, target "sm_XY", name) into
- * devs[0..max).  -ENOENT when the driver is absent; 0 with *n == 0 when it
- * has no device.
+ * Enumerate the NVIDIA devices of the opened driver b (platform, ordinal,
+ * target "sm_XY", name) into devs[0..max); 0 with *n == 0 when it has none.
+ * lib/devices.c calls it; this file never reaches up for the driver.
  */
-int hr_cuda_devices(struct hanzo_rocm *ctx, struct hr_device *devs,
-                    size_t max, size_t *n);
+int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+                      size_t max, size_t *n);
 
 /*
  * dlopen the driver (reusing one the process already loaded), resolve every
  * symbol and cuInit(0).  -ENOENT no library, -ENOSYS a missing symbol,
  * -ENODEV no usable device; each logged naming the library/symbol/error.
- * The runtime calls this once (lib/runtime.c) and keeps the result.
+ * lib/backend.c calls this once per context and keeps the result.
  */
 int hr_cuda_open(struct hanzo_rocm *ctx, void **b);
 void hr_cuda_close(void *b);

@@ -21,6 +21,7 @@ struct hr_devices;
 struct hr_plugins;
 struct hr_cache;
 struct hr_runtime;
+struct hr_backends;
 
 struct hanzo_rocm {
 	int refcount;                   /* atomic (__atomic builtins) */
@@ -39,7 +40,8 @@ struct hanzo_rocm {
 	struct hr_devices *devices;     /* target.c */
 	struct hr_plugins *plugins;     /* plugin.c */
 	struct hr_cache *cache;         /* cache.c: memory tier */
-	struct hr_runtime *runtime;     /* runtime.c */
+	struct hr_runtime *runtime;     /* runtime.c (compare-and-swap, no lock) */
+	struct hr_backends *backends;   /* backend.c (compare-and-swap, no lock) */
 };
 
 void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
@@ -71,5 +73,6 @@ void hr_devices_free(struct hr_devices *devices);
 void hr_plugins_free(struct hr_plugins *plugins);
 void hr_cache_free(struct hr_cache *cache);
 void hr_runtime_free(struct hr_runtime *runtime);
+void hr_backends_free(struct hr_backends *backends);
 
 #endif

@@ -142,6 +142,7 @@ HR_EXPORT struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx)
 		return ctx;
 	/* Runtime first: it holds modules built from cached code objects. */
 	hr_runtime_free(ctx->runtime);
+	hr_backends_free(ctx->backends);   /* after the contexts living in them */
 	hr_cache_free(ctx->cache);
 	hr_plugins_free(ctx->plugins);
 	hr_devices_free(ctx->devices);

@@ -10,15 +10,17 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/util.h lib/util.c \
 	lib/conf.h lib/config.c \
 	lib/target.h lib/target.c \
+	lib/devices.h lib/devices.c \
 	lib/hr-spawn.h lib/spawn.c \
 	lib/toolchain.h lib/toolchain.c \
 	lib/hr-elf.h lib/elf.c \
 	lib/cache.h lib/cache.c \
 	lib/code-object.c \
-	lib/precompile.h lib/precompile.c \
+	lib/precompile.h lib/precompile.c lib/precompile-targets.c \
 	lib/plugin.h lib/plugin.c \
 	lib/hr-cuda.h lib/cuda.c \
 	lib/hr-hip.h lib/hip.c \
+	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c
 lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)
 lib_libhanzo_rocm_internal_la_LIBADD = $(INIH_LIBS) $(NETTLE_LIBS)

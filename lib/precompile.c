@@ -37,6 +37,7 @@
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "precompile.h"
+#include "devices.h"
 #include "target.h"
 #include "toolchain.h"
 #include "util.h"

@@ -78,4 +78,12 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *opts,
                   struct hr_precompile_summary *summary);
 void hr_precompile_summary_release(struct hr_precompile_summary *summary);
 
+/*
+ * The targets `precompile` builds when none are given on the command line:
+ * HANZO_ROCM_TARGETS, else detected ∪ [targets] extra, else [targets] default.
+ * Deduplicated, validated; *why says which rule chose them (static string).
+ */
+int hr_targets_for_precompile(struct hanzo_rocm *ctx, char ***targets,
+                              const char **why);
+
 #endif

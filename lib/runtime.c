@@ -7,8 +7,8 @@
  *
  * Locks (see runtime.h for the order): load_lock serialises misses, so a
  * family is fetched, compiled and loaded once however many threads ask;
- * map_lock guards the kernel table; dev_lock the device slots; open_lock
- * the backends.  Handles, devices and modules are never freed before the
+ * map_lock guards the kernel table; dev_lock the device slots (backends
+ * are opened by backend.c).  Handles, devices and modules are never freed before the
  * context, so pointers handed out stay valid without reference counts.
  */
 #include <errno.h>
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cache.h"
-#include "hr-cuda.h"
-#include "hr-hip.h"
+#include "devices.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "target.h"
@@ -34,12 +34,6 @@
 #define RT_BUCKETS 4096
 /* Tiers tried before giving up when a driver keeps refusing code objects. */
 #define RT_MAX_REFUSALS 6
-
-struct rt_backend {
-	bool tried;
-	int err;                        /* result of the one open attempt */
-	void *b;
-};
 
 struct rt_device {
 	const struct hr_backend_ops *ops;
@@ -67,8 +61,6 @@ struct hanzo_rocm_kernel {
 
 struct hr_runtime {
 	struct hanzo_rocm *ctx;
-	pthread_mutex_t open_lock;
-	struct rt_backend cuda, hip;
 	pthread_mutex_t dev_lock;
 	struct rt_device *devs[RT_MAX_DEVICES];
 	pthread_mutex_t load_lock;
@@ -87,17 +79,13 @@ static struct hr_runtime *runtime_new(struct hanzo_rocm *ctx)
 	if (!rt)
 		return NULL;
 	rt->ctx = ctx;
-	pthread_mutex_init(&rt->open_lock, NULL);
 	pthread_mutex_init(&rt->dev_lock, NULL);
 	pthread_mutex_init(&rt->load_lock, NULL);
 	pthread_mutex_init(&rt->map_lock, NULL);
 	return rt;
 }
 
-/*
- * Created with a compare-and-swap rather than under ctx->lock: target.c
- * enumerates CUDA devices (which needs the runtime) while holding ctx->lock.
- */
+/* Created with a compare-and-swap: no lock to order against the others. */
 static struct hr_runtime *runtime_get(struct hanzo_rocm *ctx)
 {
 	struct hr_runtime *rt = __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE);
@@ -146,47 +134,13 @@ void hr_runtime_free(struct hr_runtime *rt)
 			free(k);
 		}
 	}
-	if (rt->cuda.b)
-		hr_cuda_close(rt->cuda.b);
-	if (rt->hip.b)
-		hr_hip_close(rt->hip.b);
 	pthread_mutex_destroy(&rt->map_lock);
 	pthread_mutex_destroy(&rt->load_lock);
 	pthread_mutex_destroy(&rt->dev_lock);
-	pthread_mutex_destroy(&rt->open_lock);
 	free(rt);
 }
 
 /* ---- backends and devices --------------------------------------------- */
-
-int hr_runtime_backend(struct hanzo_rocm *ctx, int platform,
-                       const struct hr_backend_ops **ops, void **b)
-{
-	struct hr_runtime *rt;
-	struct rt_backend *be;
-	int r;
-
-	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD)
-		return -EINVAL;
-	rt = runtime_get(ctx);
-	if (!rt)
-		return -ENOMEM;
-	be = platform == HR_PLATFORM_NVIDIA ? &rt->cuda : &rt->hip;
-	pthread_mutex_lock(&rt->open_lock);
-	/* One attempt per context: a missing driver is not retried per call. */
-	if (!be->tried) {
-		be->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &be->b)
-		                                         : hr_hip_open(ctx, &be->b);
-		be->tried = true;
-	}
-	r = be->err;
-	pthread_mutex_unlock(&rt->open_lock);
-	if (r < 0)
-		return r;
-	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops : &hr_hip_ops;
-	*b = be->b;
-	return 0;
-}
 
 /* The opened device slot for a hanzo-rocm device number; *target optional. */
 static int rt_device(struct hanzo_rocm *ctx, unsigned device,
@@ -215,7 +169,7 @@ static int rt_device(struct hanzo_rocm *ctx, unsigned device,
 	d = rt->devs[device];
 	if (!d) {
 		d = calloc(1, sizeof(*d));
-		r = d ? hr_runtime_backend(ctx, hd->platform, &d->ops, &d->b) : -ENOMEM;
+		r = d ? hr_backend_get(ctx, hd->platform, &d->ops, &d->b) : -ENOMEM;
 		if (r == 0) {
 			d->ordinal = hd->ordinal;
 			r = d->ops->dev_open(d->b, d->ordinal, &d->dc);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The runtime: dlopen-ed GPU backends (lib/cuda.c, lib/hip.c) behind one
- * table of operations, per-device contexts and modules, and the kernel handle
- * table behind hanzo_rocm_kernel_get/launch.  State hangs off ctx->runtime,
- * created on first use without ctx->lock (target.c calls hr_cuda_devices
- * while holding ctx->lock, so the runtime must never need it).
+ * The runtime (layer: runtime, above devices and backends): per-device
+ * contexts and modules over the backends' table of operations
+ * (backend-ops.h, opened through backend.h), and the kernel handle table
+ * behind hanzo_rocm_kernel_get/launch.  State hangs off ctx->runtime.
  *
- * Lock order: rt->load_lock → ctx->lock (hr_devices_get, code objects) →
- * rt->dev_lock → rt->open_lock (backend dlopen).  rt->map_lock (kernel
- * table inserts) is a leaf; lookups take no lock.
+ * Lock order (the library's only nesting): rt->load_lock → ctx->lock
+ * (brief: lazy pointers, code objects) → rt->dev_lock → the backends' open
+ * lock (backend.c, a leaf).  rt->map_lock (kernel table inserts) is a leaf;
+ * lookups take no lock.
  */
 #ifndef HR_RUNTIME_H
 #define HR_RUNTIME_H
@@ -17,48 +17,6 @@
 #include <stdint.h>
 
 struct hanzo_rocm;
-
-/*
- * One backend (CUDA driver or HIP runtime).  "b" is the backend's own state,
- * "dc" the per-device context from dev_open (CUDA: the primary context,
- * made current only around each call so the caller's context is untouched).
- * Every op returns 0 or a negative errno and logs the driver's error name:
- * -ENOEXEC when the driver refuses a code object, -ENOENT for a missing
- * kernel, -ENODEV for no device, -EIO for other driver errors.
- */
-struct hr_backend_ops {
-	const char *name;       /* "CUDA" or "HIP", for messages */
-	int (*device_count)(void *b, int *count);
-	int (*dev_open)(void *b, int ordinal, void **dc);
-	void (*dev_close)(void *b, int ordinal, void *dc);
-	int (*module_load)(void *b, int ordinal, void *dc, const void *image,
-	                   size_t size, void **mod);
-	void (*module_unload)(void *b, int ordinal, void *dc, void *mod);
-	int (*function)(void *b, int ordinal, void *dc, void *mod,
-	                const char *name, void **fn);
-	int (*launch)(void *b, int ordinal, void *dc, void *fn,
-	              const unsigned grid[3], const unsigned block[3],
-	              unsigned shared, void *stream, void **args);
-	int (*mem_alloc)(void *b, int ordinal, void *dc, size_t size, uint64_t *ptr);
-	int (*mem_free)(void *b, int ordinal, void *dc, uint64_t ptr);
-	int (*htod)(void *b, int ordinal, void *dc, uint64_t dst, const void *src, size_t n);
-	int (*dtoh)(void *b, int ordinal, void *dc, void *dst, uint64_t src, size_t n);
-	int (*synchronize)(void *b, int ordinal, void *dc, void *stream);
-	int (*event_create)(void *b, int ordinal, void *dc, void **ev);
-	int (*event_record)(void *b, int ordinal, void *dc, void *ev, void *stream);
-	/* Waits for "end", then the milliseconds between the two records. */
-	int (*event_elapsed)(void *b, int ordinal, void *dc, void *start, void *end, float *ms);
-	void (*event_destroy)(void *b, int ordinal, void *dc, void *ev);
-};
-
-/*
- * The runtime backend for a platform (enum hr_platform), opened once and
- * kept until the context is freed.  -ENOENT when its library is missing,
- * -ENOSYS when a needed symbol is missing (both logged naming it), -ENODEV
- * when the driver reports no device.
- */
-int hr_runtime_backend(struct hanzo_rocm *ctx, int platform,
-                       const struct hr_backend_ops **ops, void **b);
 
 /*
  * Private device-memory API for the tests, the selftest and the benchmarks:

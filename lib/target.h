@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * GPU targets: parsing and validating target IDs, and detecting devices
- * without spawning a process (KFD topology for AMD, the dlopen-ed CUDA driver
- * for NVIDIA), with the override precedence of DESIGN §2.
+ * Target IDs (layer: target IDs, above util only): parsing and validating
+ * them, and struct hr_device, the record the backends fill and the device
+ * layer (devices.h) completes.
  */
 #ifndef HR_TARGET_H
 #define HR_TARGET_H
@@ -10,9 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct hanzo_rocm;
-struct hr_config;
 
 #define HR_TARGET_MAX 48
 
@@ -37,21 +34,5 @@ int hr_target_generic(const char *t, char *buf, size_t n);
 int hr_target_from_gfx_version(uint32_t v, char *buf, size_t n);
 /* HSA_OVERRIDE_GFX_VERSION "10.3.0" -> "gfx1030"; -EINVAL naming the value. */
 int hr_target_from_hsa_override(const char *s, char *buf, size_t n);
-
-/*
- * Detect devices and apply precedence (env arch > [targets] override >
- * HSA_OVERRIDE_GFX_VERSION > map > detected).  Cached in ctx->devices; the
- * array stays owned by ctx.  No GPU is success with *n == 0.
- */
-int hr_devices_get(struct hanzo_rocm *ctx, const struct hr_device **devs,
-                   size_t *n);
-
-/*
- * The targets `precompile` builds when none are given on the command line:
- * HANZO_ROCM_TARGETS, else detected ∪ [targets] extra, else [targets] default.
- * Deduplicated, validated; *why says which rule chose them (static string).
- */
-int hr_targets_for_precompile(struct hanzo_rocm *ctx, char ***targets,
-                              const char **why);
 
 #endif

@@ -20,6 +20,8 @@
 #include "hr-cuda.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
+#include "backend.h"
+#include "devices.h"
 #include "target.h"
 
 static char logbuf[16384];
@@ -61,11 +63,11 @@ static void test_partial(struct hanzo_rocm *ctx)
 	size_t n = 9;
 	void *b;
 
-	is_int(hr_runtime_backend(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENOSYS,
+	is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENOSYS,
 	       "a driver lacking a symbol: -ENOSYS");
 	ok(strstr(logbuf, "missing symbol cuLaunchKernel") != NULL,
 	   "the message names the missing symbol");
-	is_int(hr_cuda_devices(ctx, devs, 4, &n), -ENOSYS, "hr_cuda_devices fails cleanly");
+	is_int(hr_devices_cuda(ctx, devs, 4, &n), -ENOSYS, "hr_cuda_devices fails cleanly");
 	is_int(n, 0, "no device from it");
 }
 
@@ -77,10 +79,10 @@ static void test_nodev(struct hanzo_rocm *ctx)
 	size_t n = 9;
 	void *b;
 
-	is_int(hr_runtime_backend(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENODEV,
+	is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENODEV,
 	       "cuInit NO_DEVICE: -ENODEV");
 	ok(strstr(logbuf, "CUDA_ERROR_NO_DEVICE") != NULL, "the driver's error name is logged");
-	is_int(hr_cuda_devices(ctx, devs, 4, &n), 0, "hr_cuda_devices succeeds");
+	is_int(hr_devices_cuda(ctx, devs, 4, &n), 0, "hr_cuda_devices succeeds");
 	is_int(n, 0, "with no device");
 	if (hanzo_rocm_device_count(ctx) == 0)
 		is_int(hanzo_rocm_kernel_get(ctx, 0, "unary", "ucopy_f32", &k), -ENODEV,
@@ -231,13 +233,13 @@ static void test_fake(struct hanzo_rocm *ctx)
 	float ms = 0;
 	int dev = -1, count;
 
-	is_int(hr_cuda_devices(ctx, devs, 4, &n), 0, "hr_cuda_devices");
+	is_int(hr_devices_cuda(ctx, devs, 4, &n), 0, "hr_cuda_devices");
 	is_int(n, 2, "two devices");
 	is_str(devs[0].detected, "sm_90", "compute capability 9.0 is sm_90");
 	is_str(devs[1].name, "Fake GPU", "device name");
 	is_int(devs[1].ordinal, 1, "ordinal");
 	ok(devs[0].platform == HR_PLATFORM_NVIDIA, "platform NVIDIA");
-	is_int(hr_cuda_devices(ctx, devs, 1, &n), 0, "max 1");
+	is_int(hr_devices_cuda(ctx, devs, 1, &n), 0, "max 1");
 	is_int(n, 1, "stops at max");
 
 	count = hanzo_rocm_device_count(ctx);

@@ -17,6 +17,8 @@
 #include "hr-hip.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
+#include "backend.h"
+#include "devices.h"
 #include "target.h"
 
 static char logbuf[8192];
@@ -76,7 +78,7 @@ int main(void)
 	is_int(hanzo_rocm_kernel_get(ctx, 0, "unary", "", &k), -EINVAL, "empty kernel name");
 	ok(strstr(logbuf, "../unary") != NULL, "the offending name is logged");
 	is_int(hanzo_rocm_kernel_launch(NULL, grid, block, 0, NULL, NULL), -EINVAL, "launch NULL kernel");
-	is_int(hr_runtime_backend(ctx, 42, &ops, &b), -EINVAL, "unknown platform");
+	is_int(hr_backend_get(ctx, 42, &ops, &b), -EINVAL, "unknown platform");
 
 	/* A device number past the end is -ENODEV, GPU or not. */
 	is_int(hanzo_rocm_kernel_get(ctx, 4096, "unary", "ucopy_f32", &k), -ENODEV,
@@ -102,10 +104,10 @@ int main(void)
 		size_t nd = 99;
 
 		/* Target detection may have tried it already: the log keeps it. */
-		is_int(hr_runtime_backend(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENOENT,
+		is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENOENT,
 		       "no libcuda.so.1: -ENOENT");
 		ok(strstr(logbuf, "libcuda.so.1") != NULL, "the message names libcuda.so.1");
-		is_int(hr_cuda_devices(ctx, devs, 4, &nd), -ENOENT, "hr_cuda_devices: -ENOENT");
+		is_int(hr_devices_cuda(ctx, devs, 4, &nd), -ENOENT, "hr_cuda_devices: -ENOENT");
 		is_int(nd, 0, "no NVIDIA device");
 	} else {
 		skip(4, "libcuda.so.1 is installed");
@@ -119,17 +121,17 @@ int main(void)
 	if (n > 0) {
 		skip(3, "HIP checks run only without a GPU");
 	} else if (!lib_present("libamdhip64.so.6") && !lib_present("libamdhip64.so.5")) {
-		r = hr_runtime_backend(ctx, HR_PLATFORM_AMD, &ops, &b);
+		r = hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b);
 		is_int(r, -ENOENT, "no libamdhip64: -ENOENT");
 		ok(strstr(logbuf, "libamdhip64.so.6") && strstr(logbuf, "libamdhip64.so.5"),
 		   "the message names both sonames");
-		is_int(hr_runtime_backend(ctx, HR_PLATFORM_AMD, &ops, &b), -ENOENT,
+		is_int(hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b), -ENOENT,
 		       "the result is remembered");
 	} else if (access("/dev/kfd", F_OK) != 0) {
-		r = hr_runtime_backend(ctx, HR_PLATFORM_AMD, &ops, &b);
+		r = hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b);
 		is_int(r, -ENODEV, "libamdhip64 without /dev/kfd: -ENODEV, no crash");
 		ok(strstr(logbuf, "hipInit") != NULL, "hipInit's error is logged");
-		is_int(hr_runtime_backend(ctx, HR_PLATFORM_AMD, &ops, &b), r, "the result is remembered");
+		is_int(hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b), r, "the result is remembered");
 	} else {
 		skip(3, "an AMD GPU is present");
 	}

@@ -14,6 +14,8 @@
 
 #include "conf.h"
 #include "libhanzo-rocm-private.h"
+#include "devices.h"
+#include "precompile.h"
 #include "target.h"
 #include "util.h"
 #include "tap.h"

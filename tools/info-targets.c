@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "libhanzo-rocm-private.h"
+#include "devices.h"
+#include "precompile.h"
 #include "target.h"
 #include "toolchain.h"
 #include "tools.h"

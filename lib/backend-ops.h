@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The backend operations table (layer: backends).  A backend (CUDA driver,
+ * HIP runtime, …) only implements these; opening, keeping and choosing
+ * backends is backend.c's, using them is the runtime's and the devices'.
+ */
+#ifndef HR_BACKEND_OPS_H
+#define HR_BACKEND_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One backend (CUDA driver or HIP runtime).  "b" is the backend's own state,
+ * "dc" the per-device context from dev_open (CUDA: the primary context,
+ * made current only around each call so the caller's context is untouched).
+ * Every op returns 0 or a negative errno and logs the driver's error name:
+ * -ENOEXEC when the driver refuses a code object, -ENOENT for a missing
+ * kernel, -ENODEV for no device, -EIO for other driver errors.
+ */
+struct hr_backend_ops {
+	const char *name;       /* "CUDA" or "HIP", for messages */
+	int (*device_count)(void *b, int *count);
+	int (*dev_open)(void *b, int ordinal, void **dc);
+	void (*dev_close)(void *b, int ordinal, void *dc);
+	int (*module_load)(void *b, int ordinal, void *dc, const void *image,
+	                   size_t size, void **mod);
+	void (*module_unload)(void *b, int ordinal, void *dc, void *mod);
+	int (*function)(void *b, int ordinal, void *dc, void *mod,
+	                const char *name, void **fn);
+	int (*launch)(void *b, int ordinal, void *dc, void *fn,
+	              const unsigned grid[3], const unsigned block[3],
+	              unsigned shared, void *stream, void **args);
+	int (*mem_alloc)(void *b, int ordinal, void *dc, size_t size, uint64_t *ptr);
+	int (*mem_free)(void *b, int ordinal, void *dc, uint64_t ptr);
+	int (*htod)(void *b, int ordinal, void *dc, uint64_t dst, const void *src, size_t n);
+	int (*dtoh)(void *b, int ordinal, void *dc, void *dst, uint64_t src, size_t n);
+	int (*synchronize)(void *b, int ordinal, void *dc, void *stream);
+	int (*event_create)(void *b, int ordinal, void *dc, void **ev);
+	int (*event_record)(void *b, int ordinal, void *dc, void *ev, void *stream);
+	/* Waits for "end", then the milliseconds between the two records. */
+	int (*event_elapsed)(void *b, int ordinal, void *dc, void *start, void *end, float *ms);
+	void (*event_destroy)(void *b, int ordinal, void *dc, void *ev);
+};
+
+#endif

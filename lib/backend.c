@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The backends of a context (backend.h): the platform -> implementation
+ * table and the one open attempt per backend.  Adding a backend is a slot
+ * here and a file implementing struct hr_backend_ops.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "backend.h"
+#include "hr-cuda.h"
+#include "hr-hip.h"
+#include "libhanzo-rocm-private.h"
+#include "target.h"
+
+struct be_slot {
+	bool tried;
+	int err;                        /* result of the one open attempt */
+	void *b;
+};
+
+struct hr_backends {
+	pthread_mutex_t lock;           /* a leaf: held only around an open */
+	struct be_slot cuda, hip;
+};
+
+static struct hr_backends *backends_get(struct hanzo_rocm *ctx)
+{
+	struct hr_backends *bs = __atomic_load_n(&ctx->backends, __ATOMIC_ACQUIRE);
+	struct hr_backends *expected = NULL;
+
+	if (bs)
+		return bs;
+	bs = calloc(1, sizeof(*bs));
+	if (!bs)
+		return NULL;
+	pthread_mutex_init(&bs->lock, NULL);
+	/* No ctx->lock: callers may hold it (or locks ordered after it). */
+	if (!__atomic_compare_exchange_n(&ctx->backends, &expected, bs, false,
+	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_destroy(&bs->lock);
+		free(bs);
+		return expected;
+	}
+	return bs;
+}
+
+void hr_backends_free(struct hr_backends *bs)
+{
+	if (!bs)
+		return;
+	if (bs->cuda.b)
+		hr_cuda_close(bs->cuda.b);
+	if (bs->hip.b)
+		hr_hip_close(bs->hip.b);
+	pthread_mutex_destroy(&bs->lock);
+	free(bs);
+}
+
+int hr_backend_get(struct hanzo_rocm *ctx, int platform,
+                   const struct hr_backend_ops **ops, void **b)
+{
+	struct hr_backends *bs;
+	struct be_slot *s;
+	int r;
+
+	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD)
+		return -EINVAL;
+	bs = backends_get(ctx);
+	if (!bs)
+		return -ENOMEM;
+	s = platform == HR_PLATFORM_NVIDIA ? &bs->cuda : &bs->hip;
+	pthread_mutex_lock(&bs->lock);
+	/* One attempt per context: a missing driver is not retried per call. */
+	if (!s->tried) {
+		s->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &s->b)
+		                                        : hr_hip_open(ctx, &s->b);
+		s->tried = true;
+	}
+	r = s->err;
+	pthread_mutex_unlock(&bs->lock);
+	if (r < 0)
+		return r;
+	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops : &hr_hip_ops;
+	*b = s->b;
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The backends of a context (layer: backends, above their implementations
+ * lib/cuda.c and lib/hip.c): each opened once, on first use, and kept
+ * until the context is freed.  State hangs off ctx->backends, created with
+ * a compare-and-swap; its one lock is a leaf, so devices and the runtime
+ * may ask for a backend under any lock of theirs.
+ */
+#ifndef HR_BACKEND_H
+#define HR_BACKEND_H
+
+#include "backend-ops.h"
+
+struct hanzo_rocm;
+struct hr_backends;
+
+/*
+ * The backend for a platform (enum hr_platform).  -EINVAL an unknown
+ * platform, -ENOENT when its library is missing, -ENOSYS when a needed
+ * symbol is missing (both logged naming it), -ENODEV when the driver reports
+ * no device.  The result of the one attempt is remembered.
+ */
+int hr_backend_get(struct hanzo_rocm *ctx, int platform,
+                   const struct hr_backend_ops **ops, void **b);
+
+#endif
