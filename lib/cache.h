@@ -94,20 +94,6 @@ int hr_entry_lock(const char *dir, const char *target, const char *family,
                   unsigned timeout_s, int *fd);
 void hr_entry_unlock(int fd);
 
-/*
- * The code object of family for target from the first tier that has a valid
- * one (exact target, then its generic processor), compiling on a miss when
- * [cache] compile = auto.  Tiers in skip_mask (1u << enum hr_tier) are
- * passed over: the runtime uses it when a driver refuses bytes from a tier.
- * Bytes are owned by ctx (memory tier) until it is freed.  *from is the
- * tier the bytes were read from (also on a later memory hit, so that the
- * caller can skip exactly that tier), or HR_TIER_COMPILED when built now.
- * -EINVAL bad name/target, -ENOENT nothing cached and compile = never (the
- * error names the tiers searched), else the compiler's error.
- */
-int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
-                        const char *target, unsigned skip_mask,
-                        const void **data, size_t *size, enum hr_tier *from);
 
 /* What a file inside a tier's <target>/ directory is. */
 enum hr_cache_file {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "code-object.h"
 #include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"

@@ -68,6 +68,12 @@ void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
  */
 void hr_warn_admin(struct hanzo_rocm *ctx, const char *format, ...) HR_PRINTF(2, 3);
 
+/* The default logger (stderr) and $HANZO_ROCM_LOG's level (0 = unset): log.c. */
+void hr_log_stderr(void *data, int priority, const char *file, int line,
+                   const char *fn, const char *format, va_list args)
+	__attribute__((format(printf, 6, 0)));
+int hr_log_priority_from_env(void);
+
 /* Teardown hooks each module provides (NULL-safe). */
 void hr_devices_free(struct hr_devices *devices);
 void hr_plugins_free(struct hr_plugins *plugins);

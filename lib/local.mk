@@ -6,7 +6,7 @@ lib_LTLIBRARIES += lib/libhanzo-rocm.la
 include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 
 lib_libhanzo_rocm_internal_la_SOURCES = \
-	lib/libhanzo-rocm-private.h lib/libhanzo-rocm.c \
+	lib/libhanzo-rocm-private.h lib/log.c lib/libhanzo-rocm.c \
 	lib/util.h lib/util.c \
 	lib/conf.h lib/config.c \
 	lib/target.h lib/target.c \
@@ -15,7 +15,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/toolchain.h lib/toolchain.c \
 	lib/hr-elf.h lib/elf.c \
 	lib/cache.h lib/cache.c \
-	lib/code-object.c \
+	lib/code-object.h lib/code-object.c \
 	lib/precompile.h lib/precompile.c lib/precompile-targets.c \
 	lib/plugin.h lib/plugin.c \
 	lib/hr-cuda.h lib/cuda.c \

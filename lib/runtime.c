@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "cache.h"
+#include "code-object.h"
 #include "devices.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"

@@ -20,3 +20,9 @@ clean-local: clean-local-t
 clean-local-t:
 	-rm -rf t/home
 .PHONY: clean-local-t
+
+# lib/'s include graph against the layers of lib/layers (no upward edge,
+# no cycle) and no lib/ header shadowing a system one.
+EXTRA_DIST += lib/layers
+dist_check_SCRIPTS += t/lib-layers.sh
+TESTS += t/lib-layers.sh

@@ -17,6 +17,7 @@
 #include <utime.h>
 
 #include "cache.h"
+#include "code-object.h"
 #include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"

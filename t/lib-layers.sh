@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The include graph of lib/, derived from its #include lines, against the
+# layers declared in lib/layers: every file placed, no include of a higher
+# layer, no cycle between units; and no lib/ header shadows a system header
+# (lib/ is on every compile's -I path).
+. "$top_srcdir/t/tap.sh"
+lib="$top_srcdir/lib"
+layers="$lib/layers"
+
+sed -e 's/#.*//' "$layers" | awk 'NF >= 3 {
+	if (!($1 in rank)) rank[$1] = n++
+	for (i = 3; i <= NF; i++) print $i, $2, rank[$1], $1
+}' >"$T/files"
+
+# Every .c and .h is placed exactly once.
+(cd "$lib" && ls ./*.c ./*.h) | sed 's|^\./||' | sort >"$T/have"
+awk '{ print $1 }' "$T/files" | sort >"$T/listed"
+comm -23 "$T/have" "$T/listed" >"$T/unplaced"
+[ ! -s "$T/unplaced" ]; ok $? "every lib/ file is in lib/layers$( [ -s "$T/unplaced" ] && printf ' (missing: %s)' "$(tr '\n' ' ' <"$T/unplaced")")"
+sort "$T/listed" | uniq -d >"$T/dups"
+comm -13 "$T/have" "$T/listed" >>"$T/dups"
+[ ! -s "$T/dups" ]; ok $? "lib/layers lists each existing file once$( [ -s "$T/dups" ] && printf ' (bad: %s)' "$(tr '\n' ' ' <"$T/dups")")"
+
+# The edges: FILE includes "HEADER" (system headers <...> are not ours).
+for f in $(cat "$T/have"); do
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f" |
+		while read -r h; do echo "$f $h"; done
+done >"$T/edges"
+[ -s "$T/edges" ]; ok $? "include graph derived ($(wc -l <"$T/edges") edges)"
+
+awk 'NR == FNR { unit[$1] = $2; rank[$1] = $3; layer[$1] = $4; next }
+	!($2 in unit) { print "unknown header: " $1 " includes \"" $2 "\""; next }
+	rank[$2] > rank[$1] {
+		print "upward: " $1 " (" layer[$1] ") includes " $2 " (" layer[$2] ")"
+	}' "$T/files" "$T/edges" >"$T/upward"
+[ ! -s "$T/upward" ]; ok $? "no file includes a header of a higher layer"
+[ -s "$T/upward" ] && sed 's/^/# /' "$T/upward"
+
+# Units' graph through tsort, which names a loop if there is one.
+awk 'NR == FNR { unit[$1] = $2; next }
+	($2 in unit) && unit[$1] != unit[$2] { print unit[$1], unit[$2] }
+	{ print unit[$1], unit[$1] }' "$T/files" "$T/edges" >"$T/units"
+tsort "$T/units" >"$T/order" 2>"$T/loop"
+[ ! -s "$T/loop" ]; ok $? "the units' include graph has no cycle"
+[ -s "$T/loop" ] && sed 's/^/# /' "$T/loop"
+
+# No lib/ header may share a name with a header of the system include path.
+dirs=$(${CC:-cc} -xc -E -v /dev/null 2>&1 >/dev/null |
+	sed -n '/^#include <...> search starts here:/,/^End of search list\./p' |
+	sed -n 's/^ \(\/[^ ]*\).*/\1/p')
+: >"$T/shadow"
+for h in $(grep '\.h$' "$T/have"); do
+	for d in $(printf "%s\n" $dirs /usr/include | sort -u); do
+		[ -e "$d/$h" ] && echo "$h shadows $d/$h" >>"$T/shadow"
+	done
+done
+[ -n "$dirs" ]; ok $? "system include path found"
+[ ! -s "$T/shadow" ]; ok $? "no lib/ header shadows a system header"
+[ -s "$T/shadow" ] && sed 's/^/# /' "$T/shadow"
+done_testing
