@@ -40,6 +40,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hr-target-facts.h"
+
 /* ------------------------------------------------------------------ */
 /* Function qualifiers                                                  */
 /* ------------------------------------------------------------------ */
@@ -570,10 +572,7 @@ HR_DEVICE int hr_dp4a(int a, int b, int c)
 {
 #if defined(HR_CUDA)
 	return __dp4a(a, b, c);
-#elif defined(__gfx906__) || defined(__gfx908__) || defined(__gfx90a__) || \
-	defined(__gfx940__) || defined(__gfx1030__) || defined(__gfx1031__) || \
-	defined(__gfx1032__) || defined(__gfx1033__) || defined(__gfx1034__) || \
-	defined(__gfx1035__) || defined(__gfx1036__)
+#elif HR_HAS_SDOT4 /* hr-target-facts.h, from lib/targets.def */
 	return __builtin_amdgcn_sdot4(a, b, c, false);
 #else
 	const int8_t *pa = (const int8_t *)&a;

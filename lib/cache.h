@@ -79,6 +79,12 @@ int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
                       char *why, size_t n);
 void hr_entry_release(struct hr_entry *e);
 
+/*
+ * Create <dir>/<target> (tdir) if needed, with the mode of dir; *file_mode
+ * is the mode entries get there.  Shared by entries and their locks.
+ */
+int hr_cache_target_dir(const char *dir, const char *tdir, mode_t *file_mode);
+
 /* Publish atomically as <dir>/<target>/<family>.hrco (creating <target>/). */
 int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
                    const char *target, const struct hr_cache_key *key,

@@ -140,37 +140,32 @@ bad:
 }
 
 /* Processors that have an SRAM ECC mode (clang's sramecc target feature). */
+/* Which features KFD may report for a processor (lib/targets.def). */
+static const struct {
+	const char *name;
+	bool sramecc, xnack;
+} amd_features[] = {
+#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, sramecc, xnack },
+#include "targets.def"
+#undef HR_AMD_TARGET
+};
+
 static bool has_sramecc_feature(const char *gfx)
 {
-	static const char *const procs[] = { "gfx906", "gfx908", "gfx90a", "gfx940",
-	                                     "gfx941", "gfx942", "gfx950" };
-
-	for (size_t i = 0; i < HR_ARRAY_SIZE(procs); i++)
-		if (strcmp(gfx, procs[i]) == 0)
-			return true;
+	for (size_t i = 0; i < HR_ARRAY_SIZE(amd_features); i++)
+		if (strcmp(gfx, amd_features[i].name) == 0)
+			return amd_features[i].sramecc;
 	return false;
 }
 
-/* Processors with an XNACK mode (clang's xnack target feature). */
 static bool has_xnack_feature(const char *gfx)
 {
-	static const char *const procs[] = { "gfx801", "gfx810", "gfx900", "gfx902",
-	                                     "gfx904", "gfx906", "gfx908", "gfx909",
-	                                     "gfx90a", "gfx90c", "gfx940", "gfx941",
-	                                     "gfx942", "gfx950", "gfx1010", "gfx1011",
-	                                     "gfx1012", "gfx1013" };
-
-	for (size_t i = 0; i < HR_ARRAY_SIZE(procs); i++)
-		if (strcmp(gfx, procs[i]) == 0)
-			return true;
+	for (size_t i = 0; i < HR_ARRAY_SIZE(amd_features); i++)
+		if (strcmp(gfx, amd_features[i].name) == 0)
+			return amd_features[i].xnack;
 	return false;
 }
 
-/*
- * The full target ID.  sramecc comes from the node's capability bit.  XNACK is
- * a per-process mode, not a topology property: KFD does not report it, the
- * HSA runtime takes it from HSA_XNACK, so do we; unset leaves it "any".
- */
 static void add_features(const char *gfx, uint64_t cap, char *out, size_t n)
 {
 	const char *xnack = hr_getenv("HSA_XNACK");

@@ -8,15 +8,17 @@ include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/libhanzo-rocm-private.h lib/log.c lib/libhanzo-rocm.c \
 	lib/util.h lib/util.c \
-	lib/conf.h lib/config.c \
+	lib/conf.h lib/config-private.h lib/config.c lib/config-keys.c \
 	lib/target.h lib/target.c \
 	lib/devices.h lib/devices.c \
 	lib/hr-spawn.h lib/spawn.c \
 	lib/toolchain.h lib/toolchain.c \
 	lib/hr-elf.h lib/elf.c \
-	lib/cache.h lib/cache.c \
+	lib/cache.h lib/cache.c lib/cache-lock.c lib/cache-gc.c \
+	lib/cache-memory.c lib/cache-tiers.c \
 	lib/code-object.h lib/code-object.c \
 	lib/precompile.h lib/precompile.c lib/precompile-targets.c \
+	lib/precompile-stamp.c \
 	lib/plugin.h lib/plugin.c \
 	lib/hr-cuda.h lib/cuda.c \
 	lib/hr-hip.h lib/hip.c \

@@ -10,15 +10,7 @@
  *  3. build the rest with a pthread worker pool, each pair under its entry
  *     lock, re-checked after the lock (another precompile may have won).
  *
- * Compiler identity without a spawn: after a probe we write a stamp
- * (<dest>/.toolchain-hipcc) holding the compiler's real path, its stat data
- * (dev, inode, size, mtime, ctime), that of the files its version comes from
- * (<prefix>/.info/version, <prefix>/share/hip/version), the
- * HANZO_ROCM_VERSION label, and
- * the toolchain's version, device-library dir and identity.  A later run
- * that finds all of it unchanged trusts the stamp; any difference means a
- * probe.  Replacing a compiler changes inode or times, so the stamp cannot
- * outlive it; --force ignores it.
+ * Compiler identity without a spawn: precompile-stamp.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +34,6 @@
 #include "toolchain.h"
 #include "util.h"
 
-#define STAMP_MAGIC "hanzo-rocm toolchain stamp 1"
 #define N_KINDS 2
 
 struct pc_pair {
@@ -93,11 +84,6 @@ const char *hr_precompile_status_name(enum hr_precompile_status s)
 	case HR_PRECOMPILE_FAILED: return "failed";
 	}
 	return "unknown";
-}
-
-static const char *kind_name(enum hr_compiler k)
-{
-	return k == HR_COMPILER_NVCC ? "nvcc" : "hipcc";
 }
 
 static double now_s(void)
@@ -259,197 +245,6 @@ static int ro_dirs_collect(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 	return r;
 }
 
-/* ---- toolchain stamps ------------------------------------------------- */
-
-/*
- * A compiler name as configured -> its real path, without spawning, by
- * hr_toolchain_locate() as hr_toolchain_find() looks it up.
- */
-static char *exe_resolve(const char *name, enum hr_compiler k)
-{
-	char *path = NULL, *real = NULL;
-
-	if (hr_toolchain_locate(name, k, &path) == 0)
-		real = realpath(path, NULL);
-	free(path);
-	return real;
-}
-
-/*
- * "path size mtime ctime" of a file the identity also depends on: the
- * compiler driver may be unchanged while HIP's or a ROCm tree's version
- * file moved on.
- */
-static char *stat_line(const char *path)
-{
-	struct stat st;
-	char *s = NULL;
-
-	if (stat(path, &st) < 0)
-		return asprintf(&s, "%s -", path) < 0 ? NULL : s;
-	if (asprintf(&s, "%s %jd %jd.%09ld %jd.%09ld", path, (intmax_t)st.st_size,
-	             (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-	             (intmax_t)st.st_ctim.tv_sec, st.st_ctim.tv_nsec) < 0)
-		return NULL;
-	return s;
-}
-
-static char *deps_line(const char *exe)
-{
-	char *prefix = strdup(exe), *slash, *info = NULL, *hip = NULL, *a = NULL,
-	     *b = NULL, *s = NULL;
-
-	/*
-	 * <prefix>/bin/hipcc -> <prefix>/.info/version (ROCm's release) and
-	 * <prefix>/share/hip/version (HIP's, also in distribution packages):
-	 * an update of either changes the identity the compiler reports.
-	 */
-	if (prefix && (slash = strrchr(prefix, '/'))) {
-		*slash = '\0';
-		if ((slash = strrchr(prefix, '/')))
-			*slash = '\0';
-		info = hr_path_join(*prefix ? prefix : "/", ".info/version");
-		hip = hr_path_join(*prefix ? prefix : "/", "share/hip/version");
-	}
-	if (info && hip) {
-		a = stat_line(info);
-		b = stat_line(hip);
-	}
-	if (a && b && asprintf(&s, "deps=%s; %s\n", a, b) < 0)
-		s = NULL;
-	free(a);
-	free(b);
-	free(info);
-	free(hip);
-	free(prefix);
-	return s;
-}
-
-/* The part of a stamp that must match the compiler found now. */
-static char *stamp_head(const struct hr_config *cfg, const char *exe)
-{
-	struct stat st;
-	char *s = NULL, *deps;
-
-	if (stat(exe, &st) < 0 || !(deps = deps_line(exe)))
-		return NULL;
-	if (asprintf(&s, STAMP_MAGIC "\npath=%s\nstat=%ju %ju %jd %jd.%09ld %jd.%09ld\n%slabel=%s\n",
-	             exe, (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
-	             (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
-	             st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec,
-	             st.st_ctim.tv_nsec, deps,
-	             cfg->version_label ? cfg->version_label : "") < 0)
-		s = NULL;
-	free(deps);
-	return s;
-}
-
-static const char *compiler_name(const struct hr_config *cfg, enum hr_compiler k)
-{
-	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc : cfg->hipcc;
-
-	return n && *n ? n : kind_name(k);
-}
-
-static char *stamp_name(enum hr_compiler k)
-{
-	char *s = NULL;
-
-	return asprintf(&s, ".toolchain-%s", kind_name(k)) < 0 ? NULL : s;
-}
-
-static char *stamp_field(const char *body, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (strncmp(l, key, kl) == 0 && l[kl] == '=') {
-			const char *v = l + kl + 1;
-
-			return strndup(v, strcspn(v, "\n"));
-		}
-	}
-	return NULL;
-}
-
-/*
- * The toolchain as remembered in dest, if the compiler binary is still the
- * one that was probed; NULL otherwise (not an error: we probe then).
- */
-static struct hr_toolchain *stamp_load(const struct hr_config *cfg,
-                                       const char *dest, enum hr_compiler k)
-{
-	char *exe = exe_resolve(compiler_name(cfg, k), k);
-	char *head = exe ? stamp_head(cfg, exe) : NULL;
-	char *name = stamp_name(k), *path = name ? hr_path_join(dest, name) : NULL;
-	struct hr_toolchain *tc = NULL;
-	void *data = NULL;
-	size_t size = 0;
-
-	if (head && path && hr_read_file(path, 64 * 1024, &data, &size) == 0 &&
-	    size > strlen(head) && memchr(data, '\0', size) == NULL) {
-		char *body = strndup(data, size);
-
-		if (body && strncmp(body, head, strlen(head)) == 0) {
-			const char *rest = body + strlen(head);
-
-			tc = calloc(1, sizeof(*tc));
-			if (tc) {
-				tc->kind = k;
-				tc->path = strdup(exe);
-				tc->version = stamp_field(rest, "version");
-				tc->identity = stamp_field(rest, "identity");
-				tc->devlib_dir = stamp_field(rest, "devlib");
-				if (tc->devlib_dir && !*tc->devlib_dir) {
-					free(tc->devlib_dir);
-					tc->devlib_dir = NULL;
-				}
-				if (!tc->path || !tc->version || !tc->identity ||
-				    !*tc->identity) {
-					hr_toolchain_free(tc);
-					tc = NULL;
-				}
-			}
-		}
-		free(body);
-	}
-	free(data);
-	free(path);
-	free(name);
-	free(head);
-	free(exe);
-	return tc;
-}
-
-static void stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                       const char *dest, const struct hr_toolchain *tc)
-{
-	char *exe = tc->path ? realpath(tc->path, NULL) : NULL;
-	char *head = exe ? stamp_head(cfg, exe) : NULL;
-	char *name = stamp_name(tc->kind), *body = NULL;
-	int r = -ENOMEM;
-
-	if (head && name &&
-	    asprintf(&body, "%sversion=%s\ndevlib=%s\nidentity=%s\n", head,
-	             tc->version ? tc->version : "",
-	             tc->devlib_dir ? tc->devlib_dir : "",
-	             tc->identity ? tc->identity : "") >= 0) {
-		/* Fields are one line each; a newline would forge the next one. */
-		if (strchr(tc->identity ? tc->identity : "", '\n') ||
-		    strchr(tc->version ? tc->version : "", '\n') ||
-		    strchr(tc->devlib_dir ? tc->devlib_dir : "", '\n'))
-			r = -EINVAL;
-		else
-			r = hr_write_atomic(dest, name, body, strlen(body), 0644);
-	}
-	if (r < 0)
-		hr_dbg(ctx, "no toolchain stamp in %s: %s\n", dest, strerror(-r));
-	free(body);
-	free(name);
-	free(head);
-	free(exe);
-}
-
 /* Probe once per kind, then remember the result in the destination. */
 static int kind_probe(struct pc_run *run, enum hr_compiler k)
 {
@@ -460,7 +255,7 @@ static int kind_probe(struct pc_run *run, enum hr_compiler k)
 	pk->probed = true;
 	pk->err = hr_toolchain_find(run->ctx, k, &pk->tc);
 	if (pk->err == 0)
-		stamp_save(run->ctx, run->ctx->config, run->dest, pk->tc);
+		hr_stamp_save(run->ctx, run->ctx->config, run->dest, pk->tc);
 	return pk->err;
 }
 
@@ -547,10 +342,10 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 	if (pk->err < 0) {
 		if (pk->err == -ENOENT)
 			snprintf(why, sizeof(why), "%s not found",
-			         compiler_name(run->ctx->config, p->kind));
+			         hr_precompile_compiler_name(run->ctx->config, p->kind));
 		else
 			snprintf(why, sizeof(why), "%s unusable: %s",
-			         compiler_name(run->ctx->config, p->kind),
+			         hr_precompile_compiler_name(run->ctx->config, p->kind),
 			         strerror(-pk->err));
 		report(run, p, HR_PRECOMPILE_SKIPPED, why, NULL, 0, 0);
 		return;
@@ -639,7 +434,7 @@ static void pair_build(struct pc_run *run, struct pc_pair *p)
 	                         ctx->config->flags, p->target, &obj, &obj_size,
 	                         &diag);
 	if (r < 0) {
-		snprintf(why, sizeof(why), "%s: %s", kind_name(p->kind),
+		snprintf(why, sizeof(why), "%s: %s", hr_compiler_name(p->kind),
 		         r == -ETIMEDOUT ? "timed out" : "compile failed");
 		goto fail;
 	}
@@ -843,7 +638,7 @@ static void phases(struct pc_run *run)
 {
 	for (int k = 0; k < N_KINDS; k++)
 		if (!run->o->force)
-			run->kinds[k].stamp = stamp_load(run->ctx->config, run->dest,
+			run->kinds[k].stamp = hr_stamp_load(run->ctx->config, run->dest,
 			                                 (enum hr_compiler)k);
 	/* 1: no process spawned for anything settled here. */
 	for (size_t i = 0; i < run->n_pairs; i++) {

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "toolchain.h"
+
 struct hanzo_rocm;
 
 enum hr_precompile_dest {
@@ -85,5 +87,19 @@ void hr_precompile_summary_release(struct hr_precompile_summary *summary);
  */
 int hr_targets_for_precompile(struct hanzo_rocm *ctx, char ***targets,
                               const char **why);
+
+/*
+ * precompile's toolchain stamps (precompile-stamp.c): the toolchain that
+ * <dest>/.toolchain-<kind> remembers when everything it depends on is
+ * unchanged (NULL otherwise), and writing one after a probe.
+ */
+struct hr_config;
+struct hr_toolchain *hr_stamp_load(const struct hr_config *cfg,
+                                   const char *dest, enum hr_compiler k);
+void hr_stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                   const char *dest, const struct hr_toolchain *tc);
+/* The compiler name the configuration gives for kind (hipcc/nvcc). */
+const char *hr_precompile_compiler_name(const struct hr_config *cfg,
+                                        enum hr_compiler k);
 
 #endif

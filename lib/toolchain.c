@@ -323,6 +323,11 @@ static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 	return 0;
 }
 
+const char *hr_compiler_name(enum hr_compiler k)
+{
+	return k == HR_COMPILER_NVCC ? "nvcc" : "hipcc";
+}
+
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
                       struct hr_toolchain **ret)
 {
@@ -377,17 +382,15 @@ void hr_toolchain_free(struct hr_toolchain *tc)
 static const char *rocm_release_for(const char *gfx)
 {
 	static const struct { const char *gfx, *rocm; } table[] = {
-		{ "gfx941", "5.7" }, { "gfx942", "5.7" },
-		{ "gfx1100", "5.4" }, { "gfx1101", "5.4" }, { "gfx1102", "5.4" },
-		{ "gfx1103", "5.5" },
-		{ "gfx1150", "6.2" }, { "gfx1151", "6.2" },
-		{ "gfx1200", "6.3" }, { "gfx1201", "6.3" },
-		{ "gfx950", "6.4" },
+#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, first_rocm },
+#include "targets.def"
+#undef HR_AMD_TARGET
 	};
 
 	for (size_t i = 0; i < HR_ARRAY_SIZE(table); i++)
 		if (strcmp(gfx, table[i].gfx) == 0)
 			return table[i].rocm;
+	/* Generic processors arrived together; one not listed yet is as new. */
 	if (strstr(gfx, "-generic"))
 		return "6.4";
 	return NULL;

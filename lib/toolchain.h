@@ -25,6 +25,8 @@ struct hr_toolchain {
 };
 
 /* -ENOENT when the compiler is not installed (not an error to log loudly). */
+/* "hipcc" or "nvcc". */
+const char *hr_compiler_name(enum hr_compiler k);
 /*
  * The executable a configured compiler name means (PATH, then the vendor
  * directories; an absolute path as is): 0, -ENOENT, -EINVAL (relative path).

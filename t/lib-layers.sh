@@ -13,8 +13,8 @@ sed -e 's/#.*//' "$layers" | awk 'NF >= 3 {
 	for (i = 3; i <= NF; i++) print $i, $2, rank[$1], $1
 }' >"$T/files"
 
-# Every .c and .h is placed exactly once.
-(cd "$lib" && ls ./*.c ./*.h) | sed 's|^\./||' | sort >"$T/have"
+# Every .c, .h and .def is placed exactly once.
+(cd "$lib" && ls ./*.c ./*.h ./*.def) | sed 's|^\./||' | sort >"$T/have"
 awk '{ print $1 }' "$T/files" | sort >"$T/listed"
 comm -23 "$T/have" "$T/listed" >"$T/unplaced"
 [ ! -s "$T/unplaced" ]; ok $? "every lib/ file is in lib/layers$( [ -s "$T/unplaced" ] && printf ' (missing: %s)' "$(tr '\n' ' ' <"$T/unplaced")")"
@@ -23,7 +23,7 @@ comm -13 "$T/have" "$T/listed" >>"$T/dups"
 [ ! -s "$T/dups" ]; ok $? "lib/layers lists each existing file once$( [ -s "$T/dups" ] && printf ' (bad: %s)' "$(tr '\n' ' ' <"$T/dups")")"
 
 # The edges: FILE includes "HEADER" (system headers <...> are not ours).
-for f in $(cat "$T/have"); do
+for f in $(grep -v "\.def$" "$T/have"); do
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f" |
 		while read -r h; do echo "$f $h"; done
 done >"$T/edges"

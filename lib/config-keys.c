@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The configuration keys (layer: config): each key of each section, its
+ * value's grammar and validation, and inih's handler that sets them.  What
+ * a bad value does (error or warning) is config-private.h's PROBLEM.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "config-private.h"
+#include "libhanzo-rocm-private.h"
+#include "target.h"
+#include "util.h"
+
+#define JOBS_MAX 1024
+
+const char *hr_policy_name(enum hr_policy p)
+{
+	switch (p) {
+	case HR_POLICY_READWRITE: return "readwrite";
+	case HR_POLICY_READONLY: return "readonly";
+	case HR_POLICY_OFF: return "off";
+	}
+	return "?";
+}
+
+const char *hr_compile_name(enum hr_compile c)
+{
+	switch (c) {
+	case HR_COMPILE_AUTO: return "auto";
+	case HR_COMPILE_NEVER: return "never";
+	}
+	return "?";
+}
+
+/* ---- value parsers: 0, -EINVAL (bad->value says what), or -ENOMEM ---- */
+
+static int bad_value(struct bad *bad, const char *s, size_t n)
+{
+	free(bad->value);
+	bad->value = strndup(s, n);
+	return bad->value ? -EINVAL : -ENOMEM;
+}
+
+static int parse_target(const char *s, struct bad *bad)
+{
+	if (hr_target_validate(s) < 0)
+		return bad_value(bad, s, strlen(s));
+	return 0;
+}
+
+static int parse_target_list(const char *value, const char *seps, char ***out,
+                             struct bad *bad)
+{
+	char **v = hr_strv_split(value, seps);
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; v[i]; i++) {
+		int r = parse_target(v[i], bad);
+
+		if (r < 0) {
+			hr_strv_free(v);
+			return r;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * "gfx1031:gfx1030" or "gfx90a:xnack+:gfx90a": the source may carry features
+ * (which contain ':' too), so split at the last ':' that starts a target.
+ */
+static int split_map_pair(const char *pair, struct hr_target_map *m,
+                          struct bad *bad)
+{
+	const char *sep = NULL;
+
+	for (const char *p = strchr(pair, ':'); p; p = strchr(p + 1, ':'))
+		if (strncmp(p + 1, "gfx", 3) == 0 || strncmp(p + 1, "sm_", 3) == 0)
+			sep = p;
+	if (!sep || sep == pair)
+		return bad_value(bad, pair, strlen(pair));
+	m->from = strndup(pair, (size_t)(sep - pair));
+	m->to = strdup(sep + 1);
+	if (!m->from || !m->to)
+		return -ENOMEM;
+	if (hr_target_validate(m->from) < 0 || hr_target_validate(m->to) < 0)
+		return bad_value(bad, pair, strlen(pair));
+	return 0;
+}
+
+void hr_config_map_free(struct hr_target_map *map, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(map[i].from);
+		free(map[i].to);
+	}
+	free(map);
+}
+
+static int parse_map(struct parser *p, const char *value, struct bad *bad)
+{
+	char **pairs = hr_strv_split(value, " \t");
+	struct hr_target_map *map;
+	size_t n;
+	int r = 0;
+
+	if (!pairs)
+		return -ENOMEM;
+	n = hr_strv_len(pairs);
+	map = calloc(n ? n : 1, sizeof(*map));
+	if (!map) {
+		hr_strv_free(pairs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n && r == 0; i++)
+		r = split_map_pair(pairs[i], &map[i], bad);
+	hr_strv_free(pairs);
+	if (r < 0) {
+		hr_config_map_free(map, n);
+		return r;
+	}
+	hr_config_map_free(p->cfg->map, p->cfg->n_map);
+	p->cfg->map = map;
+	p->cfg->n_map = n;
+	return 0;
+}
+
+/* An absolute path; trailing slashes dropped ("/" stays "/"). */
+static int parse_abs_path(const char *s, char **out, struct bad *bad)
+{
+	size_t n = strlen(s);
+
+	if (s[0] != '/')
+		return bad_value(bad, s, n);
+	while (n > 1 && s[n - 1] == '/')
+		n--;
+	*out = strndup(s, n);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* A system path from the configuration: validated, then put under root. */
+static int parse_system_path(struct parser *p, const char *s, char **out,
+                             struct bad *bad)
+{
+	char *path;
+	int r = parse_abs_path(s, &path, bad);
+
+	if (r < 0)
+		return r;
+	*out = hr_root_path(p->root, path);
+	free(path);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int parse_system_path_list(struct parser *p, const char *value,
+                                  const char *seps, char ***out, struct bad *bad)
+{
+	char **v = hr_strv_split(value, seps), **res = hr_strv_new();
+	int r = 0;
+
+	if (!v || !res) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; v[i] && r == 0; i++) {
+		char *path;
+
+		r = parse_system_path(p, v[i], &path, bad);
+		if (r == 0) {
+			r = hr_strv_push(&res, path);
+			free(path);
+		}
+	}
+out:
+	hr_strv_free(v);
+	if (r < 0) {
+		hr_strv_free(res);
+		return r;
+	}
+	*out = res;
+	return 0;
+}
+
+/* A compiler: a plain name looked up in PATH, or an absolute path. */
+static int parse_program(const char *s, char **out, struct bad *bad)
+{
+	if (s[0] == '/' ? strstr(s, "/../") != NULL
+	                : (!hr_name_is_safe(s) || strchr(s, ':')))
+		return bad_value(bad, s, strlen(s));
+	*out = strdup(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int parse_names(const char *value, char ***out, struct bad *bad)
+{
+	char **v = hr_strv_split(value, " \t,");
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; v[i]; i++) {
+		if (!hr_name_is_safe(v[i]) || strchr(v[i], ':')) {
+			int r = bad_value(bad, v[i], strlen(v[i]));
+
+			hr_strv_free(v);
+			return r;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+void hr_config_replace_str(char **slot, char *s)
+{
+	free(*slot);
+	*slot = s;
+}
+
+void hr_config_replace_strv(char ***slot, char **v)
+{
+	hr_strv_free(*slot);
+	*slot = v;
+}
+
+/* ---- the keys ---- */
+
+static int set_override(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s = NULL;
+	int r;
+
+	if (*v) {
+		r = parse_target(v, bad);
+		if (r < 0)
+			return r;
+		s = strdup(v);
+		if (!s)
+			return -ENOMEM;
+	}
+	hr_config_replace_str(&p->cfg->override, s);
+	return 0;
+}
+
+static int set_map(struct parser *p, const char *v, struct bad *bad)
+{
+	return parse_map(p, v, bad);
+}
+
+static int set_extra(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = NULL;
+	int r = parse_target_list(v, " \t", &l, bad);
+
+	if (r == 0)
+		hr_config_replace_strv(&p->cfg->extra, l);
+	return r;
+}
+
+static int set_default(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = NULL;
+	int r = parse_target_list(v, " \t", &l, bad);
+
+	if (r == 0)
+		hr_config_replace_strv(&p->cfg->default_targets, l);
+	return r;
+}
+
+static int set_system_dir(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s;
+	int r = parse_system_path(p, v, &s, bad);
+
+	if (r == 0)
+		hr_config_replace_str(&p->cfg->system_dir, s);
+	return r;
+}
+
+/* The user's own directory: never under root; empty = the default. */
+static int set_user_dir(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s = NULL;
+	int r;
+
+	if (*v) {
+		r = parse_abs_path(v, &s, bad);
+		if (r < 0)
+			return r;
+	}
+	hr_config_replace_str(&p->cfg->user_dir, s);
+	return 0;
+}
+
+static int set_site_dirs(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = NULL;
+	int r = parse_system_path_list(p, v, " \t", &l, bad);
+
+	if (r == 0)
+		hr_config_replace_strv(&p->cfg->site_dirs, l);
+	return r;
+}
+
+static int set_policy(struct parser *p, const char *v, struct bad *bad)
+{
+	if (strcmp(v, "readwrite") == 0)
+		p->cfg->policy = HR_POLICY_READWRITE;
+	else if (strcmp(v, "readonly") == 0)
+		p->cfg->policy = HR_POLICY_READONLY;
+	else if (strcmp(v, "off") == 0)
+		p->cfg->policy = HR_POLICY_OFF;
+	else
+		return bad_value(bad, v, strlen(v));
+	return 0;
+}
+
+static int set_compile(struct parser *p, const char *v, struct bad *bad)
+{
+	if (strcmp(v, "auto") == 0)
+		p->cfg->compile = HR_COMPILE_AUTO;
+	else if (strcmp(v, "never") == 0)
+		p->cfg->compile = HR_COMPILE_NEVER;
+	else
+		return bad_value(bad, v, strlen(v));
+	return 0;
+}
+
+static int set_max_size(struct parser *p, const char *v, struct bad *bad)
+{
+	uint64_t size;
+
+	if (hr_parse_size(v, &size) < 0)
+		return bad_value(bad, v, strlen(v));
+	p->cfg->max_size = size;
+	return 0;
+}
+
+static int set_hipcc(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s;
+	int r = parse_program(v, &s, bad);
+
+	if (r == 0)
+		hr_config_replace_str(&p->cfg->hipcc, s);
+	return r;
+}
+
+static int set_nvcc(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s;
+	int r = parse_program(v, &s, bad);
+
+	if (r == 0)
+		hr_config_replace_str(&p->cfg->nvcc, s);
+	return r;
+}
+
+/* Compilers get an argv, never a shell line: no quoting to interpret. */
+static int set_flags(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = hr_strv_split(v, " \t");
+
+	(void)bad;
+	if (!l)
+		return -ENOMEM;
+	hr_config_replace_strv(&p->cfg->flags, l);
+	return 0;
+}
+
+static int set_jobs(struct parser *p, const char *v, struct bad *bad)
+{
+	uint64_t n;
+
+	if (hr_parse_uint(v, JOBS_MAX, &n) < 0)
+		return bad_value(bad, v, strlen(v));
+	p->cfg->jobs = (unsigned)n;
+	return 0;
+}
+
+/* Empty = the built-in default (filled in after all files). */
+static int set_plugin_path(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = NULL;
+	int r;
+
+	if (*v) {
+		r = parse_system_path_list(p, v, " \t:", &l, bad);
+		if (r < 0)
+			return r;
+		if (!l[0]) {
+			hr_strv_free(l);
+			l = NULL;
+		}
+	}
+	hr_config_replace_strv(&p->cfg->plugin_path, l);
+	return 0;
+}
+
+static int set_disable(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = NULL;
+	int r = parse_names(v, &l, bad);
+
+	if (r == 0)
+		hr_config_replace_strv(&p->cfg->disable, l);
+	return r;
+}
+
+static const struct key {
+	const char *section, *name;
+	int (*set)(struct parser *p, const char *value, struct bad *bad);
+	const char *expected;
+} keys[] = {
+	{ "targets", "override", set_override, "one target ID like gfx90a or sm_90, or empty" },
+	{ "targets", "map", set_map, "space-separated FROM:TO target pairs like gfx1031:gfx1030" },
+	{ "targets", "extra", set_extra, "space-separated target IDs like gfx90a sm_90" },
+	{ "targets", "default", set_default, "space-separated target IDs like gfx90a sm_90" },
+	{ "cache", "system_dir", set_system_dir, "an absolute path" },
+	{ "cache", "user_dir", set_user_dir, "an absolute path, or empty for the default" },
+	{ "cache", "site_dirs", set_site_dirs, "space-separated absolute paths" },
+	{ "cache", "policy", set_policy, "readwrite, readonly or off" },
+	{ "cache", "compile", set_compile, "auto or never" },
+	{ "cache", "max_size", set_max_size, "a size like 512M or 1G" },
+	{ "compiler", "hipcc", set_hipcc, "a program name or an absolute path" },
+	{ "compiler", "nvcc", set_nvcc, "a program name or an absolute path" },
+	{ "compiler", "flags", set_flags, "space-separated compiler flags" },
+	{ "compiler", "jobs", set_jobs, "a number from 0 to 1024" },
+	{ "plugins", "path", set_plugin_path, "absolute directories separated by spaces or ':'" },
+	{ "plugins", "disable", set_disable, "space-separated family names" },
+};
+
+int hr_config_handler(void *user, const char *section, const char *name,
+                      const char *value)
+{
+	struct parser *p = user;
+	struct bad bad = { NULL };
+
+	if (p->discover)
+		return 1;
+	for (size_t i = 0; i < HR_ARRAY_SIZE(keys); i++) {
+		const struct key *k = &keys[i];
+		int r;
+
+		if (strcmp(k->section, section) != 0 || strcmp(k->name, name) != 0)
+			continue;
+		r = k->set(p, value, &bad);
+		if (r == -ENOMEM) {
+			p->oom = true;
+		} else if (r < 0) {
+			ERR(p, "%s:%d: invalid value '%s' for %s (expected %s)\n",
+			    p->path, p->line, bad.value ? bad.value : value,
+			    name, k->expected);
+		}
+		free(bad.value);
+		/* Always "success": inih's own error return means syntax only. */
+		return 1;
+	}
+	hr_warn(p->ctx, "%s:%d: unknown key '%s' in [%s]\n", p->path, p->line,
+	        name, section);
+	return 1;
+}

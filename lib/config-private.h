@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What config.c (reading files and the environment) and config-keys.c
+ * (the keys and their values) share: the state of one file's parse and how
+ * a problem is reported (layer: config; included by those two only).
+ */
+#ifndef HR_CONFIG_PRIVATE_H
+#define HR_CONFIG_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf.h"
+#include "libhanzo-rocm-private.h"
+
+/* One file being parsed. */
+struct parser {
+	struct hanzo_rocm *ctx;
+	struct hr_config *cfg;
+	const char *root;       /* normalised, "" = none */
+	const char *path;
+	const char *data;
+	size_t size, pos;
+	int line;               /* of the line last handed to inih */
+	int errors;
+	bool strict;
+	bool oom;
+	bool discover;          /* a pass that only looks for syntax errors */
+	int *bad_lines;         /* syntax errors found so far, ascending */
+	size_t n_bad;
+};
+
+/* A problem with one value: what was wrong (a copy of the offending part). */
+struct bad {
+	char *value;
+};
+
+/*
+ * A problem in the configuration: an error when strict, else a warning for
+ * the administrator (the setting is left out).  Counted either way.
+ */
+#define PROBLEM(ctx, strict, errors, ...)                                     \
+	do {                                                                  \
+		(*(errors))++;                                                \
+		if (strict)                                                   \
+			hr_err((ctx), __VA_ARGS__);                           \
+		else                                                          \
+			hr_warn_admin((ctx), __VA_ARGS__);                    \
+	} while (0)
+#define ERR(p, ...) PROBLEM((p)->ctx, (p)->strict, &(p)->errors, __VA_ARGS__)
+
+/* Problems found outside one file's parse (conf.d, environment). */
+struct tally {
+	bool strict;
+	int errors;
+};
+#define TALLY(ctx, t, ...) PROBLEM((ctx), (t)->strict, &(t)->errors, __VA_ARGS__)
+
+/* inih's handler: sets the key (config-keys.c); always returns 1. */
+int hr_config_handler(void *user, const char *section, const char *name,
+                      const char *value);
+void hr_config_map_free(struct hr_target_map *map, size_t n);
+/* Free what *slot holds and put s (or v) there. */
+void hr_config_replace_str(char **slot, char *s);
+void hr_config_replace_strv(char ***slot, char **v);
+
+#endif
