@@ -12,7 +12,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/target.h lib/target.c \
 	lib/devices.h lib/devices.c \
 	lib/hr-spawn.h lib/spawn.c \
-	lib/toolchain.h lib/toolchain.c \
+	lib/toolchain.h lib/toolchain.c lib/toolchain-compile.c \
 	lib/hr-elf.h lib/elf.c \
 	lib/cache.h lib/cache.c lib/cache-lock.c lib/cache-gc.c \
 	lib/cache-memory.c lib/cache-tiers.c \

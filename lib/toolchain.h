@@ -14,6 +14,9 @@ struct hr_config;
 
 enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC };
 
+/* A compile's time limit unless tc->timeout_s says otherwise. */
+#define HR_COMPILE_TIMEOUT_S 600
+
 struct hr_toolchain {
 	enum hr_compiler kind;
 	char *path;         /* absolute path of the compiler */

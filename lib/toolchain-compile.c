@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Compiling one kernel source for one target (layer: build): a private
+ * temporary directory, the compiler run with a timeout, its diagnostics
+ * filtered, and the code object checked (ELF machine) before it is kept.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hr-spawn.h"
+
+#include "conf.h"
+#include "hr-elf.h"
+#include "libhanzo-rocm-private.h"
+#include "target.h"
+#include "toolchain.h"
+#include "util.h"
+
+#define MAX_DIAG (256 * 1024)
+#define MAX_CODE_OBJECT (512u << 20)
+
+/* ---- compiling ----------------------------------------------------------- */
+
+#define TRACEBACK "Traceback (most recent call last):"
+
+/*
+ * Debian's hipcc runs rocm_agent_enumerator, which dies with a Python
+ * traceback without /dev/kfd even when the compile is fine: drop exactly
+ * that block (from "Traceback" to the exception line) and keep the rest.
+ */
+static char *filter_diag(const char *text)
+{
+	size_t len = strlen(text);
+	char *out = malloc(len + 1), *o = out;
+	const char *p = text;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		const char *end = strchrnul(p, '\n');
+
+		if (strncmp(p, TRACEBACK, sizeof(TRACEBACK) - 1) == 0) {
+			const char *q = *end ? end + 1 : end, *qe;
+			bool ours = false;
+
+			/* indented frames, then the unindented exception line */
+			while (*q == ' ') {
+				qe = strchrnul(q, '\n');
+				if (memmem(q, (size_t)(qe - q), "rocm_agent_enumerator", 21))
+					ours = true;
+				q = *qe ? qe + 1 : qe;
+			}
+			if (ours) {
+				qe = strchrnul(q, '\n');
+				p = *qe ? qe + 1 : qe;
+				continue;
+			}
+		}
+		memcpy(o, p, (size_t)(end - p) + (*end ? 1 : 0));
+		o += (end - p) + (*end ? 1 : 0);
+		p = *end ? end + 1 : end;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int write_source(const char *path, const char *src, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	size_t done = 0;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t k = write(fd, src + done, len - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			r = -errno;
+			break;
+		}
+		done += (size_t)k;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* Removes our private dir and whatever the compiler left in it (bounded depth, no symlink follow). */
+static void remove_tree_at(int dfd, const char *name, int depth)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 8)
+		return;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			remove_tree_at(dirfd(d), de->d_name, depth + 1);
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+static void remove_tmpdir(const char *dir)
+{
+	remove_tree_at(AT_FDCWD, dir, 0);
+}
+
+extern char **environ;
+
+/*
+ * The caller's environment with TMPDIR pointed into our private directory:
+ * hipcc and clang leave temporary directories behind, which then go with it.
+ */
+static char **child_env(const char *dir)
+{
+	char **env = hr_strv_new(), *tmp;
+
+	if (!env || asprintf(&tmp, "TMPDIR=%s", dir) < 0) {
+		hr_strv_free(env);
+		return NULL;
+	}
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "TMPDIR=", 7) != 0 && hr_strv_push(&env, *e) < 0)
+			goto fail;
+	if (hr_strv_push(&env, tmp) < 0)
+		goto fail;
+	free(tmp);
+	return env;
+fail:
+	free(tmp);
+	hr_strv_free(env);
+	return NULL;
+}
+
+static int build_argv(const struct hr_toolchain *tc, const char *target,
+                      const char *const *plugin_flags, char *const *config_flags,
+                      const char *src, const char *out, char ***ret)
+{
+	static char *const default_flags[] = { "-O3", NULL };
+	char **v = hr_strv_new(), arch[HR_TARGET_MAX + 32];
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	if (!config_flags)
+		config_flags = default_flags;
+	if (tc->kind == HR_COMPILER_HIPCC) {
+		const char *pre[] = { tc->path, "-std=c++17", "--cuda-device-only",
+		                      "--no-gpu-bundle-output", NULL };
+
+		snprintf(arch, sizeof(arch), "--offload-arch=%s", target);
+		for (size_t i = 0; pre[i] && r == 0; i++)
+			r = hr_strv_push(&v, pre[i]);
+	} else {
+		snprintf(arch, sizeof(arch), "-arch=%s", target);
+		if (!(r = hr_strv_push(&v, tc->path)))
+			r = hr_strv_push(&v, "-cubin");
+	}
+	if (r == 0)
+		r = hr_strv_push(&v, arch);
+	for (size_t i = 0; plugin_flags && plugin_flags[i] && r == 0; i++)
+		r = hr_strv_push(&v, plugin_flags[i]);
+	for (size_t i = 0; config_flags[i] && r == 0; i++)
+		r = hr_strv_push(&v, config_flags[i]);
+	if (tc->kind == HR_COMPILER_HIPCC && r == 0)
+		r = hr_strv_push(&v, "-c");
+	{
+		const char *post[] = { "-x", tc->kind == HR_COMPILER_HIPCC ? "hip" : "cu",
+		                       src, "-o", out, NULL };
+
+		for (size_t i = 0; post[i] && r == 0; i++)
+			r = hr_strv_push(&v, post[i]);
+	}
+	if (r < 0) {
+		hr_strv_free(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* The compiler said yes: is this an ELF64 code object for the right machine? */
+static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b,
+                           size_t n)
+{
+	unsigned machine;
+
+	if (n < 64 || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2 /* ELFCLASS64 */ ||
+	    b[5] != 1 /* little endian */)
+		return false;
+	machine = b[18] | (unsigned)b[19] << 8;
+	return machine == (tc->kind == HR_COMPILER_HIPCC ? HR_EM_AMDGPU : HR_EM_CUDA);
+}
+
+static char *join_diag(const struct hr_spawn *s, const char *what)
+{
+	char *filtered = filter_diag(s->err ? s->err : ""), *d = NULL;
+	const char *out = s->out && *s->out ? s->out : "";
+
+	if (!filtered)
+		return NULL;
+	if (asprintf(&d, "%s%s%s%s%s", what, *what ? "\n" : "", out,
+	             *out && out[strlen(out) - 1] != '\n' ? "\n" : "", filtered) < 0)
+		d = NULL;
+	free(filtered);
+	return d;
+}
+
+int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
+                         const char *source, size_t source_len,
+                         const char *const *plugin_flags,
+                         char *const *config_flags, const char *target,
+                         void **obj, size_t *obj_size, char **diag)
+{
+	const char *tmp = hr_getenv("TMPDIR");
+	char *dir = NULL, *src = NULL, *out = NULL, **argv = NULL, **env = NULL, what[256] = "";
+	struct hr_spawn s = { 0 };
+	void *data = NULL;
+	size_t size = 0;
+	int r;
+
+	if (diag)
+		*diag = NULL;
+	if (!tc || !tc->path || !source || !obj || !obj_size || hr_target_validate(target) < 0 ||
+	    (hr_target_platform(target) == HR_PLATFORM_AMD) != (tc->kind == HR_COMPILER_HIPCC))
+		return -EINVAL;
+	*obj = NULL;
+	*obj_size = 0;
+	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0)
+		return -ENOMEM;
+	if (!mkdtemp(dir)) { /* mode 0700: the source and object are nobody else's business */
+		r = -errno;
+		hr_err(ctx, "%s: cannot create a temporary directory: %s\n", dir, strerror(-r));
+		free(dir);
+		return r;
+	}
+	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" : "source.cu");
+	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" : "code.cubin");
+	if (!src || !out) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = write_source(src, source, source_len);
+	if (r < 0) {
+		hr_err(ctx, "%s: %s\n", src, strerror(-r));
+		goto out;
+	}
+	r = build_argv(tc, target, plugin_flags, config_flags, src, out, &argv);
+	if (r < 0)
+		goto out;
+	env = child_env(dir);
+	if (!env) {
+		r = -ENOMEM;
+		goto out;
+	}
+	s.argv = argv;
+	s.envp = env;
+	s.timeout_ms = tc->timeout_s == 0 ? HR_COMPILE_TIMEOUT_S * 1000u
+	             : tc->timeout_s > UINT_MAX / 1000u ? UINT_MAX : tc->timeout_s * 1000u;
+	s.max_output = MAX_DIAG;
+	r = hr_spawn_run(&s);
+	if (r == -ETIMEDOUT) {
+		snprintf(what, sizeof(what), "%s: killed after %u s (timeout) compiling for %s",
+		         tc->path, tc->timeout_s, target);
+	} else if (r < 0) {
+		snprintf(what, sizeof(what), "cannot run %s: %s", tc->path, strerror(-r));
+		r = r == -EACCES ? r : -ENOENT;
+	} else if (s.exit_status != 0) {
+		snprintf(what, sizeof(what), "%s failed for %s (exit status %d)",
+		         tc->path, target, s.exit_status);
+		r = -EIO;
+	} else {
+		r = hr_read_file(out, MAX_CODE_OBJECT, &data, &size);
+		if (r < 0) {
+			snprintf(what, sizeof(what), "%s succeeded but wrote no code object: %s",
+			         tc->path, strerror(-r));
+			r = -ENOEXEC;
+		} else if (!code_object_ok(tc, data, size)) {
+			snprintf(what, sizeof(what), "%s wrote something that is not a %s code object",
+			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" : "CUDA");
+			r = -ENOEXEC;
+		}
+	}
+	if (r < 0) {
+		hr_dbg(ctx, "%s\n", what);
+		free(data);
+		if (diag)
+			*diag = s.argv ? join_diag(&s, what) : strdup(what);
+		goto out;
+	}
+	*obj = data;
+	*obj_size = size;
+out:
+	hr_spawn_release(&s);
+	hr_strv_free(argv);
+	hr_strv_free(env);
+	remove_tmpdir(dir);
+	free(src);
+	free(out);
+	free(dir);
+	return r;
+}
