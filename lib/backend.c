@@ -3,6 +3,7 @@
  * The backends of a context (backend.h): the platform -> implementation
  * table and the one open attempt per backend.  Adding a backend is a slot
  * here and a file implementing struct hr_backend_ops.
+ * Layer: backends (lib/layers).
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -3,6 +3,7 @@
  * The code-object cache (DESIGN §5): keys, the entry file format, validation,
  * atomic publish, tiers (memory → system → site → user → compile on miss).
  * The cache knows nothing about GPUs; kernels know nothing about the cache.
+ * Layer: cache (lib/layers).
  */
 #ifndef HR_CACHE_H
 #define HR_CACHE_H

@@ -3,6 +3,7 @@
  * hanzo_rocm_code_object(): the code object of a family for a target, from
  * the memory tier (a hash probe: the hot path), else the first on-disk tier
  * holding a valid entry, else compiled once and published in the user tier.
+ * Layer: cache (lib/layers).
  */
 #include <errno.h>
 #include <stdio.h>

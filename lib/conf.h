@@ -3,6 +3,7 @@
  * Configuration: /etc/hanzo-rocm.conf, then conf.d/NAME.conf in C-locale order
  * (later wins), then the environment.  Everything here is final: system paths
  * already carry the root prefix, defaults are filled in.
+ * Layer: config (lib/layers).
  */
 #ifndef HR_CONFIG_H
 #define HR_CONFIG_H

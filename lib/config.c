@@ -15,6 +15,7 @@
  * "FILE:LINE: message" (or "VARIABLE: message").  Strict loading (config
  * check) fails with -EINVAL; the library's own loading warns and leaves the
  * bad setting out.
+ * Layer: config (lib/layers).
  */
 #include <dirent.h>
 #include <errno.h>

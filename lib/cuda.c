@@ -5,6 +5,7 @@
  * Only the handful of types used are declared here.  Every call runs with the
  * device's primary context pushed, and popped after, so the caller's own
  * current context is left as it was.
+ * Layer: backends (lib/layers).
  */
 #include <dlfcn.h>
 #include <errno.h>

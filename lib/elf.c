@@ -9,6 +9,7 @@
  * NVIDIA: e_machine EM_CUDA; the sm number sits in e_flags bits 0..7 for the
  * old cubin ABI (OS/ABI 0x33 / 0x29) and in bits 8..15 for the one CUDA 12.8+
  * writes (OS/ABI 0x41, ABI version 8: nvcc 13 -arch=sm_90 gives 0x06005a04).
+ * Layer: util (lib/layers).
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -3,6 +3,7 @@
  * The kernel-family plugin ABI of hanzo-rocm.  A plugin is a shared object in
  * $(libdir)/hanzo-rocm/plugins exporting hanzo_rocm_plugin_entry(); it holds
  * data only (its HIP source and kernel table), so it needs no library.
+ * Layer: context (lib/layers).
  */
 #ifndef HANZO_ROCM_PLUGIN_H
 #define HANZO_ROCM_PLUGIN_H

@@ -5,6 +5,7 @@
  * Every function returning int returns 0 (or a count) on success and a
  * negative errno on failure; hanzo_rocm_strerror() turns it into text.
  * A context is thread-safe: one may be shared by all threads of a process.
+ * Layer: context (lib/layers).
  */
 #ifndef HANZO_ROCM_H
 #define HANZO_ROCM_H

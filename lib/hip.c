@@ -4,6 +4,7 @@
  * 5 and 6 are resolved: hipGetDeviceProperties changed its struct in ROCm 6,
  * so device facts come from KFD (lib/target.c), never from HIP.  Every call
  * selects the device and restores the caller's current device afterwards.
+ * Layer: backends (lib/layers).
  */
 #include <dlfcn.h>
 #include <errno.h>

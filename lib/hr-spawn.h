@@ -4,6 +4,7 @@
  * /dev/null, stdout and stderr captured to memory up to a cap, and a timeout
  * after which the child's whole process group is killed (compilers fork
  * helpers: hipcc runs clang, clang runs lld).
+ * Layer: util (lib/layers).
  */
 #ifndef HR_SPAWN_H
 #define HR_SPAWN_H

@@ -3,6 +3,7 @@
  * The context and logging shared by every module of the library.  Modules
  * keep their own state behind the pointers below and initialise it lazily
  * (under ctx->lock) so that hanzo_rocm_new() stays cheap.
+ * Layer: context (lib/layers).
  */
 #ifndef HR_PRIVATE_H
 #define HR_PRIVATE_H

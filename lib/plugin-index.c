@@ -4,7 +4,8 @@
  * listing every candidate plugin with its stat data, checksum and table;
  * a lookup that finds it fresh builds the family table from it without
  * dlopen-ing anything.  The file format, its parser, the freshness check,
- * and cache verify's check of it.
+ * and cache verify's check of it.  (Just over 600 lines: writer and parser
+ * of one format belong side by side.)
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Kernel-family plugins (DESIGN §6): discovery along the plugin path, trust
- * checks, ABI checks, the plugin index and lazy dlopen.
+ * Kernel-family plugins (DESIGN §6, layer: build): discovery along the
+ * plugin path, trust checks, ABI checks and lazy dlopen; the index file is
+ * plugin-index.c.
+ *
+ * Over 600 lines on purpose: the trust checks, the scan that applies them
+ * and the table that hands families out share one candidate structure and
+ * one lock, and splitting the trust sequence (check fd, dlopen by path,
+ * compare inodes) across files would hide the order it depends on.
  *
  * Trust: a plugin runs code in the host the moment it is dlopen-ed, so every
  * check that can be made without running it is made first: the directory and

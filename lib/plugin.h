@@ -3,6 +3,7 @@
  * Kernel-family plugins: discovery along the plugin path, trust checks
  * (ownership, permissions, ELF, ABI), and lazy loading through an index
  * written by precompile so a family's plugin is dlopen-ed on first use only.
+ * Layer: build (lib/layers).
  */
 #ifndef HR_PLUGIN_H
 #define HR_PLUGIN_H

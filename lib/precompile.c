@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * precompile: every (target, family) pair into one cache tier.
+ * precompile (layer: top): every (target, family) pair into one cache tier.
+ * Its target choice is precompile-targets.c, its toolchain stamps
+ * precompile-stamp.c.  Over 600 lines on purpose: the three phases share
+ * one run structure and worker pool, read best in order in one file.
  *
  * Three phases:
  *  1. classify every pair without spawning anything: the destination entry

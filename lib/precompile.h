@@ -7,6 +7,7 @@
  * key matches and its compiler identity equals the one remembered for the
  * compiler binary (a stamp in the destination keyed by the binary's path and
  * stat data).  Only when something must be built is the toolchain probed.
+ * Layer: top (lib/layers).
  */
 #ifndef HR_PRECOMPILE_H
 #define HR_PRECOMPILE_H

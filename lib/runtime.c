@@ -10,6 +10,7 @@
  * map_lock guards the kernel table; dev_lock the device slots (backends
  * are opened by backend.c).  Handles, devices and modules are never freed before the
  * context, so pointers handed out stay valid without reference counts.
+ * Layer: runtime (lib/layers).
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -2,6 +2,7 @@
 /*
  * A process runner for the compilers: posix_spawn (no shell), output captured
  * through pipes with poll, a deadline after which the process group dies.
+ * Layer: util (lib/layers).
  */
 #include <errno.h>
 #include <fcntl.h>

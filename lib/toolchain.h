@@ -3,6 +3,7 @@
  * Compilers: finding hipcc and nvcc, learning their versions and which targets
  * they can build, and running them (argv, no shell, timeout, diagnostics
  * captured).  Only precompile and a compile-on-miss get here.
+ * Layer: build (lib/layers).
  */
 #ifndef HR_TOOLCHAIN_H
 #define HR_TOOLCHAIN_H
