@@ -12,6 +12,7 @@
 
 #include "conf.h"
 #include "libhanzo-rocm-private.h"
+#include "hanzo-rocm-tools.h"
 #include "util.h"
 
 HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
@@ -88,4 +89,9 @@ HR_EXPORT struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx)
 	pthread_rwlock_destroy(&ctx->log_lock);
 	free(ctx);
 	return NULL;
+}
+
+const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx)
+{
+	return ctx->config;
 }

@@ -7,6 +7,7 @@ include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 
 lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/libhanzo-rocm-private.h lib/log.c lib/libhanzo-rocm.c \
+	lib/hanzo-rocm-tools.h \
 	lib/util.h lib/util.c \
 	lib/conf.h lib/config-private.h lib/config.c lib/config-keys.c \
 	lib/target.h lib/target.c \

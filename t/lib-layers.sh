@@ -3,7 +3,8 @@
 # The include graph of lib/, derived from its #include lines, against the
 # layers declared in lib/layers: every file placed, no include of a higher
 # layer, no cycle between units; and no lib/ header shadows a system header
-# (lib/ is on every compile's -I path).
+# (lib/ is on every compile's -I path); the CLI uses only the public
+# headers and hanzo-rocm-tools.h, and no test builds from tools/.
 . "$top_srcdir/t/tap.sh"
 lib="$top_srcdir/lib"
 layers="$lib/layers"
@@ -58,4 +59,19 @@ done
 [ -n "$dirs" ]; ok $? "system include path found"
 [ ! -s "$T/shadow" ]; ok $? "no lib/ header shadows a system header"
 [ -s "$T/shadow" ] && sed 's/^/# /' "$T/shadow"
+
+# The CLI sees the library through the public headers and hanzo-rocm-tools.h
+# only; the tests never reach into tools/.
+for f in "$top_srcdir"/tools/*.c "$top_srcdir"/tools/*.h; do
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
+		while read -r h; do
+			case $h in hanzo-rocm.h|hanzo-rocm-plugin.h|hanzo-rocm-tools.h) continue ;; esac
+			[ -e "$lib/$h" ] && echo "${f##*/} includes lib/$h"
+		done
+done >"$T/tools"
+[ ! -s "$T/tools" ]; ok $? "tools/ includes no private library header but hanzo-rocm-tools.h"
+[ -s "$T/tools" ] && sed 's/^/# /' "$T/tools"
+grep -n 'top_srcdir)/tools\|tools/[a-z-]*\.[ch]' "$top_srcdir"/t/*.mk | grep -v '^[^:]*:[0-9]*:[[:space:]]*#' >"$T/reach" || :
+[ ! -s "$T/reach" ]; ok $? "no test builds from tools/ sources"
+[ -s "$T/reach" ] && sed 's/^/# /' "$T/reach"
 done_testing

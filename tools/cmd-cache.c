@@ -14,12 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 static int tiers_get(struct cli *cli, struct hr_tier_dir **t, size_t *n)
 {
@@ -53,7 +49,7 @@ static bool is_stale(struct hanzo_rocm *ctx, const char *family,
 		return false;
 	hr_cache_key_compute(fam->family, fam->source_sha256,
 	                     (const char *const *)fam->flags,
-	                     ctx->config ? ctx->config->flags : NULL, target, &want);
+	                     hr_tools_config(ctx)->flags, target, &want);
 	return memcmp(want.b, have->b, sizeof(want.b)) != 0;
 }
 
@@ -367,7 +363,7 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 	if (r != EXIT_OK)
 		return r;
 	if (!max_arg)
-		max = cli->ctx->config ? cli->ctx->config->max_size : 0;
+		max = hr_tools_config(cli->ctx)->max_size;
 	user = find_tier(t, n, HR_TIER_USER);
 	if (!user) {
 		printf("no user cache: nothing to do\n");

@@ -7,9 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
 
 /*

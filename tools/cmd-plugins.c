@@ -10,11 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 static void print_table(const struct hr_plugin_status *list, size_t n)
 {
@@ -100,9 +97,9 @@ int cmd_plugins(struct cli *cli, int argc, char **argv)
 		json_begin_object(&j);
 		json_key(&j, "plugin_path");
 		json_begin_array(&j);
-		for (size_t i = 0; ctx->config && ctx->config->plugin_path &&
-		                   ctx->config->plugin_path[i]; i++)
-			json_string(&j, ctx->config->plugin_path[i]);
+		for (size_t i = 0; hr_tools_config(ctx)->plugin_path &&
+		                   hr_tools_config(ctx)->plugin_path[i]; i++)
+			json_string(&j, hr_tools_config(ctx)->plugin_path[i]);
 		json_end_array(&j);
 		print_index(ctx, &j);
 		info_plugins(cli, &j);
@@ -116,7 +113,7 @@ int cmd_plugins(struct cli *cli, int argc, char **argv)
 		return EXIT_FAILED;
 	}
 	if (n == 0) {
-		char *path = ctx->config ? hr_strv_join(ctx->config->plugin_path, ":") : NULL;
+		char *path = hr_strv_join(hr_tools_config(ctx)->plugin_path, ":");
 
 		printf("no plugins found%s%s\n", path ? " in " : "", path ? path : "");
 		free(path);

@@ -10,9 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "precompile.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 #define DIAG_MAX_LINES 60
 

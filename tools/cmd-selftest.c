@@ -17,12 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "hanzo-rocm-tools.h"
 #include "selftest.h"
 #include "tools.h"
-#include "util.h"
 
 struct out {
 	struct json *j;         /* NULL: table */

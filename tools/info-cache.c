@@ -3,9 +3,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cache.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 struct tally {
 	unsigned long long entries, bytes;

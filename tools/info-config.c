@@ -2,10 +2,8 @@
 /* `info` section: the files read and every effective setting. */
 #include <stdlib.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 static void json_strv(struct json *j, const char *key, char *const *v)
 {
@@ -137,10 +135,10 @@ void info_config(struct cli *cli, struct json *j)
 {
 	struct hanzo_rocm *ctx = cli_ctx(cli);
 
-	if (!ctx || !ctx->config)
+	if (!ctx)
 		return;
 	if (j)
-		info_json(ctx->config, j);
+		info_json(hr_tools_config(ctx), j);
 	else
-		info_text(ctx->config);
+		info_text(hr_tools_config(ctx));
 }

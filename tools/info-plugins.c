@@ -10,11 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 static const char *status_word(const struct hr_plugin_status *s)
 {
@@ -58,8 +55,8 @@ void info_plugins(struct cli *cli, struct json *j)
 		hr_plugin_status_free(list, n);
 		return;
 	}
-	if (ctx && ctx->config)
-		path = hr_strv_join(ctx->config->plugin_path, ":");
+	if (ctx)
+		path = hr_strv_join(hr_tools_config(ctx)->plugin_path, ":");
 	printf("Plugins:%s%s\n", path ? " path " : "", path ? path : "");
 	if (r == 0 && n == 0)
 		puts("  none found");

@@ -5,13 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libhanzo-rocm-private.h"
-#include "devices.h"
-#include "precompile.h"
-#include "target.h"
-#include "toolchain.h"
+#include "hanzo-rocm-tools.h"
 #include "tools.h"
-#include "util.h"
 
 static const char *platform_name(enum hr_platform p)
 {

@@ -22,9 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "runtime.h"
+#include "hanzo-rocm-tools.h"
 #include "selftest.h"
 
 #define ROWS 37

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The library's private API for its own tools (the hanzo-rocm CLI in
+ * tools/), as kmod's tools use libkmod-internal.  Not installed, not part
+ * of the ABI: the CLI links the internal convenience library.  Layer: top
+ * (lib/layers); tools/ include this header and the public ones, nothing else
+ * of lib/.  It gives the tools:
+ *
+ *   the effective configuration, read-only   hr_tools_config() (conf.h)
+ *   strict configuration checking             hr_config_load/check_file
+ *   the cache tiers, entries, scan, gc        cache.h
+ *   plugins: scan, index state, families      plugin.h
+ *   devices, targets, toolchains              devices.h target.h toolchain.h
+ *   precompile and its target choice          precompile.h
+ *   device memory, modules, events (selftest) runtime.h
+ *   small helpers (strv, sizes, paths)        util.h
+ *
+ * The context itself (struct hanzo_rocm) stays opaque here.
+ */
+#ifndef HANZO_ROCM_TOOLS_H
+#define HANZO_ROCM_TOOLS_H
+
+#include "hanzo-rocm.h"
+
+#include "cache.h"
+#include "conf.h"
+#include "devices.h"
+#include "plugin.h"
+#include "precompile.h"
+#include "runtime.h"
+#include "target.h"
+#include "toolchain.h"
+#include "util.h"
+
+/* The configuration ctx was created with (never NULL for a live context). */
+const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx);
+
+#endif
