@@ -22,6 +22,7 @@
 
 static char logbuf[16384];
 
+__attribute__((format(printf, 6, 0)))
 static void capture(void *data, int prio, const char *file, int line,
                     const char *fn, const char *fmt, va_list ap)
 {

@@ -31,6 +31,7 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *co90;
 static size_t n90;
 
+__attribute__((format(printf, 6, 0)))
 static void capture(void *data, int prio, const char *file, int line,
                     const char *fn, const char *fmt, va_list ap)
 {

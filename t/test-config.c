@@ -21,6 +21,7 @@
 /* Every message the library logs, one after the other. */
 static char logbuf[65536];
 
+__attribute__((format(printf, 6, 0)))
 static void capture(void *data, int priority, const char *file, int line,
                     const char *fn, const char *format, va_list args)
 {

@@ -27,6 +27,7 @@
 static char logbuf[16384];
 static pthread_mutex_t loglock = PTHREAD_MUTEX_INITIALIZER;
 
+__attribute__((format(printf, 6, 0)))
 static void log_capture(void *data, int prio, const char *file, int line,
                         const char *fn, const char *fmt, va_list ap)
 {

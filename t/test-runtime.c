@@ -34,6 +34,7 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libamdhip64.so\n";
 }
 
+__attribute__((format(printf, 6, 0)))
 static void log_capture(void *data, int prio, const char *file, int line,
                         const char *fn, const char *fmt, va_list ap)
 {

@@ -22,6 +22,7 @@
 
 static char logbuf[16384];
 
+__attribute__((format(printf, 6, 0)))
 static void capture_log(void *data, int priority, const char *file, int line,
                         const char *fn, const char *format, va_list args)
 {
