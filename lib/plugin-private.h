@@ -41,12 +41,11 @@ struct hr_plugins {
 	size_t n_fams;
 };
 
-/* Where to look: from the configuration (or the environment without one). */
+/* Where to look: from the context's configuration. */
 struct settings {
 	char **path;            /* deduplicated, in order */
 	char **disable;         /* sorted */
 	const char *index_dirs[2];
-	char *env_cache_dir;
 };
 
 enum cand_state { CAND_OK, CAND_REJECTED, CAND_DISABLED };

@@ -214,7 +214,6 @@ void hr_plugin_settings_release(struct settings *s)
 {
 	hr_strv_free(s->path);
 	hr_strv_free(s->disable);
-	free(s->env_cache_dir);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -224,46 +223,28 @@ void hr_plugin_settings_release(struct settings *s)
  */
 int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s)
 {
+	/* Every context has its configuration (hanzo_rocm_new loads it). */
 	const struct hr_config *cfg = ctx->config;
-	char **src_path, **src_disable = NULL, **split = NULL;
-	const char *env;
-	int r = -ENOMEM;
 
 	memset(s, 0, sizeof(*s));
-	if (cfg) {
-		src_path = cfg->plugin_path;
-		src_disable = cfg->disable;
-		s->index_dirs[0] = cfg->system_dir;
-		s->index_dirs[1] = cfg->user_dir;
-	} else {
-		env = hr_getenv("HANZO_ROCM_PLUGIN_PATH");
-		split = hr_strv_split(env ? env : HR_PLUGINDIR, ":");
-		if (!split)
-			goto fail;
-		src_path = split;
-		env = hr_getenv("HANZO_ROCM_CACHE_DIR");
-		if (env && !(s->env_cache_dir = strdup(env)))
-			goto fail;
-		s->index_dirs[1] = s->env_cache_dir;
-	}
+	s->index_dirs[0] = cfg->system_dir;
+	s->index_dirs[1] = cfg->user_dir;
 	s->path = hr_strv_new();
-	s->disable = hr_strv_copy(src_disable);
+	s->disable = hr_strv_copy(cfg->disable);
 	if (!s->path || !s->disable)
 		goto fail;
 	/* A directory listed twice would report each plugin as its own duplicate. */
-	for (size_t i = 0; src_path && src_path[i]; i++) {
-		if (hr_strv_contains(s->path, src_path[i]))
+	for (size_t i = 0; cfg->plugin_path && cfg->plugin_path[i]; i++) {
+		if (hr_strv_contains(s->path, cfg->plugin_path[i]))
 			continue;
-		if (hr_strv_push(&s->path, src_path[i]) < 0)
+		if (hr_strv_push(&s->path, cfg->plugin_path[i]) < 0)
 			goto fail;
 	}
 	hr_strv_sort(s->disable);
-	hr_strv_free(split);
 	return 0;
 fail:
-	hr_strv_free(split);
 	hr_plugin_settings_release(s);
-	return r;
+	return -ENOMEM;
 }
 
 /* ---- examining one plugin file ------------------------------------------- */
