@@ -2,7 +2,9 @@
 /*
  * The GPU execution model on the CPU.  Blocks are taken from a shared counter
  * by a pool of workers (the launching thread is worker 0); inside a block
- * every simulated thread runs on a fiber (ucontext) of that worker.
+ * every simulated thread runs on a fiber of that worker: a register switch
+ * of our own on x86-64 (glibc's swapcontext makes a sigprocmask system call
+ * per switch, about 10x the cost), ucontext elsewhere.
  *
  * Fibers start lazily: one fiber runs thread 0, then 1, 2, ... to
  * completion, so a kernel without barriers costs two context switches per
@@ -44,17 +46,57 @@
 #endif
 
 #define STACK_SIZE (256u << 10)     /* per simulated thread; lazily committed */
+
+/* Not with shadow stacks (CET): a stack switch by `ret` would fault. */
+#if defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2)) && !defined(HR_HOST_UCONTEXT)
+#define HR_FAST_SWITCH 1
+/*
+ * hr_host_switch(&save, to): pushes the callee-saved registers and the SSE
+ * and x87 control words, stores the stack pointer in *save, then pops the
+ * same from the stack `to` and returns there.  A new fiber's stack is
+ * prepared by fiber_reset to "return" into hr_host_fiber_entry, which calls
+ * hr_host_fiber_start(r12).
+ */
+void hr_host_switch(void **save, void *to);
+__asm__(
+	".text\n"
+	".globl hr_host_switch\n"
+	".hidden hr_host_switch\n"
+	".type hr_host_switch,@function\n"
+	".p2align 4\n"
+	"hr_host_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tsubq $8, %rsp\n\tstmxcsr (%rsp)\n\tfnstcw 4(%rsp)\n"
+	"\tmovq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n"
+	"\tldmxcsr (%rsp)\n\tfldcw 4(%rsp)\n\taddq $8, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n"
+	".size hr_host_switch, .-hr_host_switch\n"
+	".globl hr_host_fiber_entry\n"
+	".hidden hr_host_fiber_entry\n"
+	".type hr_host_fiber_entry,@function\n"
+	"hr_host_fiber_entry:\n"
+	"\tmovq %r12, %rdi\n\tcall hr_host_fiber_start\n\tud2\n"
+	".size hr_host_fiber_entry, .-hr_host_fiber_entry\n");
+void hr_host_fiber_entry(void);
+void hr_host_fiber_start(void *f);
+#endif
 #define MAX_BLOCK_THREADS 1024u
 
 struct worker;
 
 struct fiber {
+#ifdef HR_FAST_SWITCH
+	void *sp;
+#else
 	ucontext_t uc;
+#endif
 	struct worker *w;
 	struct fiber *next;         /* free list, a group's waiters, the run queue */
 	void *map;                  /* guard page + stack */
 	void *stack;
-	bool busy, fresh;           /* fresh: needs makecontext before use */
+	bool busy, fresh;           /* fresh: needs a new initial frame before use */
+	unsigned color;             /* stack top offset, see fiber_get */
 	void *asan_fake;
 };
 
@@ -76,7 +118,11 @@ struct worker {
 	struct hr_host_pool *pool;
 	pthread_t thread;
 	bool started;
+#ifdef HR_FAST_SWITCH
+	void *sched_sp;
+#else
 	ucontext_t sched;
+#endif
 	const void *sched_bottom;
 	size_t sched_size;
 	void *sched_fake;
@@ -117,7 +163,11 @@ static void to_fiber(struct worker *w, struct fiber *f)
 #ifdef HR_ASAN
 	__sanitizer_start_switch_fiber(&w->sched_fake, f->stack, STACK_SIZE);
 #endif
+#ifdef HR_FAST_SWITCH
+	hr_host_switch(&w->sched_sp, f->sp);
+#else
 	swapcontext(&w->sched, &f->uc);
+#endif
 #ifdef HR_ASAN
 	__sanitizer_finish_switch_fiber(w->sched_fake, NULL, NULL);
 #endif
@@ -130,7 +180,11 @@ static void to_scheduler(struct fiber *f)
 #ifdef HR_ASAN
 	__sanitizer_start_switch_fiber(&f->asan_fake, w->sched_bottom, w->sched_size);
 #endif
+#ifdef HR_FAST_SWITCH
+	hr_host_switch(&f->sp, w->sched_sp);
+#else
 	swapcontext(&f->uc, &w->sched);
+#endif
 #ifdef HR_ASAN
 	/* Worker 0 is whichever thread launches: learn its stack anew. */
 	__sanitizer_finish_switch_fiber(f->asan_fake, &w->sched_bottom, &w->sched_size);
@@ -139,9 +193,9 @@ static void to_scheduler(struct fiber *f)
 
 static void thread_done(struct worker *w, unsigned i, struct fiber *f);
 
-static void fiber_main(unsigned hi, unsigned lo)
+/* A fiber's life: run threads of the current block, park, repeat. */
+static void fiber_run(struct fiber *f)
 {
-	struct fiber *f = (struct fiber *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo);
 	struct worker *w = f->w;
 
 #ifdef HR_ASAN
@@ -177,6 +231,39 @@ static void fiber_main(unsigned hi, unsigned lo)
 	}
 }
 
+#ifdef HR_FAST_SWITCH
+void hr_host_fiber_start(void *f)
+{
+	fiber_run(f);
+}
+
+static void fiber_reset(struct fiber *f)
+{
+	uintptr_t top = ((uintptr_t)f->stack + STACK_SIZE - f->color) & ~(uintptr_t)15;
+	uint64_t *sp = (uint64_t *)(top - 128);     /* 16-byte aligned */
+	unsigned mxcsr;
+	unsigned short fpucw;
+
+#ifdef HR_ASAN
+	ASAN_UNPOISON_MEMORY_REGION(f->stack, STACK_SIZE);
+#endif
+	__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+	__asm__ volatile("fnstcw %0" : "=m"(fpucw));
+	/* What hr_host_switch pops: control words, r15..r12, rbx, rbp, return
+	 * address; the entry then sees the stack aligned as after a call. */
+	memset(sp, 0, 8 * sizeof(*sp));
+	sp[0] = mxcsr | (uint64_t)fpucw << 32;
+	sp[4] = (uint64_t)(uintptr_t)f;             /* r12 */
+	sp[7] = (uint64_t)(uintptr_t)hr_host_fiber_entry;
+	f->sp = sp;
+	f->fresh = false;
+}
+#else
+static void fiber_main(unsigned hi, unsigned lo)
+{
+	fiber_run((struct fiber *)(((uintptr_t)hi << 16 << 16) | (uintptr_t)lo));
+}
+
 static void fiber_reset(struct fiber *f)
 {
 #ifdef HR_ASAN
@@ -185,12 +272,13 @@ static void fiber_reset(struct fiber *f)
 #endif
 	getcontext(&f->uc);
 	f->uc.uc_stack.ss_sp = f->stack;
-	f->uc.uc_stack.ss_size = STACK_SIZE;
+	f->uc.uc_stack.ss_size = STACK_SIZE - f->color;
 	f->uc.uc_link = NULL;
 	makecontext(&f->uc, (void (*)(void))fiber_main, 2,
 	            (unsigned)((uintptr_t)f >> 16 >> 16), (unsigned)(uintptr_t)f);
 	f->fresh = false;
 }
+#endif
 
 static struct fiber *fiber_get(struct worker *w)
 {
@@ -219,6 +307,11 @@ static struct fiber *fiber_get(struct worker *w)
 		f->stack = (char *)f->map + page;
 		f->w = w;
 		f->fresh = true;
+		/*
+		 * Stacks are a fixed size apart, so their tops would all fall in
+		 * the same cache sets: stagger them by whole cache lines.
+		 */
+		f->color = (unsigned)(w->n_fibers % 61) * 64;
 		w->fibers[w->n_fibers++] = f;
 	}
 	if (f->fresh)
