@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "hr-cuda.h"
 #include "hr-hip.h"
+#include "host.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 
@@ -23,7 +24,7 @@ struct be_slot {
 
 struct hr_backends {
 	pthread_mutex_t lock;           /* a leaf: held only around an open */
-	struct be_slot cuda, hip;
+	struct be_slot cuda, hip, host;
 };
 
 static struct hr_backends *backends_get(struct hanzo_rocm *ctx)
@@ -55,6 +56,8 @@ void hr_backends_free(struct hr_backends *bs)
 		hr_cuda_close(bs->cuda.b);
 	if (bs->hip.b)
 		hr_hip_close(bs->hip.b);
+	if (bs->host.b)
+		hr_host_close(bs->host.b);
 	pthread_mutex_destroy(&bs->lock);
 	free(bs);
 }
@@ -66,24 +69,28 @@ int hr_backend_get(struct hanzo_rocm *ctx, int platform,
 	struct be_slot *s;
 	int r;
 
-	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD)
+	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD &&
+	    platform != HR_PLATFORM_HOST)
 		return -EINVAL;
 	bs = backends_get(ctx);
 	if (!bs)
 		return -ENOMEM;
-	s = platform == HR_PLATFORM_NVIDIA ? &bs->cuda : &bs->hip;
+	s = platform == HR_PLATFORM_NVIDIA ? &bs->cuda :
+	    platform == HR_PLATFORM_HOST ? &bs->host : &bs->hip;
 	pthread_mutex_lock(&bs->lock);
 	/* One attempt per context: a missing driver is not retried per call. */
 	if (!s->tried) {
-		s->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &s->b)
-		                                        : hr_hip_open(ctx, &s->b);
+		s->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &s->b) :
+		         platform == HR_PLATFORM_HOST ? hr_host_open(ctx, &s->b)
+		                                      : hr_hip_open(ctx, &s->b);
 		s->tried = true;
 	}
 	r = s->err;
 	pthread_mutex_unlock(&bs->lock);
 	if (r < 0)
 		return r;
-	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops : &hr_hip_ops;
+	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops :
+	       platform == HR_PLATFORM_HOST ? &hr_host_ops : &hr_hip_ops;
 	*b = s->b;
 	return 0;
 }

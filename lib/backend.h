@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The backends of a context (layer: backends, above their implementations
- * lib/cuda.c and lib/hip.c): each opened once, on first use, and kept
+ * lib/cuda.c, lib/hip.c and lib/host-backend.c): each opened once, on first use, and kept
  * until the context is freed.  State hangs off ctx->backends, created with
  * a compare-and-swap; its one lock is a leaf, so devices and the runtime
  * may ask for a backend under any lock of theirs.

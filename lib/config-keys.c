@@ -252,6 +252,64 @@ static int set_map(struct parser *p, const char *v, struct bad *bad)
 	return parse_map(p, v, bad);
 }
 
+/* Host devices: host-w64 / host-w32 only, "none" or empty for none. */
+int hr_config_host_list(const char *v, char ***out)
+{
+	char **l = hr_strv_split(v, ", \t\n");
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; l[i]; i++) {
+		if (strcmp(l[i], "none") == 0 && !l[1])
+			break;
+		if (hr_target_platform(l[i]) != HR_PLATFORM_HOST) {
+			hr_strv_free(l);
+			return -EINVAL;
+		}
+	}
+	if (l[0] && strcmp(l[0], "none") == 0)
+		l[0] = (free(l[0]), NULL);
+	*out = l;
+	return 0;
+}
+
+static int set_host(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l;
+	int r = hr_config_host_list(v, &l);
+
+	if (r == -EINVAL)
+		return bad_value(bad, v, strlen(v));
+	if (r == 0)
+		hr_config_replace_strv(&p->cfg->host, l);
+	return r;
+}
+
+int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
+                       const char *list, const char *what)
+{
+	char **l;
+	int r = hr_config_host_list(list, &l);
+
+	if (r == -EINVAL)
+		hr_err(ctx, "%s: invalid value '%s' (expected host-w64, host-w32 or none)\n",
+		       what, list);
+	if (r == 0)
+		hr_config_replace_strv(&cfg->host, l);
+	return r;
+}
+
+static int set_cxx(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s;
+	int r = parse_program(v, &s, bad);
+
+	if (r == 0)
+		hr_config_replace_str(&p->cfg->cxx, s);
+	return r;
+}
+
 static int set_extra(struct parser *p, const char *v, struct bad *bad)
 {
 	char **l = NULL;
@@ -421,6 +479,7 @@ static const struct key {
 	{ "targets", "map", set_map, "space-separated FROM:TO target pairs like gfx1031:gfx1030" },
 	{ "targets", "extra", set_extra, "space-separated target IDs like gfx90a sm_90" },
 	{ "targets", "default", set_default, "space-separated target IDs like gfx90a sm_90" },
+	{ "targets", "host", set_host, "host-w64, host-w32, both separated by a space, or none" },
 	{ "cache", "system_dir", set_system_dir, "an absolute path" },
 	{ "cache", "user_dir", set_user_dir, "an absolute path, or empty for the default" },
 	{ "cache", "site_dirs", set_site_dirs, "space-separated absolute paths" },
@@ -429,6 +488,7 @@ static const struct key {
 	{ "cache", "max_size", set_max_size, "a size like 512M or 1G" },
 	{ "compiler", "hipcc", set_hipcc, "a program name or an absolute path" },
 	{ "compiler", "nvcc", set_nvcc, "a program name or an absolute path" },
+	{ "compiler", "cxx", set_cxx, "a program name or an absolute path" },
 	{ "compiler", "flags", set_flags, "space-separated compiler flags" },
 	{ "compiler", "jobs", set_jobs, "a number from 0 to 1024" },
 	{ "plugins", "path", set_plugin_path, "absolute directories separated by spaces or ':'" },

@@ -60,6 +60,8 @@ struct tally {
 int hr_config_handler(void *user, const char *section, const char *name,
                       const char *value);
 void hr_config_map_free(struct hr_target_map *map, size_t n);
+/* A host device list ("host-w64,host-w32", "none"): 0, -EINVAL, -ENOMEM. */
+int hr_config_host_list(const char *v, char ***out);
 /* Free what *slot holds and put s (or v) there. */
 void hr_config_replace_str(char **slot, char *s);
 void hr_config_replace_strv(char ***slot, char **v);

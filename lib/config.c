@@ -188,10 +188,11 @@ static struct hr_config *config_new(const char *root)
 	cfg->max_size = UINT64_C(1) << 30;
 	cfg->hipcc = strdup("hipcc");
 	cfg->nvcc = strdup("nvcc");
+	cfg->cxx = strdup("c++");
 	cfg->flags = hr_strv_split("-O3", " ");
 	cfg->disable = hr_strv_new();
 	if (!cfg->root || !cfg->files || !cfg->extra || !cfg->default_targets ||
-	    !cfg->system_dir || !cfg->site_dirs || !cfg->hipcc || !cfg->nvcc ||
+	    !cfg->system_dir || !cfg->site_dirs || !cfg->hipcc || !cfg->nvcc || !cfg->cxx ||
 	    !cfg->flags || !cfg->disable) {
 		hr_config_free(cfg);
 		return NULL;
@@ -214,6 +215,8 @@ void hr_config_free(struct hr_config *cfg)
 	hr_strv_free(cfg->site_dirs);
 	free(cfg->hipcc);
 	free(cfg->nvcc);
+	free(cfg->cxx);
+	hr_strv_free(cfg->host);
 	hr_strv_free(cfg->flags);
 	hr_strv_free(cfg->plugin_path);
 	hr_strv_free(cfg->disable);
@@ -457,6 +460,19 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 		} else if (!(cfg->version_label = strdup(v))) {
 			return -ENOMEM;
 		}
+	}
+	v = hr_getenv("HANZO_ROCM_HOST");
+	if (v) {
+		char **l;
+		int r = hr_config_host_list(v, &l);
+
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			TALLY(ctx, t, "HANZO_ROCM_HOST: invalid value '%s' (expected host-w64, host-w32 or none)\n",
+			      v);
+		else
+			hr_config_replace_strv(&cfg->host, l);
 	}
 	v = hr_getenv("HSA_OVERRIDE_GFX_VERSION");
 	if (v && !(cfg->hsa_override = strdup(v)))

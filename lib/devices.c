@@ -19,6 +19,7 @@
 #include "conf.h"
 #include "devices.h"
 #include "hr-cuda.h"
+#include "host-target.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "util.h"
@@ -456,6 +457,27 @@ assign:
 	}
 }
 
+/* Host devices come last, and only when asked for (never a fallback). */
+static void add_host(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
+                     size_t *n)
+{
+	char *const *host = ctx->config ? ctx->config->host : NULL;
+
+	for (size_t i = 0; host && host[i] && *n < max; i++) {
+		struct hr_device *d = &devs[*n];
+		unsigned wave = hr_host_target_wave(host[i]);
+
+		if (!wave)
+			continue;
+		*d = (struct hr_device){ .platform = HR_PLATFORM_HOST,
+		                         .ordinal = wave == 64 ? 0 : 1 };
+		snprintf(d->detected, sizeof(d->detected), "%s", host[i]);
+		snprintf(d->target, sizeof(d->target), "%s", host[i]);
+		snprintf(d->name, sizeof(d->name), "CPU (wave %u)", wave);
+		(*n)++;
+	}
+}
+
 static int detect(struct hanzo_rocm *ctx, struct hr_devices **ret)
 {
 	struct hr_devices *d;
@@ -472,6 +494,7 @@ static int detect(struct hanzo_rocm *ctx, struct hr_devices **ret)
 	}
 	detect_nvidia(ctx, d->dev + n_amd, MAX_DEVICES - n_amd, &n_nv);
 	d->n = n_amd + n_nv;
+	add_host(ctx, d->dev, MAX_DEVICES, &d->n);
 	apply_precedence(ctx, d->dev, d->n);
 	*ret = d;
 	return 0;

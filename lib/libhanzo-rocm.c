@@ -51,6 +51,8 @@ HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
 
 	/* Lenient: a bad setting is reported and left out, not fatal. */
 	r = hr_config_load(ctx, o.root, o.config, false, &ctx->config);
+	if (r == 0 && o.host)
+		r = hr_config_set_host(ctx, ctx->config, o.host, "options.host");
 	if (r < 0) {
 		hanzo_rocm_unref(ctx);
 		return r;

@@ -121,7 +121,8 @@ static char *stamp_head(const struct hr_config *cfg, const char *exe)
 
 const char *hr_precompile_compiler_name(const struct hr_config *cfg, enum hr_compiler k)
 {
-	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc : cfg->hipcc;
+	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc :
+	                k == HR_COMPILER_CXX ? cfg->cxx : cfg->hipcc;
 
 	return n && *n ? n : hr_compiler_name(k);
 }

@@ -37,7 +37,7 @@
 #include "toolchain.h"
 #include "util.h"
 
-#define N_KINDS 2
+#define N_KINDS 3       /* enum hr_compiler: hipcc, nvcc, cxx */
 
 struct pc_pair {
 	const char *target;             /* in run->targets */
@@ -607,8 +607,7 @@ static int pairs_make(struct pc_run *run, struct hr_family **fams, size_t n_fams
 
 			p->target = run->targets[t];
 			p->fam = fams[f];
-			p->kind = hr_target_platform(p->target) == HR_PLATFORM_NVIDIA
-			                  ? HR_COMPILER_NVCC : HR_COMPILER_HIPCC;
+			p->kind = hr_compiler_for(hr_target_platform(p->target));
 			hr_cache_key_compute(p->fam->family, p->fam->source_sha256,
 			                     (const char *const *)p->fam->flags,
 			                     cfg->flags, p->target, &p->key);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host-target.h"
 #include "target.h"
 #include "util.h"
 
@@ -81,7 +82,7 @@ int hr_target_validate(const char *t)
 
 	if (!t || !hr_name_is_safe(t) || (len = strlen(t)) >= HR_TARGET_MAX)
 		return -EINVAL;
-	if (nv_target_ok(t))
+	if (nv_target_ok(t) || hr_host_target_wave(t))
 		return 0;
 	colon = strchr(t, ':');
 	if (!amd_processor_ok(t, colon ? (size_t)(colon - t) : len))
@@ -93,6 +94,8 @@ enum hr_platform hr_target_platform(const char *t)
 {
 	if (hr_target_validate(t) < 0)
 		return HR_PLATFORM_NONE;
+	if (hr_host_target_wave(t))
+		return HR_PLATFORM_HOST;
 	return t[0] == 's' ? HR_PLATFORM_NVIDIA : HR_PLATFORM_AMD;
 }
 

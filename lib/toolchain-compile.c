@@ -19,6 +19,7 @@
 #include "hr-spawn.h"
 
 #include "conf.h"
+#include "host-target.h"
 #include "hr-elf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
@@ -165,6 +166,23 @@ static int build_argv(const struct hr_toolchain *tc, const char *target,
 		return -ENOMEM;
 	if (!config_flags)
 		config_flags = default_flags;
+	if (tc->kind == HR_COMPILER_CXX) {
+		/* Fixed flags (they are the cache key's): GPU flags mean nothing here. */
+		const char *const *hf = hr_host_compile_flags(target);
+		const char *post[] = { "-x", "c++", src, "-o", out, NULL };
+
+		r = hf ? hr_strv_push(&v, tc->path) : -EINVAL;
+		for (size_t i = 0; hf && hf[i] && r == 0; i++)
+			r = hr_strv_push(&v, hf[i]);
+		for (size_t i = 0; post[i] && r == 0; i++)
+			r = hr_strv_push(&v, post[i]);
+		if (r < 0) {
+			hr_strv_free(v);
+			return r;
+		}
+		*ret = v;
+		return 0;
+	}
 	if (tc->kind == HR_COMPILER_HIPCC) {
 		const char *pre[] = { tc->path, "-std=c++17", "--cuda-device-only",
 		                      "--no-gpu-bundle-output", NULL };
@@ -210,6 +228,8 @@ static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b
 	    b[5] != 1 /* little endian */)
 		return false;
 	machine = b[18] | (unsigned)b[19] << 8;
+	if (tc->kind == HR_COMPILER_CXX)   /* a shared object (ET_DYN) for this CPU */
+		return machine == hr_host_elf_machine() && (b[16] | b[17] << 8) == 3;
 	return machine == (tc->kind == HR_COMPILER_HIPCC ? HR_EM_AMDGPU : HR_EM_CUDA);
 }
 
@@ -243,7 +263,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	if (diag)
 		*diag = NULL;
 	if (!tc || !tc->path || !source || !obj || !obj_size || hr_target_validate(target) < 0 ||
-	    (hr_target_platform(target) == HR_PLATFORM_AMD) != (tc->kind == HR_COMPILER_HIPCC))
+	    hr_compiler_for(hr_target_platform(target)) != tc->kind)
 		return -EINVAL;
 	*obj = NULL;
 	*obj_size = 0;
@@ -255,8 +275,10 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 		free(dir);
 		return r;
 	}
-	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" : "source.cu");
-	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" : "code.cubin");
+	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" :
+	                   tc->kind == HR_COMPILER_CXX ? "source.cpp" : "source.cu");
+	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" :
+	                   tc->kind == HR_COMPILER_CXX ? "code.so" : "code.cubin");
 	if (!src || !out) {
 		r = -ENOMEM;
 		goto out;
@@ -298,7 +320,8 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 			r = -ENOEXEC;
 		} else if (!code_object_ok(tc, data, size)) {
 			snprintf(what, sizeof(what), "%s wrote something that is not a %s code object",
-			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" : "CUDA");
+			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" :
+			         tc->kind == HR_COMPILER_CXX ? "host" : "CUDA");
 			r = -ENOEXEC;
 		}
 	}

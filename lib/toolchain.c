@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Compilers (layer: build): finding hipcc/nvcc, their versions and
+ * Compilers (layer: build): finding hipcc/nvcc/c++, their versions and
  * buildable targets.  Compiling one source is toolchain-compile.c.
  * Only precompile and compile-on-miss come here; nothing on a hot path.
  */
@@ -19,6 +19,7 @@
 #include "hr-spawn.h"
 
 #include "conf.h"
+#include "host-target.h"
 #include "hr-elf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
@@ -46,7 +47,9 @@ int hr_toolchain_locate(const char *name, enum hr_compiler kind, char **ret)
 {
 	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
 	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
-	const char *const *extra_dirs = kind == HR_COMPILER_HIPCC ? amd_dirs : nv_dirs;
+	static const char *const no_dirs[] = { NULL };
+	const char *const *extra_dirs = kind == HR_COMPILER_HIPCC ? amd_dirs :
+	                                kind == HR_COMPILER_CXX ? no_dirs : nv_dirs;
 	const char *path_env = hr_getenv("PATH");
 	char **dirs;
 	int r = -ENOENT;
@@ -320,9 +323,37 @@ static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 	return 0;
 }
 
+/* The system C++ compiler: "c++ (Debian 12.2.0-14) 12.2.0" -> 12.2.0. */
+static int init_cxx(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
+{
+	char *text = NULL, *nl, *sp;
+	int k;
+
+	if (probe(ctx, tc->path, "--version", false, &text) < 0)
+		return -ENOENT;
+	nl = strchr(text, '\n');
+	if (nl)
+		*nl = '\0';
+	sp = strrchr(text, ' ');
+	tc->version = strdup(sp ? sp + 1 : text);
+	k = asprintf(&tc->identity, "%s", text);
+	free(text);
+	if (k < 0 || !tc->version) {
+		tc->identity = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 const char *hr_compiler_name(enum hr_compiler k)
 {
-	return k == HR_COMPILER_NVCC ? "nvcc" : "hipcc";
+	return k == HR_COMPILER_NVCC ? "nvcc" : k == HR_COMPILER_CXX ? "cxx" : "hipcc";
+}
+
+enum hr_compiler hr_compiler_for(int platform)
+{
+	return platform == HR_PLATFORM_NVIDIA ? HR_COMPILER_NVCC
+	     : platform == HR_PLATFORM_HOST ? HR_COMPILER_CXX : HR_COMPILER_HIPCC;
 }
 
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
@@ -338,6 +369,8 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 	*ret = NULL;
 	if (kind == HR_COMPILER_HIPCC)
 		name = cfg && cfg->hipcc ? cfg->hipcc : "hipcc";
+	else if (kind == HR_COMPILER_CXX)
+		name = cfg && cfg->cxx ? cfg->cxx : "c++";
 	else
 		name = cfg && cfg->nvcc ? cfg->nvcc : "nvcc";
 	tc = calloc(1, sizeof(*tc));
@@ -351,7 +384,8 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 	if (r == -ENOENT)
 		hr_dbg(ctx, "%s: not found\n", name);
 	if (r == 0)
-		r = kind == HR_COMPILER_HIPCC ? init_hipcc(ctx, tc) : init_nvcc(ctx, tc);
+		r = kind == HR_COMPILER_HIPCC ? init_hipcc(ctx, tc) :
+		    kind == HR_COMPILER_CXX ? init_cxx(ctx, tc) : init_nvcc(ctx, tc);
 	if (r < 0) {
 		hr_toolchain_free(tc);
 		return r;
@@ -461,6 +495,13 @@ int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
 		snprintf(reason, n, "invalid target '%s'", target ? target : "(null)");
 		return -EINVAL;
 	}
+	if (p == HR_PLATFORM_HOST || tc->kind == HR_COMPILER_CXX) {
+		if (p == HR_PLATFORM_HOST && tc->kind == HR_COMPILER_CXX && hr_host_elf_machine())
+			return 0;
+		snprintf(reason, n, p == HR_PLATFORM_HOST ? "%s is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU"
+		                                          : "%s is a GPU target: a C++ compiler builds only host-w64 and host-w32", generic);
+		return -ENOTSUP;
+	}
 	if (p == HR_PLATFORM_AMD && tc->kind != HR_COMPILER_HIPCC) {
 		snprintf(reason, n, "%s is an AMD target: needs hipcc", generic);
 		return -ENOTSUP;
@@ -489,7 +530,9 @@ int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets)
 	if (!tc || !targets)
 		return -EINVAL;
 	*targets = NULL;
-	if (tc->kind == HR_COMPILER_NVCC) {
+	if (tc->kind == HR_COMPILER_CXX) {
+		v = hr_strv_split("host-w32 host-w64", " ");
+	} else if (tc->kind == HR_COMPILER_NVCC) {
 		if (!tc->gpu_codes)
 			return -ENODATA;
 		v = hr_strv_copy(tc->gpu_codes);

@@ -13,7 +13,10 @@
 struct hanzo_rocm;
 struct hr_config;
 
-enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC };
+enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC, HR_COMPILER_CXX /* host backend */ };
+
+/* The compiler that builds code objects for a platform (enum hr_platform). */
+enum hr_compiler hr_compiler_for(int platform);
 
 /* A compile's time limit unless tc->timeout_s says otherwise. */
 #define HR_COMPILE_TIMEOUT_S 600
