@@ -6,13 +6,16 @@
  * compiles unchanged with
  *   hipcc -std=c++17 --cuda-device-only --offload-arch=gfxNNN -x hip   (AMD)
  *   nvcc  -cubin -arch=sm_NN -x cu                                       (NVIDIA)
+ *   c++ -std=c++17 -shared -fPIC -DHR_HOST -DHR_HOST_WAVE=64|32 -x c++ (host)
  * HIP's own NVIDIA headers do not build with CUDA 13, so on nvcc we use
  * plain CUDA spellings and never include the hip headers; f16/bf16 are our own
  * 16-bit storage types, so no cuda_fp16.h / hip_fp16.h either.
  *
  * The plugin build inlines this file into each family's source (so the
  * cache key covers it): keep it self-contained, only <stdint.h>/<stddef.h>
- * and the HIP runtime header as system includes.
+ * and the HIP runtime header as system includes (hr-host.h, inlined too,
+ * adds the C and C++ library headers the host build needs).
+ * Dynamic shared memory: HR_DYNAMIC_SHARED(type, name) in the kernel body.
  *
  * Conventions (see KERNELS.md):
  *  - entry points: extern "C" __global__ void <op>_<dtype>(...)
@@ -28,13 +31,16 @@
 #ifndef HR_KERNEL_H
 #define HR_KERNEL_H
 
-#if defined(__HIP__) || defined(__HIPCC__)
+#if defined(HR_HOST)
+/* The host backend: the system C++ compiler, see hr-host.h. */
+#include "hr-host.h"
+#elif defined(__HIP__) || defined(__HIPCC__)
 #define HR_HIP 1
 #include <hip/hip_runtime.h>
 #elif defined(__CUDACC__)
 #define HR_CUDA 1
 #else
-#error "hr-kernel.h: compile with hipcc (-x hip) or nvcc (-x cu)"
+#error "hr-kernel.h: compile with hipcc (-x hip), nvcc (-x cu) or -DHR_HOST (host backend)"
 #endif
 
 #include <stddef.h>
@@ -59,6 +65,12 @@
 /* Layouts                                                              */
 /* ------------------------------------------------------------------ */
 #define HR_MAX_DIMS 8
+
+#ifdef HR_HOST
+#define HR_DYNAMIC_SHARED(type, name) HR_HOST_DYNAMIC_SHARED(type, name)
+#else
+#define HR_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif
 
 /*
  * v[0..8) dims, v[8..16) strides of operand 0, v[16..24) of operand 1,
@@ -300,7 +312,7 @@ HR_DEVICE void hr_fill_contiguous(uint64_t n, T *buf, T value)
 /* The wave size of the running device: 64 (GCN/CDNA) or 32 (RDNA, NVIDIA). */
 HR_DEVICE int hr_wave_size(void)
 {
-#ifdef HR_HIP
+#if defined(HR_HIP) || defined(HR_HOST)
 	return warpSize;
 #else
 	return 32;
@@ -309,7 +321,7 @@ HR_DEVICE int hr_wave_size(void)
 
 HR_DEVICE int hr_lane_id(void)
 {
-#ifdef HR_HIP
+#if defined(HR_HIP) || defined(HR_HOST)
 	return (int)__lane_id();
 #else
 	unsigned int lane;
@@ -323,7 +335,7 @@ HR_DEVICE int hr_lane_id(void)
 template <typename T>
 HR_DEVICE T hr_shfl_xor(T v, int lane_mask, int width)
 {
-#ifdef HR_HIP
+#if defined(HR_HIP) || defined(HR_HOST)
 	return __shfl_xor(v, lane_mask, width);
 #else
 	return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
@@ -333,7 +345,7 @@ HR_DEVICE T hr_shfl_xor(T v, int lane_mask, int width)
 template <typename T>
 HR_DEVICE T hr_shfl_down(T v, unsigned int delta, int width)
 {
-#ifdef HR_HIP
+#if defined(HR_HIP) || defined(HR_HOST)
 	return __shfl_down(v, delta, width);
 #else
 	return __shfl_down_sync(0xffffffffu, v, delta, width);
@@ -343,7 +355,7 @@ HR_DEVICE T hr_shfl_down(T v, unsigned int delta, int width)
 template <typename T>
 HR_DEVICE T hr_shfl(T v, int src_lane, int width)
 {
-#ifdef HR_HIP
+#if defined(HR_HIP) || defined(HR_HOST)
 	return __shfl(v, src_lane, width);
 #else
 	return __shfl_sync(0xffffffffu, v, src_lane, width);
@@ -412,7 +424,9 @@ struct hr_bf16 {
 /* IEEE half <-> float in hardware, round-to-nearest-even. */
 HR_DEVICE float hr_f16_to_f32(hr_f16 h)
 {
-#ifdef HR_HIP
+#if defined(HR_HOST)
+	return hr_host_f16_to_f32(h.bits);
+#elif defined(HR_HIP)
 	union { uint16_t u; _Float16 h; } c;
 	c.u = h.bits;
 	return (float)c.h;
@@ -426,7 +440,9 @@ HR_DEVICE float hr_f16_to_f32(hr_f16 h)
 HR_DEVICE hr_f16 hr_f32_to_f16(float f)
 {
 	hr_f16 r;
-#ifdef HR_HIP
+#if defined(HR_HOST)
+	r.bits = hr_host_f32_to_f16(f);
+#elif defined(HR_HIP)
 	union { uint16_t u; _Float16 h; } c;
 	c.h = (_Float16)f;
 	r.bits = c.u;

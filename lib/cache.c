@@ -33,6 +33,7 @@
 #include "cache.h"
 #include "conf.h"
 #include "elf.h"
+#include "host.h"
 #include "libhanzo-rocm-private.h"
 #include "util.h"
 
@@ -159,8 +160,14 @@ void hr_cache_key_compute(const char *family, const uint8_t source_sha256[32],
                           struct hr_cache_key *key)
 {
 	static const uint8_t zero[32];
+	const char *const *host_flags = hr_host_compile_flags(target);
 	struct sha256_ctx c;
 
+	/* Host code objects are built with fixed flags (GPU flags are ignored). */
+	if (host_flags) {
+		plugin_flags = NULL;
+		config_flags = (char *const *)host_flags;
+	}
 	sha256_init(&c);
 	key_str(&c, "hanzo-rocm-cache-v1");
 	key_str(&c, family);

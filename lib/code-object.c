@@ -285,12 +285,12 @@ static int compile_on_miss(struct lookup *l, const void **data, size_t *size,
 		       strerror(-r));
 		return r;
 	}
-	r = hr_toolchain_find(l->ctx, platform == HR_PLATFORM_NVIDIA ?
-	                      HR_COMPILER_NVCC : HR_COMPILER_HIPCC, &tc);
+	r = hr_toolchain_find(l->ctx, hr_compiler_for(platform), &tc);
 	if (r < 0) {
 		hr_err(l->ctx, "no code object for %s on %s is cached and no %s "
 		       "compiler was found to build it\n", l->family, l->target,
-		       platform == HR_PLATFORM_NVIDIA ? "nvcc" : "hipcc");
+		       platform == HR_PLATFORM_NVIDIA ? "nvcc" :
+		       platform == HR_PLATFORM_HOST ? "C++ ([compiler] cxx)" : "hipcc");
 		return r;
 	}
 	r = hr_toolchain_can_build(tc, l->target, reason, sizeof(reason));

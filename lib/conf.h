@@ -29,6 +29,7 @@ struct hr_config {
 	size_t n_map;
 	char **extra;
 	char **default_targets;
+	char **host;                /* host devices (host-w64, host-w32): option > env > config */
 
 	/* [cache] */
 	char *system_dir;           /* root-prefixed */
@@ -41,6 +42,7 @@ struct hr_config {
 	/* [compiler] */
 	char *hipcc;                /* as configured: a name searched in PATH or a path */
 	char *nvcc;
+	char *cxx;                  /* host backend: the system C++ compiler */
 	char **flags;
 	unsigned jobs;              /* 0 = online CPUs */
 
@@ -67,6 +69,14 @@ void hr_config_free(struct hr_config *cfg);
 
 /* Parse one file strictly for `hanzo-rocm config check`; 0 or -EINVAL. */
 int hr_config_check_file(struct hanzo_rocm *ctx, const char *path);
+
+/*
+ * Host devices from a list like "host-w64,host-w32" (commas or spaces;
+ * "none" or empty = none), replacing cfg->host; -EINVAL logged naming
+ * what (the option or variable) and the bad value.
+ */
+int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
+                       const char *list, const char *what);
 
 const char *hr_policy_name(enum hr_policy p);
 const char *hr_compile_name(enum hr_compile c);

@@ -287,6 +287,66 @@ static int set_map(struct parser *p, const char *v, struct bad *bad)
 	return parse_map(p, v, bad);
 }
 
+/* Host devices: host-w64 / host-w32 only, "none" or empty for none. */
+static int parse_host_list(const char *v, char ***out)
+{
+	char **l = hr_strv_split(v, ", \t\n");
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; l[i]; i++) {
+		if (strcmp(l[i], "none") == 0 && !l[1])
+			break;
+		if (hr_target_platform(l[i]) != HR_PLATFORM_HOST) {
+			hr_strv_free(l);
+			return -EINVAL;
+		}
+	}
+	if (l[0] && strcmp(l[0], "none") == 0)
+		l[0] = (free(l[0]), NULL);
+	*out = l;
+	return 0;
+}
+
+static int set_host(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l;
+	int r = parse_host_list(v, &l);
+
+	if (r == -EINVAL)
+		return bad_value(bad, v, strlen(v));
+	if (r == 0)
+		replace_strv(&p->cfg->host, l);
+	return r;
+}
+
+int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
+                       const char *list, const char *what)
+{
+	char **l;
+	int r = parse_host_list(list, &l);
+
+	if (r == -EINVAL)
+		hr_err(ctx, "%s: invalid value '%s' (expected host-w64, host-w32 or none)\n",
+		       what, list);
+	if (r == 0) {
+		hr_strv_free(cfg->host);
+		cfg->host = l;
+	}
+	return r;
+}
+
+static int set_cxx(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s;
+	int r = parse_program(v, &s, bad);
+
+	if (r == 0)
+		replace_str(&p->cfg->cxx, s);
+	return r;
+}
+
 static int set_extra(struct parser *p, const char *v, struct bad *bad)
 {
 	char **l = NULL;
@@ -456,6 +516,7 @@ static const struct key {
 	{ "targets", "map", set_map, "space-separated FROM:TO target pairs like gfx1031:gfx1030" },
 	{ "targets", "extra", set_extra, "space-separated target IDs like gfx90a sm_90" },
 	{ "targets", "default", set_default, "space-separated target IDs like gfx90a sm_90" },
+	{ "targets", "host", set_host, "host-w64, host-w32, both separated by a space, or none" },
 	{ "cache", "system_dir", set_system_dir, "an absolute path" },
 	{ "cache", "user_dir", set_user_dir, "an absolute path, or empty for the default" },
 	{ "cache", "site_dirs", set_site_dirs, "space-separated absolute paths" },
@@ -464,6 +525,7 @@ static const struct key {
 	{ "cache", "max_size", set_max_size, "a size like 512M or 1G" },
 	{ "compiler", "hipcc", set_hipcc, "a program name or an absolute path" },
 	{ "compiler", "nvcc", set_nvcc, "a program name or an absolute path" },
+	{ "compiler", "cxx", set_cxx, "a program name or an absolute path" },
 	{ "compiler", "flags", set_flags, "space-separated compiler flags" },
 	{ "compiler", "jobs", set_jobs, "a number from 0 to 1024" },
 	{ "plugins", "path", set_plugin_path, "absolute directories separated by spaces or ':'" },
@@ -652,10 +714,11 @@ static struct hr_config *config_new(const char *root)
 	cfg->max_size = UINT64_C(1) << 30;
 	cfg->hipcc = strdup("hipcc");
 	cfg->nvcc = strdup("nvcc");
+	cfg->cxx = strdup("c++");
 	cfg->flags = hr_strv_split("-O3", " ");
 	cfg->disable = hr_strv_new();
 	if (!cfg->root || !cfg->files || !cfg->extra || !cfg->default_targets ||
-	    !cfg->system_dir || !cfg->site_dirs || !cfg->hipcc || !cfg->nvcc ||
+	    !cfg->system_dir || !cfg->site_dirs || !cfg->hipcc || !cfg->nvcc || !cfg->cxx ||
 	    !cfg->flags || !cfg->disable) {
 		hr_config_free(cfg);
 		return NULL;
@@ -678,6 +741,8 @@ void hr_config_free(struct hr_config *cfg)
 	hr_strv_free(cfg->site_dirs);
 	free(cfg->hipcc);
 	free(cfg->nvcc);
+	free(cfg->cxx);
+	hr_strv_free(cfg->host);
 	hr_strv_free(cfg->flags);
 	hr_strv_free(cfg->plugin_path);
 	hr_strv_free(cfg->disable);
@@ -929,6 +994,9 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 			return -ENOMEM;
 		}
 	}
+	v = hr_getenv("HANZO_ROCM_HOST");
+	if (v && hr_config_set_host(ctx, cfg, v, "HANZO_ROCM_HOST") < 0)
+		(*errors)++;
 	v = hr_getenv("HSA_OVERRIDE_GFX_VERSION");
 	if (v && !(cfg->hsa_override = strdup(v)))
 		return -ENOMEM;

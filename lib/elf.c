@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "elf.h"
+#include "host.h"
 #include "util.h"
 
 #define EHDR_SIZE 64
@@ -172,7 +173,11 @@ static int elf_processor(const struct elf *e, char *buf, size_t n)
 		k = snprintf(buf, n, "sm_%u", cuda_sm(e));
 		break;
 	default:
-		return -ENOEXEC;
+		/* A host code object does not say its wave size: name the CPU only. */
+		if (e->machine != hr_host_elf_machine() || !e->machine)
+			return -ENOEXEC;
+		k = snprintf(buf, n, "host");
+		break;
 	}
 	return k < 0 || (size_t)k >= n ? -ENOSPC : 0;
 }
@@ -267,6 +272,20 @@ int hr_elf_check(const void *data, size_t size, const char *target,
 	r = elf_open(&e, data, size, why, n);
 	if (r < 0)
 		return r;
+	if (hr_host_target_wave(target)) {
+		/* Host code object: a shared object for the CPU this library runs on. */
+		if (e.machine != hr_host_elf_machine() || !e.machine) {
+			WHY("ELF machine %u is not this CPU's (%u) for %s", e.machine,
+			    hr_host_elf_machine(), target);
+			return -ENOEXEC;
+		}
+		if (rd16(e.d + 16) != 3 /* ET_DYN */) {
+			WHY("host code object for %s is not a shared object (ELF type %u)",
+			    target, rd16(e.d + 16));
+			return -ENOEXEC;
+		}
+		return 0;
+	}
 	switch (e.machine) {
 	case HR_EM_AMDGPU:
 		return check_amd(&e, target, why, n);

@@ -37,6 +37,11 @@ struct hanzo_rocm_options {
 	hanzo_rocm_log_fn log_fn; /* receives messages from the very first one on */
 	void *log_data;
 	int log_priority;       /* 0 = default (silent unless $HANZO_ROCM_LOG) */
+	/*
+	 * Host (CPU) devices to add after the GPUs, e.g. "host-w64 host-w32";
+	 * NULL = $HANZO_ROCM_HOST, else [targets] host, else none.
+	 */
+	const char *host;
 };
 
 /* Reads the configuration; an invalid one fails with -EINVAL (logged). */
@@ -59,6 +64,7 @@ const char *hanzo_rocm_strerror(int err);
 enum hanzo_rocm_platform {
 	HANZO_ROCM_PLATFORM_AMD = 1,
 	HANZO_ROCM_PLATFORM_NVIDIA = 2,
+	HANZO_ROCM_PLATFORM_HOST = 3,   /* the CPU, opt-in: see options.host */
 };
 int hanzo_rocm_device_count(struct hanzo_rocm *ctx);
 /* Effective target after overrides, e.g. "gfx90a" or "sm_90"; owned by ctx. */

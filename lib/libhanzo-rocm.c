@@ -85,6 +85,8 @@ HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
 	ctx->log_priority = env_prio ? env_prio : o.log_priority;
 
 	r = hr_config_load(ctx, o.root, o.config, &ctx->config);
+	if (r == 0 && o.host)
+		r = hr_config_set_host(ctx, ctx->config, o.host, "options.host");
 	if (r < 0) {
 		hanzo_rocm_unref(ctx);
 		return r;

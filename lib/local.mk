@@ -19,9 +19,14 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/plugin.h lib/plugin.c \
 	lib/cuda.h lib/cuda.c \
 	lib/hip.h lib/hip.c \
-	lib/runtime.h lib/runtime.c
+	lib/runtime.h lib/runtime.c \
+	lib/host.h lib/host-backend.c lib/host-exec.c
 lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)
 lib_libhanzo_rocm_internal_la_LIBADD = $(INIH_LIBS) $(NETTLE_LIBS)
+if ENABLE_SANITIZERS
+# A sanitized library builds sanitized host code objects (lib/host-backend.c).
+lib_libhanzo_rocm_internal_la_CFLAGS += -DHR_HOST_SANITIZE=1
+endif
 
 lib_libhanzo_rocm_la_SOURCES =
 lib_libhanzo_rocm_la_LIBADD = lib/libhanzo-rocm-internal.la

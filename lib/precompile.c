@@ -41,7 +41,7 @@
 #include "util.h"
 
 #define STAMP_MAGIC "hanzo-rocm toolchain stamp 1"
-#define N_KINDS 2
+#define N_KINDS 3       /* enum hr_compiler: hipcc, nvcc, cxx */
 
 struct pc_pair {
 	const char *target;             /* in run->targets */
@@ -95,7 +95,7 @@ const char *hr_precompile_status_name(enum hr_precompile_status s)
 
 static const char *kind_name(enum hr_compiler k)
 {
-	return k == HR_COMPILER_NVCC ? "nvcc" : "hipcc";
+	return k == HR_COMPILER_NVCC ? "nvcc" : k == HR_COMPILER_CXX ? "cxx" : "hipcc";
 }
 
 static double now_s(void)
@@ -268,7 +268,9 @@ static char *exe_resolve(const char *name, enum hr_compiler k)
 {
 	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
 	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
-	const char *const *extra = k == HR_COMPILER_NVCC ? nv_dirs : amd_dirs;
+	static const char *const no_dirs[] = { NULL };
+	const char *const *extra = k == HR_COMPILER_NVCC ? nv_dirs :
+	                           k == HR_COMPILER_CXX ? no_dirs : amd_dirs;
 	const char *path = hr_getenv("PATH");
 	char **dirs, *found = NULL;
 
@@ -354,7 +356,8 @@ static char *stamp_head(const struct hr_config *cfg, const char *exe)
 
 static const char *compiler_name(const struct hr_config *cfg, enum hr_compiler k)
 {
-	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc : cfg->hipcc;
+	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc :
+	                k == HR_COMPILER_CXX ? cfg->cxx : cfg->hipcc;
 
 	return n && *n ? n : kind_name(k);
 }
@@ -817,8 +820,7 @@ static int pairs_make(struct pc_run *run, struct hr_family **fams, size_t n_fams
 
 			p->target = run->targets[t];
 			p->fam = fams[f];
-			p->kind = hr_target_platform(p->target) == HR_PLATFORM_NVIDIA
-			                  ? HR_COMPILER_NVCC : HR_COMPILER_HIPCC;
+			p->kind = hr_compiler_for(hr_target_platform(p->target));
 			hr_cache_key_compute(p->fam->family, p->fam->source_sha256,
 			                     (const char *const *)p->fam->flags,
 			                     cfg->flags, p->target, &p->key);

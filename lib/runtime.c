@@ -19,6 +19,7 @@
 #include "cache.h"
 #include "cuda.h"
 #include "hip.h"
+#include "host.h"
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 #include "target.h"
@@ -68,7 +69,7 @@ struct hanzo_rocm_kernel {
 struct hr_runtime {
 	struct hanzo_rocm *ctx;
 	pthread_mutex_t open_lock;
-	struct rt_backend cuda, hip;
+	struct rt_backend cuda, hip, host;
 	pthread_mutex_t dev_lock;
 	struct rt_device *devs[RT_MAX_DEVICES];
 	pthread_mutex_t load_lock;
@@ -150,6 +151,8 @@ void hr_runtime_free(struct hr_runtime *rt)
 		hr_cuda_close(rt->cuda.b);
 	if (rt->hip.b)
 		hr_hip_close(rt->hip.b);
+	if (rt->host.b)
+		hr_host_close(rt->host.b);
 	pthread_mutex_destroy(&rt->map_lock);
 	pthread_mutex_destroy(&rt->load_lock);
 	pthread_mutex_destroy(&rt->dev_lock);
@@ -166,24 +169,28 @@ int hr_runtime_backend(struct hanzo_rocm *ctx, int platform,
 	struct rt_backend *be;
 	int r;
 
-	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD)
+	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD &&
+	    platform != HR_PLATFORM_HOST)
 		return -EINVAL;
 	rt = runtime_get(ctx);
 	if (!rt)
 		return -ENOMEM;
-	be = platform == HR_PLATFORM_NVIDIA ? &rt->cuda : &rt->hip;
+	be = platform == HR_PLATFORM_NVIDIA ? &rt->cuda :
+	     platform == HR_PLATFORM_HOST ? &rt->host : &rt->hip;
 	pthread_mutex_lock(&rt->open_lock);
 	/* One attempt per context: a missing driver is not retried per call. */
 	if (!be->tried) {
-		be->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &be->b)
-		                                         : hr_hip_open(ctx, &be->b);
+		be->err = platform == HR_PLATFORM_NVIDIA ? hr_cuda_open(ctx, &be->b) :
+		          platform == HR_PLATFORM_HOST ? hr_host_open(ctx, &be->b)
+		                                       : hr_hip_open(ctx, &be->b);
 		be->tried = true;
 	}
 	r = be->err;
 	pthread_mutex_unlock(&rt->open_lock);
 	if (r < 0)
 		return r;
-	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops : &hr_hip_ops;
+	*ops = platform == HR_PLATFORM_NVIDIA ? &hr_cuda_ops :
+	       platform == HR_PLATFORM_HOST ? &hr_host_ops : &hr_hip_ops;
 	*b = be->b;
 	return 0;
 }

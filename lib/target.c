@@ -16,6 +16,7 @@
 
 #include "conf.h"
 #include "cuda.h"
+#include "host.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "util.h"
@@ -105,7 +106,7 @@ int hr_target_validate(const char *t)
 
 	if (!t || !hr_name_is_safe(t) || (len = strlen(t)) >= HR_TARGET_MAX)
 		return -EINVAL;
-	if (nv_target_ok(t))
+	if (nv_target_ok(t) || hr_host_target_wave(t))
 		return 0;
 	colon = strchr(t, ':');
 	if (!amd_processor_ok(t, colon ? (size_t)(colon - t) : len))
@@ -117,6 +118,8 @@ enum hr_platform hr_target_platform(const char *t)
 {
 	if (hr_target_validate(t) < 0)
 		return HR_PLATFORM_NONE;
+	if (hr_host_target_wave(t))
+		return HR_PLATFORM_HOST;
 	return t[0] == 's' ? HR_PLATFORM_NVIDIA : HR_PLATFORM_AMD;
 }
 
@@ -582,6 +585,27 @@ assign:
 	}
 }
 
+/* Host devices come last, and only when asked for (never a fallback). */
+static void add_host(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
+                     size_t *n)
+{
+	char *const *host = ctx->config ? ctx->config->host : NULL;
+
+	for (size_t i = 0; host && host[i] && *n < max; i++) {
+		struct hr_device *d = &devs[*n];
+		unsigned wave = hr_host_target_wave(host[i]);
+
+		if (!wave)
+			continue;
+		*d = (struct hr_device){ .platform = HR_PLATFORM_HOST,
+		                         .ordinal = wave == 64 ? 0 : 1 };
+		snprintf(d->detected, sizeof(d->detected), "%s", host[i]);
+		snprintf(d->target, sizeof(d->target), "%s", host[i]);
+		snprintf(d->name, sizeof(d->name), "CPU (wave %u)", wave);
+		(*n)++;
+	}
+}
+
 static int detect(struct hanzo_rocm *ctx, struct hr_devices **ret)
 {
 	struct hr_devices *d;
@@ -598,6 +622,7 @@ static int detect(struct hanzo_rocm *ctx, struct hr_devices **ret)
 	}
 	detect_nvidia(ctx, d->dev + n_amd, MAX_DEVICES - n_amd, &n_nv);
 	d->n = n_amd + n_nv;
+	add_host(ctx, d->dev, MAX_DEVICES, &d->n);
 	apply_precedence(ctx, d->dev, d->n);
 	*ret = d;
 	return 0;

@@ -16,7 +16,10 @@ struct hr_config;
 
 #define HR_TARGET_MAX 48
 
-enum hr_platform { HR_PLATFORM_NONE = 0, HR_PLATFORM_AMD = 1, HR_PLATFORM_NVIDIA = 2 };
+enum hr_platform {
+	HR_PLATFORM_NONE = 0, HR_PLATFORM_AMD = 1, HR_PLATFORM_NVIDIA = 2,
+	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/host.h */
+};
 
 struct hr_device {
 	unsigned index;                 /* hanzo-rocm device number */
@@ -28,7 +31,7 @@ struct hr_device {
 	uint32_t kfd_node;              /* AMD: topology node id */
 };
 
-/* 0 if t is a valid target ID (gfx… with optional :feature± or sm_NN[a]), else -EINVAL. */
+/* 0 if t is a valid target ID (gfx… with optional :feature±, sm_NN[a], host-w64/w32), else -EINVAL. */
 int hr_target_validate(const char *t);
 enum hr_platform hr_target_platform(const char *t);
 /* Strip target features: "gfx90a:xnack+" -> "gfx90a". */

@@ -19,6 +19,7 @@
 #include "hr-spawn.h"
 
 #include "conf.h"
+#include "host.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "toolchain.h"
@@ -352,6 +353,34 @@ static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 	return 0;
 }
 
+/* The system C++ compiler: "c++ (Debian 12.2.0-14) 12.2.0" -> 12.2.0. */
+static int init_cxx(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
+{
+	char *text = NULL, *nl, *sp;
+	int k;
+
+	if (probe(ctx, tc->path, "--version", false, &text) < 0)
+		return -ENOENT;
+	nl = strchr(text, '\n');
+	if (nl)
+		*nl = '\0';
+	sp = strrchr(text, ' ');
+	tc->version = strdup(sp ? sp + 1 : text);
+	k = asprintf(&tc->identity, "%s", text);
+	free(text);
+	if (k < 0 || !tc->version) {
+		tc->identity = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+enum hr_compiler hr_compiler_for(int platform)
+{
+	return platform == HR_PLATFORM_NVIDIA ? HR_COMPILER_NVCC
+	     : platform == HR_PLATFORM_HOST ? HR_COMPILER_CXX : HR_COMPILER_HIPCC;
+}
+
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
                       struct hr_toolchain **ret)
 {
@@ -365,8 +394,12 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 	if (!ret)
 		return -EINVAL;
 	*ret = NULL;
+	static const char *const no_dirs[] = { NULL };
+
 	if (kind == HR_COMPILER_HIPCC)
 		name = cfg && cfg->hipcc ? cfg->hipcc : "hipcc";
+	else if (kind == HR_COMPILER_CXX)
+		name = cfg && cfg->cxx ? cfg->cxx : "c++";
 	else
 		name = cfg && cfg->nvcc ? cfg->nvcc : "nvcc";
 	tc = calloc(1, sizeof(*tc));
@@ -374,11 +407,13 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 		return -ENOMEM;
 	tc->kind = kind;
 	tc->timeout_s = DEFAULT_TIMEOUT_S;
-	r = find_program(ctx, name, kind == HR_COMPILER_HIPCC ? amd_dirs : nv_dirs, &tc->path);
+	r = find_program(ctx, name, kind == HR_COMPILER_HIPCC ? amd_dirs :
+	                 kind == HR_COMPILER_CXX ? no_dirs : nv_dirs, &tc->path);
 	if (r == -ENOENT)
 		hr_dbg(ctx, "%s: not found\n", name);
 	if (r == 0)
-		r = kind == HR_COMPILER_HIPCC ? init_hipcc(ctx, tc) : init_nvcc(ctx, tc);
+		r = kind == HR_COMPILER_HIPCC ? init_hipcc(ctx, tc) :
+		    kind == HR_COMPILER_CXX ? init_cxx(ctx, tc) : init_nvcc(ctx, tc);
 	if (r < 0) {
 		hr_toolchain_free(tc);
 		return r;
@@ -490,6 +525,13 @@ int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
 		snprintf(reason, n, "invalid target '%s'", target ? target : "(null)");
 		return -EINVAL;
 	}
+	if (p == HR_PLATFORM_HOST || tc->kind == HR_COMPILER_CXX) {
+		if (p == HR_PLATFORM_HOST && tc->kind == HR_COMPILER_CXX && hr_host_elf_machine())
+			return 0;
+		snprintf(reason, n, p == HR_PLATFORM_HOST ? "%s is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU"
+		                                          : "%s is a GPU target: a C++ compiler builds only host-w64 and host-w32", generic);
+		return -ENOTSUP;
+	}
 	if (p == HR_PLATFORM_AMD && tc->kind != HR_COMPILER_HIPCC) {
 		snprintf(reason, n, "%s is an AMD target: needs hipcc", generic);
 		return -ENOTSUP;
@@ -518,7 +560,9 @@ int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets)
 	if (!tc || !targets)
 		return -EINVAL;
 	*targets = NULL;
-	if (tc->kind == HR_COMPILER_NVCC) {
+	if (tc->kind == HR_COMPILER_CXX) {
+		v = hr_strv_split("host-w32 host-w64", " ");
+	} else if (tc->kind == HR_COMPILER_NVCC) {
 		if (!tc->gpu_codes)
 			return -ENODATA;
 		v = hr_strv_copy(tc->gpu_codes);
@@ -691,6 +735,23 @@ static int build_argv(const struct hr_toolchain *tc, const char *target,
 		return -ENOMEM;
 	if (!config_flags)
 		config_flags = default_flags;
+	if (tc->kind == HR_COMPILER_CXX) {
+		/* Fixed flags (they are the cache key's): GPU flags mean nothing here. */
+		const char *const *hf = hr_host_compile_flags(target);
+		const char *post[] = { "-x", "c++", src, "-o", out, NULL };
+
+		r = hf ? hr_strv_push(&v, tc->path) : -EINVAL;
+		for (size_t i = 0; hf && hf[i] && r == 0; i++)
+			r = hr_strv_push(&v, hf[i]);
+		for (size_t i = 0; post[i] && r == 0; i++)
+			r = hr_strv_push(&v, post[i]);
+		if (r < 0) {
+			hr_strv_free(v);
+			return r;
+		}
+		*ret = v;
+		return 0;
+	}
 	if (tc->kind == HR_COMPILER_HIPCC) {
 		const char *pre[] = { tc->path, "-std=c++17", "--cuda-device-only",
 		                      "--no-gpu-bundle-output", NULL };
@@ -736,6 +797,8 @@ static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b
 	    b[5] != 1 /* little endian */)
 		return false;
 	machine = b[18] | (unsigned)b[19] << 8;
+	if (tc->kind == HR_COMPILER_CXX)   /* a shared object (ET_DYN) for this CPU */
+		return machine == hr_host_elf_machine() && (b[16] | b[17] << 8) == 3;
 	return machine == (tc->kind == HR_COMPILER_HIPCC ? EM_AMDGPU : EM_CUDA);
 }
 
@@ -769,7 +832,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	if (diag)
 		*diag = NULL;
 	if (!tc || !tc->path || !source || !obj || !obj_size || hr_target_validate(target) < 0 ||
-	    (hr_target_platform(target) == HR_PLATFORM_AMD) != (tc->kind == HR_COMPILER_HIPCC))
+	    hr_compiler_for(hr_target_platform(target)) != tc->kind)
 		return -EINVAL;
 	*obj = NULL;
 	*obj_size = 0;
@@ -781,8 +844,10 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 		free(dir);
 		return r;
 	}
-	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" : "source.cu");
-	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" : "code.cubin");
+	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" :
+	                   tc->kind == HR_COMPILER_CXX ? "source.cpp" : "source.cu");
+	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" :
+	                   tc->kind == HR_COMPILER_CXX ? "code.so" : "code.cubin");
 	if (!src || !out) {
 		r = -ENOMEM;
 		goto out;
@@ -824,7 +889,8 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 			r = -ENOEXEC;
 		} else if (!code_object_ok(tc, data, size)) {
 			snprintf(what, sizeof(what), "%s wrote something that is not a %s code object",
-			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" : "CUDA");
+			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" :
+			         tc->kind == HR_COMPILER_CXX ? "host" : "CUDA");
 			r = -ENOEXEC;
 		}
 	}

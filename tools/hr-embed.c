@@ -16,6 +16,9 @@
  * written in the source.  Blank lines and lines starting with '#' are
  * ignored; "@flag ARG" adds an extra compile flag for the family.
  *
+ * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
+ * (inside #ifdef HR_HOST): the C++ entry points lib/host-exec.c calls.
+ *
  * The source is written as a byte-array initializer: no string-literal
  * length limits, no escaping pitfalls.  The output is replaced atomically
  * so an interrupted build never leaves a half-written plugin source.
@@ -438,6 +441,15 @@ int main(int argc, char **argv)
 		inline_file(&e, hip, b ? b + 1 : hip);
 	}
 	parse_list(&l, lst);
+	/*
+	 * Entry points for the host backend (kernels/hr-host.h): one per kernel
+	 * of the list, so they are part of the source and of its hash.  The GPU
+	 * compilers never see them.
+	 */
+	buf_printf(&e.src, "\n#ifdef HR_HOST\n");
+	for (size_t i = 0; i < l.n; i++)
+		buf_printf(&e.src, "HR_HOST_ENTRY(%s)\n", l.k[i].name);
+	buf_printf(&e.src, "#endif\n");
 
 	if (asprintf(&tmp, "%s.tmp", out) < 0)
 		die("out of memory");

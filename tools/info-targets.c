@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "toolchain.h"
@@ -13,7 +14,8 @@
 
 static const char *platform_name(enum hr_platform p)
 {
-	return p == HR_PLATFORM_AMD ? "amd" : p == HR_PLATFORM_NVIDIA ? "nvidia" : "none";
+	return p == HR_PLATFORM_AMD ? "amd" : p == HR_PLATFORM_NVIDIA ? "nvidia" :
+	       p == HR_PLATFORM_HOST ? "host" : "none";
 }
 
 void info_devices(struct cli *cli, struct json *j)
@@ -80,8 +82,10 @@ static char **wanted_targets(struct hanzo_rocm *ctx)
 static void one_toolchain(struct hanzo_rocm *ctx, enum hr_compiler kind,
                           char *const *wanted, struct json *j)
 {
-	const char *kname = kind == HR_COMPILER_HIPCC ? "hipcc" : "nvcc";
-	enum hr_platform plat = kind == HR_COMPILER_HIPCC ? HR_PLATFORM_AMD : HR_PLATFORM_NVIDIA;
+	const char *kname = kind == HR_COMPILER_HIPCC ? "hipcc" :
+	                    kind == HR_COMPILER_CXX ? "cxx" : "nvcc";
+	enum hr_platform plat = kind == HR_COMPILER_HIPCC ? HR_PLATFORM_AMD :
+	                        kind == HR_COMPILER_CXX ? HR_PLATFORM_HOST : HR_PLATFORM_NVIDIA;
 	struct hr_toolchain *tc = NULL;
 	char **buildable = NULL, *list;
 	int r = hr_toolchain_find(ctx, kind, &tc);
@@ -151,6 +155,9 @@ void info_toolchains(struct cli *cli, struct json *j)
 	}
 	one_toolchain(ctx, HR_COMPILER_HIPCC, wanted, j);
 	one_toolchain(ctx, HR_COMPILER_NVCC, wanted, j);
+	/* The host compiler only when host devices were asked for (opt-in). */
+	if (ctx->config && hr_strv_len(ctx->config->host) > 0)
+		one_toolchain(ctx, HR_COMPILER_CXX, wanted, j);
 	if (j)
 		json_end_array(j);
 	hr_strv_free(wanted);

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The full selftest (every kernel of every family, every case: odd sizes,
+# misaligned, transposed, broadcast, poisoned outputs and guards) on both
+# host targets against the float64 references; in the sanitized build the
+# host code objects are sanitized too.  Then the host code objects in the
+# cache: listed with their compiler, verified, a corrupt one is a miss and
+# is rebuilt.  And the opt-in: no host device unless asked for.
+. "$top_srcdir/t/tap.sh"
+
+command -v c++ >/dev/null 2>&1 || skip_all "no C++ compiler"
+export HANZO_ROCM_PLUGIN_PATH="$HR_PLUGINS"
+export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
+printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
+
+exit_is 2 "no host device unless asked for: selftest says no GPU" "$HR_CLI" selftest
+exit_is 2 "an invalid HANZO_ROCM_HOST is a configuration error" \
+	env HANZO_ROCM_HOST=host-w16 "$HR_CLI" info
+grep_ok "  ... naming the value" "host-w16" "$T/err"
+
+export HANZO_ROCM_HOST=host-w64,host-w32
+exit_is 0 "info lists both host devices" "$HR_CLI" info --json
+cp "$T/out" "$T/info.json"
+"$PYTHON3" - "$T/info.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+devs = [(x["platform"], x["target"]) for x in d["devices"]]
+assert devs == [("host", "host-w64"), ("host", "host-w32")], devs
+cxx = [t for t in d["toolchains"] if t["kind"] == "cxx"]
+assert cxx and cxx[0]["buildable"] == ["host-w32", "host-w64"], d["toolchains"]
+PY
+ok $? "  ... with platform host, and the C++ toolchain"
+
+start=$(date +%s)
+"$HR_CLI" selftest --bench-size 12 >"$T/st.txt" 2>"$T/st.err"
+rc=$?
+end=$(date +%s)
+ok $([ $rc -eq 0 ]; echo $?) "full selftest on host-w64 and host-w32 passes ($(tail -n 1 "$T/st.txt"), $((end - start)) s)"
+[ $rc -eq 0 ] || { grep -v ' ok$' "$T/st.txt" | head -40 | sed 's/^/# /'; sed 's/^/# /' "$T/st.err" | head -20; }
+for t in host-w64 host-w32; do
+	n=$(sed -n "/^device [0-9]*: $t\$/,/^device\|cases/p" "$T/st.txt" | grep -c ' ok$')
+	ok $([ "$n" -gt 2000 ]; echo $?) "  ... $t ran $n passing cases"
+done
+
+exit_is 0 "cache list shows host code objects" "$HR_CLI" cache list --json
+cp "$T/out" "$T/list.json"
+"$PYTHON3" - "$T/list.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rows = rows.get("entries", rows) if isinstance(rows, dict) else rows
+host = [r for r in rows if str(r.get("target", "")).startswith("host-")]
+assert len(host) == 12, host
+assert all("++" in json.dumps(r) or "c++" in json.dumps(r) for r in host), host
+PY
+ok $? "  ... 6 families x 2 targets, each with its compiler"
+exit_is 0 "cache verify: host entries are valid" "$HR_CLI" cache verify
+
+f="$T/cache/host-w64/affine.hrco"
+size=$(wc -c <"$f")
+printf 'X' | dd of="$f" bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null
+exit_is 1 "a corrupt host code object: cache verify exits 1" "$HR_CLI" cache verify
+exit_is 0 "  ... and is a miss that is rebuilt: selftest passes" \
+	"$HR_CLI" selftest --device 0 --family affine --bench-size 12
+exit_is 0 "  ... leaving a valid entry" "$HR_CLI" cache verify
+
+exit_is 0 "precompile --target host-w32 is up to date" \
+	"$HR_CLI" precompile --target host-w32 --family affine --progress never
+grep_ok "  ... and says so" "up-to-date|up to date" "$T/out"
+
+done_testing
