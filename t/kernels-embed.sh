@@ -34,7 +34,7 @@ grep_ok "kernel table" '\{ "k_f32", "float \*o" \},' out.c
 grep_ok "signature is escaped" '\{ "k_f64", "double \*o, const char \*q = \\"a\\\\b\\"" \},' out.c
 grep_ok "flags come from @flag" '"-DFOO=1",' out.c
 grep_ok "family name" '\.family = "fam",' out.c
-grep_ok "host entry point per kernel" '^HR_HOST_ENTRY(k_f64)$' src.hip
+grep_ok "host entry point per kernel" '^HR_HOST_ENTRY\(k_f64\)$' src.hip
 grep_ok "  ... only in the host build" '^#ifdef HR_HOST$' src.hip
 ! grep -q '/k/' out.c
 ok $? "output does not depend on the build directory"
