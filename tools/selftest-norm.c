@@ -106,8 +106,8 @@ struct hbuf {
 static int hbuf_fill(struct hbuf *hb, enum st_dtype dt, size_t n, const struct ncase *c,
                      double lo, double hi, uint64_t *rng)
 {
-	hb->raw = malloc((n ? n : 1) * st_dtype_size(dt));
-	hb->v = malloc((n ? n : 1) * sizeof(double));
+	hb->raw = calloc(n ? n : 1, st_dtype_size(dt));
+	hb->v = calloc(n ? n : 1, sizeof(double));
 	if (!hb->raw || !hb->v)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	    hbuf_fill(&b, dt, (size_t)c->cols, c, -1, 1, &rng) < 0 ||
 	    !(img = malloc(bytes + 1)) || !(out = malloc(bytes + ST_GUARD_BYTES)) ||
 	    !(outh = malloc(bytes + ST_GUARD_BYTES)) ||
-	    !(y = malloc((n + 1) * sizeof(double))) || !(h = malloc((n + 1) * sizeof(double)))) {
+	    !(y = calloc(n + 1, sizeof(double))) || !(h = calloc(n + 1, sizeof(double)))) {
 		st_fail(res, "out of memory");
 		goto out;
 	}

@@ -257,8 +257,8 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 		struct st_result res;
 
 		/* The finish kernel's plan repeats a few split cases only. */
-		if (variant == V_FINISH && strcmp(cases[i].name, "cols1") &&
-		    strcmp(cases[i].name, "wide") && strcmp(cases[i].name, "nan"))
+		if (variant == V_FINISH && strcmp(cases[i].name, "cols1") != 0 &&
+		    strcmp(cases[i].name, "wide") != 0 && strcmp(cases[i].name, "nan") != 0)
 			continue;
 		st_result_start(&res, &kk, variant == V_ONE ? cases[i].name : split_names[i],
 		                cases[i].rows * cases[i].el);

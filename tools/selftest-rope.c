@@ -81,8 +81,8 @@ static void run_layout(struct st_device *d, const struct st_kernel *k,
 	uint64_t rng = 0x13198a2e03707344ULL ^ (uint64_t)k->op << 48 ^ n ^ dt;
 	uint8_t *xr = malloc(off + n * sz + 1), *cr = malloc(off + tab * sz + 1);
 	uint8_t *sr = malloc(off + tab * sz + 1), *out = malloc(off + n * sz + ST_GUARD_BYTES);
-	double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
-	double *cv = malloc(tab * sizeof(double)), *sv = malloc(tab * sizeof(double));
+	double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
+	double *cv = calloc(tab, sizeof(double)), *sv = calloc(tab, sizeof(double));
 	uint64_t dx = 0, dc = 0, ds = 0, dy = 0, px, pc, ps, py;
 	size_t bh = c->b * c->h, td = c->t * c->d, dd = c->d, stride_b = 0;
 	size_t bb = c->b, tt = c->t, hh = c->h;
@@ -217,9 +217,9 @@ static void run_positions(struct st_device *d, const struct st_kernel *k,
 	uint8_t *qr = malloc(nq * sz), *kr = malloc(nk * sz), *cr = malloc(tab * sz);
 	uint8_t *sr = malloc(tab * sz), *out = malloc(nq * sz + ST_GUARD_BYTES);
 	uint8_t *outk = malloc(nk * sz + ST_GUARD_BYTES);
-	double *q = malloc(nq * sizeof(double)), *kv = malloc(nk * sizeof(double));
-	double *yq = malloc(nq * sizeof(double)), *yk = malloc(nk * sizeof(double));
-	double *cv = malloc(tab * sizeof(double)), *sv = malloc(tab * sizeof(double));
+	double *q = calloc(nq, sizeof(double)), *kv = calloc(nk, sizeof(double));
+	double *yq = calloc(nq, sizeof(double)), *yk = calloc(nk, sizeof(double));
+	double *cv = calloc(tab, sizeof(double)), *sv = calloc(tab, sizeof(double));
 	uint64_t dp = 0, dq = 0, dk = 0, dc = 0, ds = 0, pk;
 	size_t ntok = NTOK, nqh = NQ, nkh = NK, head = HEAD, rotd = ROT;
 	size_t qs = QSTRIDE, ks = KSTRIDE, maxpos = MAXPOS;
