@@ -21,21 +21,29 @@
 #include "libhanzo-rocm-private.h"
 #include "runtime.h"
 
-/* Every argument changes the code object, so each is part of the cache key. */
-#define HOST_FLAGS(wave) \
-	"-std=c++17", "-shared", "-fPIC", "-O2", "-fvisibility=hidden", \
-	"-fno-strict-aliasing", "-Wno-unknown-pragmas", "-DHR_HOST=1", \
-	"-DHR_HOST_WAVE=" #wave, "-DHR_HOST_ABI_VERSION=1"
+/*
+ * Every argument changes the code object, so each is part of the cache key
+ * (HR_HOST_ABI_VERSION follows HR_HOST_ABI in kernels/hr-host-abi.h).  A
+ * sanitized library (./configure --enable-sanitizers) sanitizes kernels too.
+ */
+static const char *const flags_w64[] = {
+	"-std=c++17", "-shared", "-fPIC", "-O2", "-fvisibility=hidden",
+	"-fno-strict-aliasing", "-Wno-unknown-pragmas", "-DHR_HOST=1",
+	"-DHR_HOST_WAVE=64", "-DHR_HOST_ABI_VERSION=1",
 #ifdef HR_HOST_SANITIZE
-/* A sanitized library (./configure --enable-sanitizers) sanitizes kernels too. */
-#define SAN "-fsanitize=address,undefined", "-fno-omit-frame-pointer", \
-	"-fno-sanitize-recover=all",
-#else
-#define SAN
+	"-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all",
 #endif
-
-static const char *const flags_w64[] = { HOST_FLAGS(64), SAN NULL };
-static const char *const flags_w32[] = { HOST_FLAGS(32), SAN NULL };
+	NULL
+};
+static const char *const flags_w32[] = {
+	"-std=c++17", "-shared", "-fPIC", "-O2", "-fvisibility=hidden",
+	"-fno-strict-aliasing", "-Wno-unknown-pragmas", "-DHR_HOST=1",
+	"-DHR_HOST_WAVE=32", "-DHR_HOST_ABI_VERSION=1",
+#ifdef HR_HOST_SANITIZE
+	"-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all",
+#endif
+	NULL
+};
 
 unsigned hr_host_target_wave(const char *t)
 {

@@ -44,7 +44,7 @@
 #endif
 
 #define STACK_SIZE (256u << 10)     /* per simulated thread; lazily committed */
-#define MAX_BLOCK_THREADS 1024
+#define MAX_BLOCK_THREADS 1024u
 
 struct worker;
 
@@ -200,7 +200,7 @@ static struct fiber *fiber_get(struct worker *w)
 	if (f) {
 		w->free = f->next;
 	} else {
-		struct fiber **v = realloc(w->fibers, (w->n_fibers + 1) * sizeof(*v));
+		struct fiber **v = realloc(w->fibers, (w->n_fibers + 1) * sizeof(struct fiber *));
 
 		if (!v)
 			return NULL;
@@ -253,7 +253,7 @@ static void fail(struct worker *w, struct fiber *f, const char *fmt, ...)
 static void thread_name(const struct worker *w, const struct fiber *f, char *buf, size_t n)
 {
 	for (unsigned i = 0; i < w->n; i++)
-		if (w->th[i].fiber == f && i < w->next_start) {
+		if (i < w->next_start && w->th[i].fiber == f) {
 			const struct hr_host_thread *t = &w->th[i];
 
 			snprintf(buf, n, "thread (%u,%u,%u)", t->thread_idx.x, t->thread_idx.y,
@@ -501,7 +501,7 @@ int hr_host_pool_new(unsigned workers, struct hr_host_pool **ret)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->w = calloc(workers, sizeof(*p->w));
+	p->w = calloc(workers, sizeof(struct worker *));
 	if (!p->w) {
 		free(p);
 		return -ENOMEM;
@@ -585,6 +585,8 @@ int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l)
 		pthread_mutex_lock(&p->lock);
 		if (!p->threads_started)
 			start_threads(p);
+		/* Cleared below, before j goes out of scope. */
+		// cppcheck-suppress autoVariables
 		p->job = &j;
 		p->gen++;
 		p->busy = 0;

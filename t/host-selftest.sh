@@ -64,6 +64,14 @@ exit_is 0 "  ... and is a miss that is rebuilt: selftest passes" \
 	"$HR_CLI" selftest --device 0 --family affine --bench-size 12
 exit_is 0 "  ... leaving a valid entry" "$HR_CLI" cache verify
 
+unset HANZO_ROCM_HOST
+exit_is 0 "selftest --device host-w32 asks for the host device itself" \
+	"$HR_CLI" selftest --device host-w32 --family fill --bench-size 10
+grep_ok "  ... and runs only it" '^device 1: host-w32$' "$T/out"
+! grep -q 'host-w64' "$T/out"
+ok $? "  ... not host-w64"
+export HANZO_ROCM_HOST=host-w64,host-w32
+
 exit_is 0 "precompile --target host-w32 is up to date" \
 	"$HR_CLI" precompile --target host-w32 --family affine --progress never
 grep_ok "  ... and says so" "up-to-date|up to date" "$T/out"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hanzo-rocm selftest [--device N] [--family F] [--kernel K] [--json]
+ * hanzo-rocm selftest [--device N|host|host-w64|host-w32] [--family F] [--kernel K] [--json]
  *                     [--bench-size LOG2]
  * Every kernel of every installed family (or F) on every GPU (or N) against
  * a float64 CPU reference (tools/selftest-*.c), with the bandwidth of each
  * kernel over buffers of 2^LOG2 x 8 bytes (default 24: 128 MiB, several
  * times any L2; 0 skips it).
+ * --device host (or one host target) adds the host devices (CPU, lib/host.h)
+ * for this run and tests only them.
  * Exit 0 all match, 1 any mismatch or kernel that could not be loaded or
  * has no reference, 2 usage error or no GPU.  With --json and no GPU,
  * stdout holds an empty array, so it is always valid JSON.
@@ -21,6 +23,7 @@
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "selftest.h"
+#include "target.h"
 #include "tools.h"
 #include "util.h"
 
@@ -137,11 +140,12 @@ static int run_device(struct hanzo_rocm *ctx, unsigned dev, char **families,
 
 static void usage(void)
 {
-	printf("Usage: hanzo-rocm selftest [--device N] [--family F] [--kernel K] [--json]\n"
-	       "                           [--bench-size LOG2]\n"
+	printf("Usage: hanzo-rocm selftest [--device N|host|host-w64|host-w32] [--family F]\n"
+	       "                           [--kernel K] [--json] [--bench-size LOG2]\n"
 	       "Runs every kernel of every family on each GPU against a float64 CPU\n"
 	       "reference and measures its bandwidth over buffers of 2^LOG2 x 8 bytes\n"
-	       "(default 24: 128 MiB; 0: off).\n");
+	       "(default 24: 128 MiB; 0: off).  --device host runs them on the CPU\n"
+	       "instead (wave 64 and wave 32; host-w64 or host-w32 for one).\n");
 }
 
 int cmd_selftest(struct cli *cli, int argc, char **argv)
@@ -157,6 +161,7 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 	};
 	const char *family = NULL, *only = NULL;
 	uint64_t device = UINT64_MAX, log2n = 24;
+	const char *host = NULL;        /* --device host, host-w64 or host-w32 */
 	struct out o = { 0 };
 	struct hanzo_rocm *ctx;
 	char **families = NULL;
@@ -166,8 +171,16 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:f:k:b:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
+			if (strcmp(optarg, "host") == 0 ||
+			    hr_target_platform(optarg) == HR_PLATFORM_HOST) {
+				host = optarg;
+				/* An explicit ask: both host devices for this run. */
+				cli->host = "host-w64 host-w32";
+				break;
+			}
 			if (hr_parse_uint(optarg, 1u << 20, &device) < 0) {
-				cli_error("selftest: --device: not a device number: '%s'", optarg);
+				cli_error("selftest: --device: not a device number, host, host-w64 or host-w32: '%s'",
+				          optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -239,9 +252,16 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 		r = EXIT_FAILED;
 		goto out;
 	}
-	for (unsigned dev = 0; dev < (unsigned)n; dev++)
+	for (unsigned dev = 0; dev < (unsigned)n; dev++) {
+		const char *t = NULL;
+
+		if (host && (hanzo_rocm_device_target(ctx, dev, &t) < 0 ||
+		             hr_target_platform(t) != HR_PLATFORM_HOST ||
+		             (strcmp(host, "host") != 0 && strcmp(host, t) != 0)))
+			continue;
 		if (device == UINT64_MAX || dev == device)
 			run_device(ctx, dev, families, only, log2n ? (size_t)1 << log2n : 0, &o);
+	}
 	if (only && o.rows == 0) {
 		cli_error("selftest: no kernel named '%s'", only);
 		r = EXIT_USAGE;

@@ -59,6 +59,7 @@ struct hanzo_rocm *cli_ctx(struct cli *cli)
 		v = 3;
 	o.root = cli->root;
 	o.config = cli->config;
+	o.host = cli->host;
 	o.log_fn = cli_log;
 	o.log_priority = levels[v];
 	r = hanzo_rocm_new_with_options(&o, &cli->ctx);

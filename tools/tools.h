@@ -15,6 +15,7 @@ struct cli {
 	const char *root;         /* --root */
 	const char *config;       /* --config */
 	int verbosity;            /* -v: +1, -q: -1 */
+	const char *host;         /* host devices asked for by the command (selftest --device host) */
 	struct hanzo_rocm *ctx;   /* created on first cli_ctx() */
 };
 
