@@ -100,3 +100,12 @@ plugins/rope.c: $(top_srcdir)/kernels/rope.hip $(top_srcdir)/kernels/rope.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/rope.hip kernels/rope.list
 CLEANFILES += plugins/rope.c
+
+# family indexing
+plugins_LTLIBRARIES += plugins/indexing.la
+nodist_plugins_indexing_la_SOURCES = plugins/indexing.c
+plugins_indexing_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/indexing.c: $(top_srcdir)/kernels/indexing.hip $(top_srcdir)/kernels/indexing.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/indexing.hip kernels/indexing.list
+CLEANFILES += plugins/indexing.c

@@ -4,7 +4,8 @@
 # for every dtype, the full 7x7 cast matrix, where_<I>_<T> for every ids
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
-# finish), norm and rope for f32 f64 f16 bf16, in candle's argument order.
+# finish), norm and rope for f32 f64 f16 bf16, and indexing (five ops for
+# every ids and data dtype), in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
 . "$top_srcdir/t/tap.sh"
@@ -81,10 +82,24 @@ expected() {
 					$v $t $c $c $c $c
 			done
 		done ;;
+	indexing)
+		for i in u8 u32 i64; do
+			ic=$(ctype $i)
+			for t in $DT; do
+				c=$(ctype $t)
+				D='size_t left_size, size_t src_dim_size'
+				printf 'is_%s_%s\t%s, const %s *ids, const %s *inp, %s *out, %s, size_t ids_dim_size, size_t right_size\n' $i $t "$L" $ic $c $c "$D"
+				printf 'gather_%s_%s\tsize_t numel, const %s *ids, const %s *inp, %s *out, %s, size_t ids_dim_size, size_t right_size\n' $i $t $ic $c $c "$D"
+				printf 'ia_%s_%s\tconst %s *ids, size_t ids_dim_size, const %s *inp, %s *out, %s, size_t dst_dim_size, size_t right_size\n' $i $t $ic $c $c "$D"
+				for op in s sa; do
+					printf '%s_%s_%s\tconst %s *ids, const %s *inp, %s *out, %s, size_t dst_dim_size, size_t right_size\n' $op $i $t $ic $c $c "$D"
+				done
+			done
+		done ;;
 	esac | LC_ALL=C sort
 }
 
-for fam in binary cast ternary reduce norm rope; do
+for fam in binary cast ternary reduce norm rope indexing; do
 	expected $fam >"$T/$fam.want"
 	grep -v -e '^#' -e '^@' -e '^[[:space:]]*$' "$K/$fam.list" | LC_ALL=C sort >"$T/$fam.got"
 	cmp -s "$T/$fam.want" "$T/$fam.got"

@@ -191,6 +191,7 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 	case ST_REDUCE:         /* row-wise shapes run through k->run */
 	case ST_NORM:
 	case ST_ROPE:
+	case ST_INDEX:
 		break;
 	}
 }
@@ -636,6 +637,7 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	case ST_REDUCE:
 	case ST_NORM:
 	case ST_ROPE:
+	case ST_INDEX:
 		return -1;
 	}
 	launch_args(k, &l);

@@ -61,6 +61,7 @@ enum st_shape {
 	ST_REDUCE,      /* fast_OP_T(numel, el, num_dims, info, src, dst) + split/finish */
 	ST_NORM,        /* softmax/rmsnorm/layernorm/add_rmsnorm: one block per row */
 	ST_ROPE,        /* rope_i/rope/rope_thd/rope_pos/rope_i_pos */
+	ST_INDEX,       /* is/gather/ia/s/sa: ids and data along one dim */
 };
 
 enum st_arg {
@@ -123,6 +124,7 @@ int st_plan_ternary(const char *name, struct st_kernel *k);
 int st_plan_reduce(const char *name, struct st_kernel *k);
 int st_plan_norm(const char *name, struct st_kernel *k);
 int st_plan_rope(const char *name, struct st_kernel *k);
+int st_plan_indexing(const char *name, struct st_kernel *k);
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */
