@@ -109,3 +109,12 @@ plugins/indexing.c: $(top_srcdir)/kernels/indexing.hip $(top_srcdir)/kernels/ind
 	$(HR_EMBED)
 EXTRA_DIST += kernels/indexing.hip kernels/indexing.list
 CLEANFILES += plugins/indexing.c
+
+# family sort
+plugins_LTLIBRARIES += plugins/sort.la
+nodist_plugins_sort_la_SOURCES = plugins/sort.c
+plugins_sort_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/sort.c: $(top_srcdir)/kernels/sort.hip $(top_srcdir)/kernels/sort.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/sort.hip kernels/sort.list
+CLEANFILES += plugins/sort.c

@@ -4,8 +4,8 @@
 # for every dtype, the full 7x7 cast matrix, where_<I>_<T> for every ids
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
-# finish), norm and rope for f32 f64 f16 bf16, and indexing (five ops for
-# every ids and data dtype), in candle's argument order.
+# finish), norm and rope for f32 f64 f16 bf16, indexing (five ops for
+# every ids and data dtype) and sort, in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
 . "$top_srcdir/t/tap.sh"
@@ -96,10 +96,18 @@ expected() {
 				done
 			done
 		done ;;
+	sort)
+		for t in $DT; do
+			c=$(ctype $t)
+			for dir in asc desc; do
+				printf 'asort_%s_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad\n' $dir $t $c
+				printf 'asort_%s_wide_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws\n' $dir $t $c
+			done
+		done ;;
 	esac | LC_ALL=C sort
 }
 
-for fam in binary cast ternary reduce norm rope indexing; do
+for fam in binary cast ternary reduce norm rope indexing sort; do
 	expected $fam >"$T/$fam.want"
 	grep -v -e '^#' -e '^@' -e '^[[:space:]]*$' "$K/$fam.list" | LC_ALL=C sort >"$T/$fam.got"
 	cmp -s "$T/$fam.want" "$T/$fam.got"

@@ -64,8 +64,15 @@ void st_fail(struct st_result *res, const char *fmt, ...)
 int st_launch_sync(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
                    unsigned gy, unsigned bx, void **args, struct st_result *res)
 {
+	return st_launch_shared(d, kh, gx, gy, bx, 0, args, res);
+}
+
+int st_launch_shared(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
+                     unsigned gy, unsigned bx, unsigned shared, void **args,
+                     struct st_result *res)
+{
 	unsigned grid[3] = { gx ? gx : 1, gy ? gy : 1, 1 }, block[3] = { bx, 1, 1 };
-	int r = hanzo_rocm_kernel_launch(kh, grid, block, 0, NULL, args);
+	int r = hanzo_rocm_kernel_launch(kh, grid, block, shared, NULL, args);
 
 	if (r < 0) {
 		st_fail(res, "launch: %s", hanzo_rocm_strerror(r));

@@ -62,6 +62,7 @@ enum st_shape {
 	ST_NORM,        /* softmax/rmsnorm/layernorm/add_rmsnorm: one block per row */
 	ST_ROPE,        /* rope_i/rope/rope_thd/rope_pos/rope_i_pos */
 	ST_INDEX,       /* is/gather/ia/s/sa: ids and data along one dim */
+	ST_SORT,        /* asort_{asc,desc}[_wide]_T: argsort per row */
 };
 
 enum st_arg {
@@ -125,6 +126,7 @@ int st_plan_reduce(const char *name, struct st_kernel *k);
 int st_plan_norm(const char *name, struct st_kernel *k);
 int st_plan_rope(const char *name, struct st_kernel *k);
 int st_plan_indexing(const char *name, struct st_kernel *k);
+int st_plan_sort(const char *name, struct st_kernel *k);
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */
@@ -172,9 +174,13 @@ unsigned st_device_index(struct st_device *d);
 int st_dbuf_new(struct st_device *d, const void *host, size_t bytes, uint64_t *ptr);
 int st_dbuf_get(struct st_device *d, uint64_t ptr, void *host, size_t bytes);
 void st_dbuf_free(struct st_device *d, uint64_t ptr);
-/* Launch and wait; a failure is recorded in res. */
+/* Launch and wait (with `shared` bytes of dynamic shared memory); a
+ * failure is recorded in res. */
 int st_launch_sync(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
                    unsigned gy, unsigned bx, void **args, struct st_result *res);
+int st_launch_shared(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
+                     unsigned gy, unsigned bx, unsigned shared, void **args,
+                     struct st_result *res);
 void st_result_start(struct st_result *res, const struct st_kernel *k,
                      const char *casename, size_t numel);
 void st_fail(struct st_result *res, const char *fmt, ...)
