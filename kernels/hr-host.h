@@ -29,6 +29,10 @@
 #if !defined(HR_HOST_WAVE) || (HR_HOST_WAVE != 64 && HR_HOST_WAVE != 32)
 #error "hr-host.h: define HR_HOST_WAVE as 64 or 32"
 #endif
+/* The library passes the ABI it speaks; a stale pairing fails to compile. */
+#if defined(HR_HOST_ABI_VERSION) && HR_HOST_ABI_VERSION != HR_HOST_ABI
+#error "hr-host.h: HR_HOST_ABI_VERSION does not match hr-host-abi.h"
+#endif
 
 #define HR_HOST_EXPORT extern "C" __attribute__((visibility("default")))
 #define HR_HOST_ALWAYS inline __attribute__((always_inline))
@@ -193,6 +197,20 @@ static HR_HOST_ALWAYS int __all(int pred)
 static HR_HOST_ALWAYS unsigned __ballot_sync(unsigned, int pred) { return (unsigned)__ballot(pred); }
 static HR_HOST_ALWAYS int __any_sync(unsigned, int pred) { return __any(pred); }
 static HR_HOST_ALWAYS int __all_sync(unsigned, int pred) { return __all(pred); }
+
+/* CUDA: a wave-level barrier (the mask is not simulated: every lane). */
+static HR_HOST_ALWAYS void __syncwarp(unsigned = 0xffffffffu) { (void)hr_host_wave_exchange(0); }
+
+/* Bit and load intrinsics. */
+template <typename T>
+static HR_HOST_ALWAYS T __ldg(const T *p) { return *p; }
+static HR_HOST_ALWAYS int __popc(unsigned x) { return __builtin_popcount(x); }
+static HR_HOST_ALWAYS int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+static HR_HOST_ALWAYS int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
+static HR_HOST_ALWAYS int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static HR_HOST_ALWAYS int __ffs(int x) { return __builtin_ffs(x); }
+static HR_HOST_ALWAYS int __ffsll(long long x) { return __builtin_ffsll(x); }
+static HR_HOST_ALWAYS unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 
 /* Atomics: blocks run concurrently on the worker threads. */
 template <typename T>
