@@ -224,6 +224,8 @@ int st_plan(const char *family, const char *name, struct st_kernel *k)
 		{ "unary", st_plan_unary }, { "binary", st_plan_binary },
 		{ "affine", st_plan_affine }, { "cast", st_plan_cast },
 		{ "fill", st_plan_fill }, { "ternary", st_plan_ternary },
+		{ "reduce", st_plan_reduce }, { "norm", st_plan_norm }, { "rope", st_plan_rope },
+		{ "indexing", st_plan_indexing }, { "sort", st_plan_sort },
 	};
 
 	memset(k, 0, sizeof(*k));

@@ -49,11 +49,20 @@ uint64_t st_rand(uint64_t *s);
 /* Uniform in [lo, hi), never exactly 0. */
 double st_uniform(uint64_t *s, double lo, double hi);
 
+struct st_device;
+struct st_result;
+
 enum st_shape {
 	ST_EW,          /* (numel, num_dims, info, ...): strided inputs, contiguous out */
 	ST_FILL,        /* fill_T(buf, value, numel) */
 	ST_COPY2D,      /* copy2d_T(src, dst, d1, d2, src_stride, dst_stride) */
 	ST_CONST_SET,   /* const_set_T(numel, num_dims, info, value, out): strided out */
+	/* Row-wise families: the family's run hook builds and checks its cases. */
+	ST_REDUCE,      /* fast_OP_T(numel, el, num_dims, info, src, dst) + split/finish */
+	ST_NORM,        /* softmax/rmsnorm/layernorm/add_rmsnorm: one block per row */
+	ST_ROPE,        /* rope_i/rope/rope_thd/rope_pos/rope_i_pos */
+	ST_INDEX,       /* is/gather/ia/s/sa: ids and data along one dim */
+	ST_SORT,        /* asort_{asc,desc}[_wide]_T: argsort per row */
 };
 
 enum st_arg {
@@ -90,6 +99,12 @@ struct st_kernel {
 	/* The reference of one element: double for ST_CMP_TOL (in ref->f), or the
 	 * exact value of dtype out.  Unused for fill shapes. */
 	struct st_val (*ref)(const struct st_kernel *k, const struct st_val *in);
+	/* Row-wise shapes (ST_REDUCE, ST_NORM, ST_ROPE): runs every case of
+	 * the kernel (kh is the loaded kernel, or the first of several for
+	 * the reduce family's two-pass form); returns the failed rows. */
+	int (*run)(struct st_device *d, const struct st_kernel *k,
+	           struct hanzo_rocm_kernel *kh,
+	           void (*emit)(void *data, const struct st_result *r), void *data);
 };
 
 /* Tolerance of a float dtype (KERNELS.md): f32 1e-5, f16 1e-3, bf16 1.6e-2;
@@ -107,6 +122,11 @@ int st_plan_affine(const char *name, struct st_kernel *k);
 int st_plan_cast(const char *name, struct st_kernel *k);
 int st_plan_fill(const char *name, struct st_kernel *k);
 int st_plan_ternary(const char *name, struct st_kernel *k);
+int st_plan_reduce(const char *name, struct st_kernel *k);
+int st_plan_norm(const char *name, struct st_kernel *k);
+int st_plan_rope(const char *name, struct st_kernel *k);
+int st_plan_indexing(const char *name, struct st_kernel *k);
+int st_plan_sort(const char *name, struct st_kernel *k);
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */
@@ -140,5 +160,36 @@ void st_device_free(struct st_device *d);
 typedef void (*st_emit_fn)(void *data, const struct st_result *r);
 int st_run_kernel(struct st_device *d, const struct st_kernel *k,
                   st_emit_fn emit, void *data);
+
+/*
+ * Helpers of the row-wise families (selftest-rows.c): device buffers of
+ * any size (the driver's scratch is for element-wise cases), a launch with
+ * the kernel's own geometry, and the comparison rules of the driver.
+ */
+struct hanzo_rocm *st_device_ctx(struct st_device *d);
+unsigned st_device_index(struct st_device *d);
+/* A device buffer of `bytes` (+ guard bytes of poison, 0xff, after it);
+ * with host != NULL its first `bytes` are host's. */
+#define ST_GUARD_BYTES 64
+int st_dbuf_new(struct st_device *d, const void *host, size_t bytes, uint64_t *ptr);
+int st_dbuf_get(struct st_device *d, uint64_t ptr, void *host, size_t bytes);
+void st_dbuf_free(struct st_device *d, uint64_t ptr);
+/* Launch and wait (with `shared` bytes of dynamic shared memory); a
+ * failure is recorded in res. */
+int st_launch_sync(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
+                   unsigned gy, unsigned bx, void **args, struct st_result *res);
+int st_launch_shared(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
+                     unsigned gy, unsigned bx, unsigned shared, void **args,
+                     struct st_result *res);
+void st_result_start(struct st_result *res, const struct st_kernel *k,
+                     const char *casename, size_t numel);
+void st_fail(struct st_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Element i of dtype dt at got against a double reference within tol
+ * (|d| <= tol * max(1, |ref|); NaN only where ref is NaN, inf exactly). */
+void st_check_float(enum st_dtype dt, double tol, size_t i, const void *got, double want,
+                    struct st_result *res);
+/* The bytes in [from, to) still hold the poison (0xff). */
+void st_check_poison(const void *buf, size_t from, size_t to, struct st_result *res);
 
 #endif

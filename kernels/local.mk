@@ -2,7 +2,7 @@
 # portability header they all include.  Nothing is compiled here: the plugin
 # build (plugins/local.mk) embeds each family's source into plugins/F.la,
 # and the library compiles it for the GPU at precompile/run time.
-HR_KERNEL_INCLUDES = kernels/hr-kernel.h kernels/hr-target-facts.h \
+HR_KERNEL_INCLUDES = kernels/hr-kernel.h kernels/hr-target-facts.h kernels/hr-rows.h \
 	kernels/hr-host.h kernels/hr-host-abi.h
 EXTRA_DIST += $(HR_KERNEL_INCLUDES) lib/targets.def kernels/gen-target-facts.sh
 # Per-processor facts for the kernels, generated from the one target table

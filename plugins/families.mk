@@ -53,3 +53,48 @@ plugins/ternary.c: $(top_srcdir)/kernels/ternary.hip $(top_srcdir)/kernels/terna
 	$(HR_EMBED)
 EXTRA_DIST += kernels/ternary.hip kernels/ternary.list
 CLEANFILES += plugins/ternary.c
+
+# family reduce
+plugins_LTLIBRARIES += plugins/reduce.la
+nodist_plugins_reduce_la_SOURCES = plugins/reduce.c
+plugins_reduce_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/reduce.c: $(top_srcdir)/kernels/reduce.hip $(top_srcdir)/kernels/reduce.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/reduce.hip kernels/reduce.list
+CLEANFILES += plugins/reduce.c
+
+# family norm
+plugins_LTLIBRARIES += plugins/norm.la
+nodist_plugins_norm_la_SOURCES = plugins/norm.c
+plugins_norm_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/norm.c: $(top_srcdir)/kernels/norm.hip $(top_srcdir)/kernels/norm.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/norm.hip kernels/norm.list
+CLEANFILES += plugins/norm.c
+
+# family rope
+plugins_LTLIBRARIES += plugins/rope.la
+nodist_plugins_rope_la_SOURCES = plugins/rope.c
+plugins_rope_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/rope.c: $(top_srcdir)/kernels/rope.hip $(top_srcdir)/kernels/rope.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/rope.hip kernels/rope.list
+CLEANFILES += plugins/rope.c
+
+# family indexing
+plugins_LTLIBRARIES += plugins/indexing.la
+nodist_plugins_indexing_la_SOURCES = plugins/indexing.c
+plugins_indexing_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/indexing.c: $(top_srcdir)/kernels/indexing.hip $(top_srcdir)/kernels/indexing.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/indexing.hip kernels/indexing.list
+CLEANFILES += plugins/indexing.c
+
+# family sort
+plugins_LTLIBRARIES += plugins/sort.la
+nodist_plugins_sort_la_SOURCES = plugins/sort.c
+plugins_sort_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/sort.c: $(top_srcdir)/kernels/sort.hip $(top_srcdir)/kernels/sort.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/sort.hip kernels/sort.list
+CLEANFILES += plugins/sort.c

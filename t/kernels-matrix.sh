@@ -3,8 +3,11 @@
 # The binary, cast and ternary tables are complete per KERNELS.md: every op
 # for every dtype, the full 7x7 cast matrix, where_<I>_<T> for every ids
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
-# value, inputs, output) - the table is what precompile, the selftest and
-# callers go by, so a dropped line would silently drop a kernel.
+# value, inputs, output); so are reduce (five ops, each one-pass, split and
+# finish), norm and rope for f32 f64 f16 bf16, indexing (five ops for
+# every ids and data dtype) and sort, in candle's argument order.
+# The table is what precompile, the selftest and callers go by, so a
+# dropped line would silently drop a kernel.
 . "$top_srcdir/t/tap.sh"
 
 K="$top_srcdir/kernels"
@@ -48,10 +51,63 @@ expected() {
 					$i $t "$L" $(ctype $i) $c $c $c
 			done
 		done ;;
+	reduce)
+		R='size_t src_numel, size_t el_to_sum_per_block, size_t num_dims, hr_layout info'
+		for t in f32 f64 f16 bf16; do
+			c=$(ctype $t)
+			for op in sum min max argmin argmax; do
+				case $op in arg*) o=uint32_t ;; *) o=$c ;; esac
+				printf 'fast_%s_%s\t%s, const %s *src, %s *dst\n' $op $t "$R" $c $o
+				printf 'fast_%s_split_%s\t%s, const %s *src, void *ws\n' $op $t "$R" $c
+				printf 'fast_%s_finish_%s\tsize_t rows, size_t splits, const void *ws, %s *dst\n' $op $t $o
+			done
+		done ;;
+	norm)
+		for t in f32 f64 f16 bf16; do
+			c=$(ctype $t)
+			printf 'softmax_%s\tconst %s *src, %s *dst, int ncols\n' $t $c $c
+			printf 'rmsnorm_%s\tconst %s *x, %s *dst, const %s *alpha, int ncols, int block_size, float eps\n' $t $c $c $c
+			printf 'layernorm_%s\tconst %s *x, %s *dst, const %s *alpha, const %s *beta, int ncols, int block_size, float eps\n' $t $c $c $c $c
+			printf 'add_rmsnorm_%s\tconst %s *x, const %s *residual, %s *dst, %s *residual_out, const %s *alpha, int ncols, int block_size, float eps\n' $t $c $c $c $c $c
+		done ;;
+	rope)
+		for t in f32 f64 f16 bf16; do
+			c=$(ctype $t)
+			S="const $c *src, const $c *cos, const $c *sin, $c *dst"
+			printf 'rope_i_%s\t%s, size_t bh, size_t td, size_t stride_b\n' $t "$S"
+			printf 'rope_%s\t%s, size_t bh, size_t td, size_t d, size_t stride_b\n' $t "$S"
+			printf 'rope_thd_%s\t%s, size_t b, size_t t, size_t h, size_t d, size_t stride_b\n' $t "$S"
+			for v in rope_pos rope_i_pos; do
+				printf '%s_%s\tconst int64_t *pos, %s *q, %s *k, const %s *cos, const %s *sin, size_t ntok, size_t nq_heads, size_t nk_heads, size_t head_dim, size_t rot_dim, size_t q_stride, size_t k_stride, size_t max_pos\n' \
+					$v $t $c $c $c $c
+			done
+		done ;;
+	indexing)
+		for i in u8 u32 i64; do
+			ic=$(ctype $i)
+			for t in $DT; do
+				c=$(ctype $t)
+				D='size_t left_size, size_t src_dim_size'
+				printf 'is_%s_%s\t%s, const %s *ids, const %s *inp, %s *out, %s, size_t ids_dim_size, size_t right_size\n' $i $t "$L" $ic $c $c "$D"
+				printf 'gather_%s_%s\tsize_t numel, const %s *ids, const %s *inp, %s *out, %s, size_t ids_dim_size, size_t right_size\n' $i $t $ic $c $c "$D"
+				printf 'ia_%s_%s\tconst %s *ids, size_t ids_dim_size, const %s *inp, %s *out, %s, size_t dst_dim_size, size_t right_size\n' $i $t $ic $c $c "$D"
+				for op in s sa; do
+					printf '%s_%s_%s\tconst %s *ids, const %s *inp, %s *out, %s, size_t dst_dim_size, size_t right_size\n' $op $i $t $ic $c $c "$D"
+				done
+			done
+		done ;;
+	sort)
+		for t in $DT; do
+			c=$(ctype $t)
+			for dir in asc desc; do
+				printf 'asort_%s_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad\n' $dir $t $c
+				printf 'asort_%s_wide_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws\n' $dir $t $c
+			done
+		done ;;
 	esac | LC_ALL=C sort
 }
 
-for fam in binary cast ternary; do
+for fam in binary cast ternary reduce norm rope indexing sort; do
 	expected $fam >"$T/$fam.want"
 	grep -v -e '^#' -e '^@' -e '^[[:space:]]*$' "$K/$fam.list" | LC_ALL=C sort >"$T/$fam.got"
 	cmp -s "$T/$fam.want" "$T/$fam.got"

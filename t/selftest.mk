@@ -1,4 +1,4 @@
-# t/selftest.mk: `hanzo-rocm selftest` (tools/cmd-selftest.c, tools/selftest-run.c,
+# t/selftest.mk: `hanzo-rocm selftest` (tools/cmd-selftest.c,
 # common/selftest-*.c)
 # and the GPU benchmarks against PyTorch (bench/gpu-*, `make bench-gpu`).
 

@@ -1,9 +1,13 @@
 # Code the CLI shares with the tests (t/ never reaches into tools/): the
-# JSON writer and the host side of the selftest (conversions, references,
-# the plan of every family's kernels).
+# JSON writer and the selftest (conversions, references, the plan of every
+# family's kernels, the driver that runs them and the row-wise families'
+# helpers: their plans carry run hooks, so plan and driver link together).
 HR_SELFTEST_COMMON = common/selftest.h common/selftest-dtype.c \
 	common/selftest-unary.c common/selftest-binary.c common/selftest-affine.c \
-	common/selftest-cast.c common/selftest-fill.c common/selftest-ternary.c
+	common/selftest-cast.c common/selftest-fill.c common/selftest-ternary.c \
+	common/selftest-rows.c common/selftest-run.c common/selftest-reduce.c \
+	common/selftest-norm.c common/selftest-rope.c common/selftest-indexing.c \
+	common/selftest-sort.c
 
 # The hanzo-rocm CLI links the internal convenience library, as kmod's tools do.
 bin_PROGRAMS += tools/hanzo-rocm
@@ -12,7 +16,7 @@ tools_hanzo_rocm_SOURCES = \
 	tools/cmd-info.c tools/info-config.c tools/info-targets.c \
 	tools/info-cache.c tools/info-plugins.c \
 	tools/cmd-config.c tools/cmd-precompile.c tools/cmd-cache.c \
-	tools/cmd-plugins.c tools/cmd-selftest.c tools/selftest-run.c \
+	tools/cmd-plugins.c tools/cmd-selftest.c \
 	$(HR_SELFTEST_COMMON)
 tools_hanzo_rocm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
 tools_hanzo_rocm_LDADD = lib/libhanzo-rocm-internal.la -lm

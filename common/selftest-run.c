@@ -61,6 +61,16 @@ static const struct ew_case ew_cases[] = {
 	  { COLS, ROWS * COLS, ROWS }, 0 },
 };
 
+struct hanzo_rocm *st_device_ctx(struct st_device *d)
+{
+	return d->ctx;
+}
+
+unsigned st_device_index(struct st_device *d)
+{
+	return d->dev;
+}
+
 void st_device_free(struct st_device *d)
 {
 	if (!d)
@@ -175,6 +185,12 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 		l->args[2] = &l->info;
 		l->args[3] = l->scalar[0];
 		l->args[4] = &l->ptr[3];
+		break;
+	case ST_REDUCE:         /* row-wise shapes run through k->run */
+	case ST_NORM:
+	case ST_ROPE:
+	case ST_INDEX:
+	case ST_SORT:
 		break;
 	}
 }
@@ -617,6 +633,12 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 		work = l.d1 * l.d2;
 		bytes = 2 * work * st_dtype_size(k->out);
 		break;
+	case ST_REDUCE:
+	case ST_NORM:
+	case ST_ROPE:
+	case ST_INDEX:
+	case ST_SORT:
+		return -1;
 	}
 	launch_args(k, &l);
 	if (launch(kh, work, per_thread(k), &l) < 0 ||
@@ -664,6 +686,8 @@ int st_run_kernel(struct st_device *d, const struct st_kernel *kspec,
 		emit(data, &res[0]);
 		return 1;
 	}
+	if (k.run)              /* row-wise families: their own cases */
+		return k.run(d, &k, kh, emit, data);
 	if (k.shape == ST_EW) {
 		n = (int)(sizeof(ew_cases) / sizeof(ew_cases[0]));
 		for (int c = 0; c < n; c++) {

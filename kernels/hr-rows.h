@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hr-rows.h - block-wide reductions for the row kernels (reduce, norm).
+ *
+ * Why a block and not a wave per row: a vocabulary row (152k columns) on
+ * one wave keeps 31 of 32 (or 63 of 64) lanes of a CU idle; a block of up
+ * to 1024 threads reads it at full bandwidth.  Include after hr-kernel.h.
+ *
+ * Rules for the caller of these helpers (and so for the launch geometry
+ * written in each .list): blockDim.x is a multiple of 64 and at most 1024,
+ * blockDim.y == blockDim.z == 1 - then every wave is full at wave 32 and at
+ * wave 64, which the shuffles need.  Every thread of the block calls the
+ * reduction (it synchronizes); every thread gets the same result (lane 0 of
+ * each wave publishes, all threads combine the published values in wave
+ * order), so the result does not depend on which lane asks.
+ */
+#ifndef HR_ROWS_H
+#define HR_ROWS_H
+
+/* 1024 threads / 32 lanes. */
+#define HR_MAX_WAVES_PER_BLOCK 32
+
+/* A value and the index it came from (arg-reductions). */
+template <typename C>
+struct hr_argval {
+	C v;
+	uint32_t i;
+};
+
+/* Running maximum and sum of exp(x - max) (one-read softmax). */
+template <typename C>
+struct hr_maxsum {
+	C m, s;
+};
+
+/* Shuffles of the pairs, one member at a time. */
+template <typename C>
+HR_DEVICE hr_argval<C> hr_shfl_xor(hr_argval<C> a, int lane_mask, int width)
+{
+	a.v = hr_shfl_xor(a.v, lane_mask, width);
+	a.i = hr_shfl_xor(a.i, lane_mask, width);
+	return a;
+}
+
+template <typename C>
+HR_DEVICE hr_maxsum<C> hr_shfl_xor(hr_maxsum<C> a, int lane_mask, int width)
+{
+	a.m = hr_shfl_xor(a.m, lane_mask, width);
+	a.s = hr_shfl_xor(a.s, lane_mask, width);
+	return a;
+}
+
+/*
+ * op(a, b) over every thread's v; see the rules above.  op must be
+ * associative up to rounding; the combination order is fixed for a given
+ * block size and wave size (results are reproducible run to run).
+ */
+template <typename T, typename Op>
+HR_DEVICE T hr_block_reduce(T v, const Op &op)
+{
+	__shared__ T part[HR_MAX_WAVES_PER_BLOCK];
+	const int ws = hr_wave_size();
+	const int lane = (int)threadIdx.x & (ws - 1), wave = (int)threadIdx.x / ws;
+	const int nwaves = (int)(blockDim.x + ws - 1) / ws;
+
+	for (int m = ws >> 1; m > 0; m >>= 1)
+		v = op(v, hr_shfl_xor(v, m, ws));
+	__syncthreads();                /* an earlier call may still read part[] */
+	if (lane == 0)
+		part[wave] = v;
+	__syncthreads();
+	v = part[0];
+	for (int w = 1; w < nwaves; w++)
+		v = op(v, part[w]);
+	return v;
+}
+
+/* The usual operators. */
+struct hr_op_sum {
+	template <typename T>
+	HR_INLINE T operator()(T a, T b) const { return a + b; }
+};
+
+/* NaN wins (torch): hr_max/hr_min return a NaN from either side. */
+struct hr_op_max {
+	template <typename T>
+	HR_INLINE T operator()(T a, T b) const { return hr_max(a, b); }
+};
+
+struct hr_op_min {
+	template <typename T>
+	HR_INLINE T operator()(T a, T b) const { return hr_min(a, b); }
+};
+
+/*
+ * Arg-reductions, torch's rule: a NaN beats any number (the first NaN wins),
+ * otherwise the larger (smaller) value, ties to the lower index.  The
+ * identity is (-inf or +inf, UINT32_MAX): any real element beats it.
+ */
+template <bool MAX>
+struct hr_op_arg {
+	template <typename C>
+	HR_INLINE hr_argval<C> operator()(hr_argval<C> a, hr_argval<C> b) const
+	{
+		const bool an = a.v != a.v, bn = b.v != b.v;
+
+		if (an || bn) {
+			if (an && bn)
+				return a.i <= b.i ? a : b;
+			return an ? a : b;
+		}
+		if (MAX ? a.v > b.v : a.v < b.v)
+			return a;
+		if (MAX ? b.v > a.v : b.v < a.v)
+			return b;
+		return a.i <= b.i ? a : b;
+	}
+};
+
+/*
+ * Merge of two (max, sum of exp(x - max)) pairs.  A side that saw nothing
+ * (m = -inf, s = 0) contributes nothing, without computing exp(-inf + inf).
+ */
+struct hr_op_maxsum {
+	template <typename C>
+	HR_INLINE hr_maxsum<C> operator()(hr_maxsum<C> a, hr_maxsum<C> b) const
+	{
+		hr_maxsum<C> r;
+
+		if (b.m == (C)-INFINITY && b.s == (C)0)
+			return a;
+		if (a.m == (C)-INFINITY && a.s == (C)0)
+			return b;
+		r.m = hr_max(a.m, b.m);
+		r.s = a.s * hr_exp(a.m - r.m) + b.s * hr_exp(b.m - r.m);
+		return r;
+	}
+};
+
+/* Adds x to a running (max, sum): one exp per element. */
+template <typename C>
+HR_DEVICE hr_maxsum<C> hr_maxsum_add(hr_maxsum<C> a, C x)
+{
+	if (x > a.m) {
+		a.s = a.s * hr_exp(a.m - x) + (C)1;
+		a.m = x;
+	} else if (x != (C)-INFINITY) {
+		/* x <= m, or x is NaN: NaN reaches s and stays there.  -inf adds
+		 * nothing (exp(-inf - -inf) would be NaN on a row that starts
+		 * with masked entries). */
+		a.s += hr_exp(x - a.m);
+	}
+	return a;
+}
+
+#endif /* HR_ROWS_H */
