@@ -16,7 +16,7 @@
  * A barrier (block or wave) that some of its threads can never reach - one
  * returned, or waits at another call site - fails the launch with -EDEADLK
  * instead of hanging: the block's parked fibers are abandoned (their stacks
- * are reset before reuse) and no further block starts.
+ * are reset before reuse) and no further block starts.  Layer: backends.
  */
 #include <errno.h>
 #include <pthread.h>

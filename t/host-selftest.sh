@@ -14,9 +14,13 @@ export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
 printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
 
 exit_is 2 "no host device unless asked for: selftest says no GPU" "$HR_CLI" selftest
-exit_is 2 "an invalid HANZO_ROCM_HOST is a configuration error" \
-	env HANZO_ROCM_HOST=host-w16 "$HR_CLI" info
-grep_ok "  ... naming the value" "host-w16" "$T/err"
+exit_is 2 "an invalid HANZO_ROCM_HOST is a configuration error for config check" \
+	env HANZO_ROCM_HOST=host-w16 "$HR_CLI" config check
+grep_ok "  ... naming the value" "HANZO_ROCM_HOST: invalid value 'host-w16'" "$T/err"
+# At run time a bad setting warns and is left out (as every variable).
+exit_is 2 "  ... at run time a warning, and no host device: no GPU" \
+	env HANZO_ROCM_HOST=host-w16 "$HR_CLI" selftest
+grep_ok "  ... warning naming the value" "warning: HANZO_ROCM_HOST: invalid value 'host-w16'" "$T/err"
 
 export HANZO_ROCM_HOST=host-w64,host-w32
 exit_is 0 "info lists both host devices" "$HR_CLI" info --json
