@@ -15,7 +15,7 @@ sh tools/install-deps.sh || exit 1
 # stays clean, as the package proof and `make distcheck` need it.
 mkdir -p _build/main
 cd _build/main
-[ -f Makefile ] || "$top/configure" -q || exit 1
+[ -f Makefile ] || "$top/configure" -q --enable-werror || exit 1
 make -j"$jobs" || exit 1
 
 make -j"$jobs" check || status=1
@@ -25,7 +25,7 @@ lint=0
 make lint || { lint=1; status=1; }
 
 mkdir -p "$top/_build/asan"
-(cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-sanitizers; } &&
+(cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-werror --enable-sanitizers; } &&
 	make -j"$jobs" && make -j"$jobs" check) || status=1
 
 # The package proof (debootstrap root, apt, lintian, rpmbuild) needs root and
