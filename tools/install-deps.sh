@@ -43,6 +43,12 @@ echo "install-deps: hipcc's toolchain here: $toolchain"
 
 # HANZO_ROCM_NO_PACKAGING=1 leaves out what only `make check-package` needs.
 pkgs="$BUILD $GPU $toolchain $TEST"
-[ -n "${HANZO_ROCM_NO_PACKAGING:-}" ] || pkgs="$pkgs $PACKAGE"
+if [ -z "${HANZO_ROCM_NO_PACKAGING:-}" ]; then
+    pkgs="$pkgs $PACKAGE"
+    # systemd.pc (where the unit goes): systemd-dev from Debian 13 on.
+    if apt-cache show systemd-dev >/dev/null 2>&1; then
+        pkgs="$pkgs systemd-dev"
+    fi
+fi
 # shellcheck disable=SC2086
 $SUDO apt-get -o DPkg::Lock::Timeout=600 install -q -y --no-install-recommends $pkgs
