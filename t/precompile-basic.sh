@@ -33,6 +33,16 @@ grep_ok "no-op run: all up to date" '^0 built, 2 up to date, 0 skipped, 0 failed
 ok $? "no-op run spawned no compiler"
 [ -s "$PC_LOG" ] && sed 's/^/#   /' "$PC_LOG"
 grep_ok "--progress always draws a bar on stderr" '\[#+\] 2/2' "$T/err"
+exit_is 0 "precompile --json" PC --output "$T/o" -t gfx90a -t gfx942 --json
+"$PYTHON3" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+r = {x["target"]: x for x in v["results"]}
+assert v["up_to_date"] == 1 and v["skipped"] == 1 and v["failed"] == 0 and v["dir"], v
+assert r["gfx90a"]["status"] == "up-to-date" and r["gfx90a"]["size"] > 0, r
+assert r["gfx942"]["status"] == "skipped" and "ROCm" in r["gfx942"]["reason"], r
+' "$T/out"
+ok $? "--json: one object per pair with status, reason, size; counts and dir" || sed 's/^/# /' "$T/out"
 
 exit_is 0 "a target the compiler cannot build is skipped, not failed" PC --output "$T/o" -t gfx90a -t gfx942
 grep_ok "gfx942 skipped with the ROCm version that adds it" '^gfx942 .*skipped \(.*ROCm' "$T/out"
