@@ -1,8 +1,9 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree), `make lint` and, as root, `make check-package`, and prints the
-# closing line "N passed, N failed".
+# build tree), `make lint` and, as root, `make check-package` and the reduced
+# `make check-rocm` (Debian 13's and sid's ROCm), and prints the closing line
+# "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -38,6 +39,19 @@ else
 	echo "tools/test.sh: not root: skipping make check-package"
 fi
 
+# The reduced ROCm matrix (make check-rocm): every family for one new target
+# per ROCm generation, each by its own release's compiler in a debootstrap
+# root, when the archive answers.  It counts as one more check.
+rocm=skip
+if [ "$(id -u)" -eq 0 ] && apt-get -q -o Acquire::Retries=0 update >/dev/null 2>&1; then
+	rocm=0
+	t0=$(date +%s)
+	make check-rocm HR_ROCM_MATRIX='trixie=gfx942 sid=gfx1201' || { rocm=1; status=1; }
+	echo "tools/test.sh: make check-rocm (reduced) took $(($(date +%s) - t0)) s"
+else
+	echo "tools/test.sh: not root or no Debian archive: skipping make check-rocm"
+fi
+
 pass=0 fail=0
 for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; do
 	[ -f "$log" ] || { fail=$((fail + 1)); continue; }
@@ -49,6 +63,7 @@ for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; 
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
+case $rocm in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 [ "$fail" -eq 0 ] || status=1
 echo "$pass passed, $fail failed"
 exit $status
