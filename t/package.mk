@@ -7,7 +7,8 @@
 # rpmlint and the Debian mirror) is the full proof: build the .debs from a
 # clean copy of the tree, lintian them, build an upgrade (a later version
 # with one family's source changed), run t/package/proof.sh in a debootstrap
-# root, then rpmbuild -bb and rpmlint.  The debootstrap root is cached in
+# root, then rpmbuild -bb and rpmlint, and rpm -i the rpms into a Debian
+# root that has rpm (t/package/rpm-install.sh).  The debootstrap root is cached in
 # HR_CHROOT_CACHE between runs.
 dist_check_SCRIPTS += t/package-static.sh
 TESTS += t/package-static.sh
@@ -18,6 +19,8 @@ HR_PKG_CHANGED_FAMILY = fill
 HR_RPM_CACHE_TARGETS = gfx90a
 # Debian 12 and 13 (the .debs built here install on both).
 HR_PROOF_SUITES = bookworm trixie
+# lintian of Debian 13 as well as the host's.
+HR_LINTIAN_SUITES = trixie
 
 check-package:
 	@set -e; start=$$(date +%s); src='$(abs_top_srcdir)'; w='$(HR_PKG_WORK)'; \
@@ -26,6 +29,11 @@ check-package:
 	sh "$$src/t/package/build-debs.sh" "$$src" "$$w/v1"; \
 	step "lintian"; \
 	sh "$$src/t/package/lintian.sh" "$$w/v1/debs"; \
+	for suite in $(HR_LINTIAN_SUITES); do \
+		step "lintian of $$suite"; \
+		base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)' $$suite); \
+		sh "$$src/t/package/lintian-in.sh" "$$base" "$$w/v1/debs" "$$w/lintian-$$suite"; \
+	done; \
 	v=$$(cd "$$src" && dpkg-parsechangelog -SVersion)+rebuild1; \
 	step "building the upgrade $$v ($(HR_PKG_CHANGED_FAMILY) source changed)"; \
 	sh "$$src/t/package/build-debs.sh" "$$w/v1/source.tar" "$$w/v2" "$$v" $(HR_PKG_CHANGED_FAMILY); \
@@ -39,6 +47,11 @@ check-package:
 	done; \
 	step "rpmbuild and rpmlint"; \
 	sh "$$src/t/package/rpm.sh" "$$src" "$$w/rpm" '$(HR_RPM_CACHE_TARGETS)'; \
+	step "rpm -i --nodeps into a Debian root with rpm"; \
+	base=$$(sh "$$src/t/rocm/root.sh" '$(HR_CHROOT_CACHE)' bookworm); \
+	top_srcdir="$$src" sh "$$src/t/package/rpm-install.sh" "$$base" "$$w/rpm/rpmbuild/RPMS" \
+		"$$w/rpm-install" | tee "$$w/rpm-install.tap"; \
+	! grep -qE '^(not ok|Bail out)' "$$w/rpm-install.tap"; \
 	step "done"
 .PHONY: check-package
 
@@ -59,4 +72,4 @@ EXTRA_DIST += \
 	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
-	t/package/proof.sh t/package/rpm.sh
+	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh
