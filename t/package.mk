@@ -19,8 +19,8 @@ HR_PKG_CHANGED_FAMILY = fill
 HR_RPM_CACHE_TARGETS = gfx90a
 # Debian 12 and 13 (the .debs built here install on both).
 HR_PROOF_SUITES = bookworm trixie
-# lintian of Debian 13 as well as the host's.
-HR_LINTIAN_SUITES = trixie
+# Also built (tests on) and linted in these releases' roots.
+HR_BUILD_SUITES = trixie
 
 check-package:
 	@set -e; start=$$(date +%s); src='$(abs_top_srcdir)'; w='$(HR_PKG_WORK)'; \
@@ -29,10 +29,12 @@ check-package:
 	sh "$$src/t/package/build-debs.sh" "$$src" "$$w/v1"; \
 	step "lintian"; \
 	sh "$$src/t/package/lintian.sh" "$$w/v1/debs"; \
-	for suite in $(HR_LINTIAN_SUITES); do \
-		step "lintian of $$suite"; \
+	for suite in $(HR_BUILD_SUITES); do \
 		base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)' $$suite); \
-		sh "$$src/t/package/lintian-in.sh" "$$base" "$$w/v1/debs" "$$w/lintian-$$suite"; \
+		step "dpkg-buildpackage -b (tests on) in $$suite"; \
+		sh "$$src/t/package/build-in.sh" "$$base" "$$w/v1/source.tar" "$$w/build-$$suite"; \
+		step "lintian of $$suite on its .debs"; \
+		sh "$$src/t/package/lintian-in.sh t/package/build-in.sh" "$$base" "$$w/build-$$suite/debs" "$$w/lintian-$$suite"; \
 	done; \
 	v=$$(cd "$$src" && dpkg-parsechangelog -SVersion)+rebuild1; \
 	step "building the upgrade $$v ($(HR_PKG_CHANGED_FAMILY) source changed)"; \
@@ -72,4 +74,4 @@ EXTRA_DIST += \
 	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
-	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh
+	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh

@@ -59,6 +59,7 @@ ok $? "the file trigger extended the cache (unary.hrco) and wrote the %ghost plu
 	{ sed 's/^/# /' "$work/2.log"; ls -R "$cache" | sed 's/^/# /'; }
 
 rpm_root -qa --qf '%{NAME}\n' | grep '^hanzo-rocm' >"$T/installed"
+# shellcheck disable=SC2046
 rpm_root -ql $(cat "$T/installed") | sort -u >"$T/owned"
 # shellcheck disable=SC2046
 rpm_root -e $(cat "$T/installed") >"$work/3.log" 2>&1

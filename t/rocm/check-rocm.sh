@@ -23,6 +23,7 @@ set -u
 src=$1 stage=$2 cache=$3
 mkdir -p "$4" && work=$(cd "$4" && pwd)
 shift 4
+# shellcheck disable=SC2034 # tap.sh reads it
 top_srcdir=$src
 . "$src/t/tap.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (chroot)"
