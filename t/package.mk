@@ -34,7 +34,7 @@ check-package:
 		step "dpkg-buildpackage -b (tests on) in $$suite"; \
 		sh "$$src/t/package/build-in.sh" "$$base" "$$w/v1/source.tar" "$$w/build-$$suite"; \
 		step "lintian of $$suite on its .debs"; \
-		sh "$$src/t/package/lintian-in.sh t/package/build-in.sh" "$$base" "$$w/build-$$suite/debs" "$$w/lintian-$$suite"; \
+		sh "$$src/t/package/lintian-in.sh" "$$base" "$$w/build-$$suite/debs" "$$w/lintian-$$suite"; \
 	done; \
 	v=$$(cd "$$src" && dpkg-parsechangelog -SVersion)+rebuild1; \
 	step "building the upgrade $$v ($(HR_PKG_CHANGED_FAMILY) source changed)"; \
@@ -74,4 +74,4 @@ EXTRA_DIST += \
 	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
-	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh
+	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh t/package/readme-in.sh
