@@ -1,7 +1,8 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree), `make lint` and, as root, `make check-package`, and prints the
+# build tree), `make lint` and, as root, `make check-package` and
+# `make check-container`, and prints the
 # closing line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -38,6 +39,16 @@ else
 	echo "tools/test.sh: not root: skipping make check-package"
 fi
 
+# The container proof (podman, buildah; reuses the .debs and the debootstrap
+# root of check-package): one more check, root only too.
+ctr=skip
+if [ "$(id -u)" -eq 0 ]; then
+	ctr=0
+	make check-container || { ctr=1; status=1; }
+else
+	echo "tools/test.sh: not root: skipping make check-container"
+fi
+
 pass=0 fail=0
 for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; do
 	[ -f "$log" ] || { fail=$((fail + 1)); continue; }
@@ -49,6 +60,7 @@ for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; 
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
+case $ctr in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 [ "$fail" -eq 0 ] || status=1
 echo "$pass passed, $fail failed"
 exit $status
