@@ -42,6 +42,7 @@ rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
 	"$root"/var/cache/apt/archives/*.deb "$root/etc/apt/apt.conf.d/01keep-debs"
 mkdir -p "$root/var/lib/apt/lists/partial"
 tar -C "$root" --numeric-owner -cf "$cachedir/base-image.tar" .
+old=$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || :)
 podman import -q \
 	--change 'ENV LANG=C.UTF-8' \
 	--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
@@ -49,3 +50,5 @@ podman import -q \
 	--change "LABEL org.opencontainers.image.description=\"Debian 12 minbase from debootstrap (hanzo-rocm container/make-base.sh)\"" \
 	"$cachedir/base-image.tar" "$image"
 rm -f "$cachedir/base-image.tar"
+# The previous import, now untagged (kept while images built on it remain).
+[ -z "$old" ] || podman rmi "$old" >/dev/null 2>&1 || :

@@ -38,6 +38,8 @@ check-container: all
 			sh "$$src/t/package/build-debs.sh" "$$src" "$$w/debs-src"; \
 		debs=$$w/debs-src/debs; \
 	fi; \
+	podman rmi '$(HR_CONTAINER_NAME):check-framework' '$(HR_CONTAINER_NAME):check' \
+		'$(HR_CONTAINER_NAME):check-builder' >/dev/null 2>&1 || :; \
 	step "base image $(HR_CONTAINER_BASE) (debootstrap minbase, podman import)"; \
 	sh "$$src/container/make-base.sh" '$(HR_CHROOT_CACHE)' '$(HR_CONTAINER_BASE)' "$$w/archive"; \
 	step "builder, runtime, framework-base images for $(HR_CONTAINER_TARGETS), offline"; \
@@ -54,6 +56,7 @@ check-container: all
 	top_srcdir="$$src" sh "$$src/t/container/check.sh" '$(HR_CONTAINER_NAME):check' \
 		'$(HR_CONTAINER_NAME):check-framework' '$(HR_CONTAINER_BASE)' \
 		'$(HR_CONTAINER_TARGETS)' '$(HR_CONTAINER_MISSING)' "$$version" "$$w/co-lookup" \
+		"$$w/build.log" \
 		| tee "$$w/check.tap"; \
 	step "done"; \
 	! grep -q '^not ok' "$$w/check.tap" && grep -q '^1\.\.' "$$w/check.tap"
@@ -62,6 +65,8 @@ check-container: all
 clean-local: clean-local-container
 clean-local-container:
 	-rm -rf '$(HR_CONTAINER_WORK)'
+	-podman rmi '$(HR_CONTAINER_NAME):check-framework' '$(HR_CONTAINER_NAME):check' \
+		'$(HR_CONTAINER_NAME):check-builder' >/dev/null 2>&1
 .PHONY: clean-local-container
 
 EXTRA_DIST += \

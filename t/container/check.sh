@@ -8,12 +8,14 @@
 #   missing one (compile = never); no compiler; the size goal; the framework
 #   base's headers and pkg-config.  Times container start -> code object.
 #
-# usage: check.sh RUNTIME_IMAGE FRAMEWORK_IMAGE BASE_IMAGE "TARGETS" MISSING VERSION CO_LOOKUP
+# usage: check.sh RUNTIME_IMAGE FRAMEWORK_IMAGE BASE_IMAGE "TARGETS" MISSING VERSION CO_LOOKUP [BUILD_LOG]
+#   BUILD_LOG  container/build.sh's output: then also check that every apt
+#              run of the image builds was offline (build context only)
 # Commands run with `podman run` when it works, else in a buildah working
 # container with chroot isolation (a fresh container per command, as
 # `podman run --rm`); the first line says which.  Needs root.
 set -u
-img=$1 fw=$2 base=$3 targets=$4 missing=$5 version=$6 lookup=$7
+img=$1 fw=$2 base=$3 targets=$4 missing=$5 version=$6 lookup=$7 buildlog=${8:-}
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$top_srcdir/t/tap.sh"
 
@@ -24,7 +26,7 @@ cp "$lookup" "$T/mnt/co-lookup" || { echo "Bail out! no $lookup"; exit 1; }
 
 # ---- how to run a command in an image --------------------------------------
 runner=
-if podman run --rm --pull=never -v "$T/mnt:/hr-test:ro" "$img" true >"$T/podman" 2>&1; then
+if podman run --rm --pull=never --network=none -v "$T/mnt:/hr-test:ro" "$img" true >"$T/podman" 2>&1; then
 	runner=podman
 elif command -v buildah >/dev/null && c=$(buildah from --pull=never "$img" 2>"$T/buildah") &&
 	buildah run --isolation chroot "$c" -- true >>"$T/buildah" 2>&1; then
@@ -42,7 +44,7 @@ fi
 in_image() {
 	i=$1; shift
 	if [ "$runner" = podman ]; then
-		podman run --rm --pull=never -v "$T/mnt:/hr-test:ro" "$i" "$@"
+		podman run --rm --pull=never --network=none -v "$T/mnt:/hr-test:ro" "$i" "$@"
 		return
 	fi
 	c=$(buildah from --pull=never "$i") || return 125
@@ -59,6 +61,16 @@ okr() { ok "$@"; return "$1"; }
 show() { sed 's/^/#   /' "$1" | tail -n "${2:-15}"; }
 families=$(sed -e 's/#.*//' "$top_srcdir/debian/families" | tr -s ' \n' '  ')
 n_fam=$(echo "$families" | wc -w) n_tgt=$(echo "$targets" | wc -w)
+
+# ---- offline builds -----------------------------------------------------------
+if [ -n "$buildlog" ]; then
+	n_apt=$(grep -c '^apt-local: offline build' "$buildlog")
+	grep -E '^(Get|Hit|Ign|Err):[0-9]* +[a-z]+://' "$buildlog" | grep -v ' file:' >"$T/net"
+	# Steps podman took from its layer cache print nothing: count what ran.
+	[ "$n_apt" -ge 1 ] && [ ! -s "$T/net" ]
+	okr $? "the image builds were offline: $n_apt apt run(s) from the build context only, no download" ||
+		show "$T/net"
+fi
 
 # ---- labels ---------------------------------------------------------------
 [ "$(label "$img" ai.hanzo.rocm.targets)" = "$targets" ]
