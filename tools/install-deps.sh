@@ -14,7 +14,7 @@ set -eu
 BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
 GPU="hipcc libamdhip64-dev"
 TEST="python3 valgrind file cppcheck clang-tidy"
-PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint"
+PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint podman buildah"
 
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo

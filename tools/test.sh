@@ -1,9 +1,9 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree), `make lint` and, as root, `make check-package` and the reduced
-# `make check-rocm` (Debian 13's and sid's ROCm), and prints the closing line
-# "N passed, N failed".
+# build tree), `make lint` and, as root, `make check-package`, `make check-container`
+# and the reduced `make check-rocm` (Debian 13's and sid's ROCm), and prints the
+# closing line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -52,6 +52,16 @@ else
 	echo "tools/test.sh: not root or no Debian archive: skipping make check-rocm"
 fi
 
+# The container proof (podman, buildah; reuses the .debs and the debootstrap
+# root of check-package): one more check, root only too.
+ctr=skip
+if [ "$(id -u)" -eq 0 ]; then
+	ctr=0
+	make check-container || { ctr=1; status=1; }
+else
+	echo "tools/test.sh: not root: skipping make check-container"
+fi
+
 pass=0 fail=0
 for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; do
 	[ -f "$log" ] || { fail=$((fail + 1)); continue; }
@@ -64,6 +74,7 @@ done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $rocm in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
+case $ctr in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 [ "$fail" -eq 0 ] || status=1
 echo "$pass passed, $fail failed"
 exit $status
