@@ -180,8 +180,15 @@ struct hr_toolchain *hr_stamp_load(const struct hr_config *cfg,
 					free(tc->devlib_dir);
 					tc->devlib_dir = NULL;
 				}
+				/*
+				 * Never trust a negative answer: libraries missing
+				 * then (or gone now) mean a fresh probe, which finds
+				 * them once their package is installed.
+				 */
 				if (!tc->path || !tc->version || !tc->identity ||
-				    !*tc->identity) {
+				    !*tc->identity ||
+				    (k == HR_COMPILER_HIPCC &&
+				     (!tc->devlib_dir || access(tc->devlib_dir, R_OK | X_OK) < 0))) {
 					hr_toolchain_free(tc);
 					tc = NULL;
 				}

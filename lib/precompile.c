@@ -328,7 +328,7 @@ static bool pair_settle_early(struct pc_run *run, struct pc_pair *p, double t0)
 		return true;
 	}
 	/* can_build is a pure check; the stamp's toolchain answers it too. */
-	if (tc && hr_toolchain_can_build(tc, p->target, why, sizeof(why)) < 0) {
+	if (tc && hr_toolchain_can_build(tc, p->target, why, sizeof(why)) == -ENOTSUP) {
 		report(run, p, HR_PRECOMPILE_SKIPPED, why[0] ? why : "not buildable",
 		       NULL, 0, 0);
 		return true;
@@ -341,7 +341,9 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 {
 	struct pc_kind *pk = &run->kinds[p->kind];
 	char why[256] = "";
+	int r;
 
+	/* No compiler installed is a skip; one that is there but cannot run fails. */
 	if (pk->err < 0) {
 		if (pk->err == -ENOENT)
 			snprintf(why, sizeof(why), "%s not found",
@@ -350,7 +352,8 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 			snprintf(why, sizeof(why), "%s unusable: %s",
 			         hr_precompile_compiler_name(run->ctx->config, p->kind),
 			         strerror(-pk->err));
-		report(run, p, HR_PRECOMPILE_SKIPPED, why, NULL, 0, 0);
+		report(run, p, pk->err == -ENOENT ? HR_PRECOMPILE_SKIPPED : HR_PRECOMPILE_FAILED,
+		       why, NULL, 0, 0);
 		return;
 	}
 	if (!run->o->force && p->have_entry &&
@@ -358,9 +361,11 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 		report(run, p, HR_PRECOMPILE_UP_TO_DATE, NULL, NULL, 0, p->entry_size);
 		return;
 	}
-	if (hr_toolchain_can_build(pk->tc, p->target, why, sizeof(why)) < 0) {
-		report(run, p, HR_PRECOMPILE_SKIPPED, why[0] ? why : "not buildable",
-		       NULL, 0, 0);
+	/* Only a target this compiler lacks is a skip; a broken toolchain fails. */
+	r = hr_toolchain_can_build(pk->tc, p->target, why, sizeof(why));
+	if (r < 0) {
+		report(run, p, r == -ENOTSUP ? HR_PRECOMPILE_SKIPPED : HR_PRECOMPILE_FAILED,
+		       why[0] ? why : "not buildable", NULL, 0, 0);
 		return;
 	}
 	p->queued = true;

@@ -221,30 +221,83 @@ static char *glob_dir(const char *pattern)
 	return result;
 }
 
-/*
- * AMD device libraries: next to a /opt/rocm-like install (ROCm 5: amdgcn/,
- * ROCm 6: lib/llvm/lib/clang/N/lib/amdgcn/), else the distro's multiarch dir.
- */
-static char *find_devlib_dir(const char *hipcc_path)
+/* dir/<tail> (a glob) when it holds device libraries, resolved, else NULL. */
+static char *devlib_under(const char *dir, const char *tail)
 {
+	char *pattern, *found, *real;
+
+	if (asprintf(&pattern, "%s%s/oclc_isa_version_*.bc", dir, tail) < 0)
+		return NULL;
+	found = glob_dir(pattern);
+	free(pattern);
+	real = found ? realpath(found, NULL) : NULL;
+	free(found);
+	return real;
+}
+
+/*
+ * The distro prefix of a Debian LLVM resource dir: "/usr" for
+ * /usr/lib/llvm-15/lib/clang/15.0.6, else NULL.
+ */
+static char *llvm_distro_prefix(const char *res)
+{
+	const char *l = strstr(res, "/lib/llvm-"), *p;
+
+	if (!l)
+		return NULL;
+	p = l + strlen("/lib/llvm-");
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (strncmp(p, "/lib/clang/", 11) != 0 || !p[11] || strchr(p + 11, '/'))
+		return NULL;
+	return strndup(res, (size_t)(l - res));
+}
+
+/*
+ * AMD device libraries, where the compiler itself looks.  First ask it:
+ * hipcc passes -print-resource-dir to the clang it drives, whose resource
+ * directory holds them (Debian 13 and later: /usr/lib/llvm-N/lib/clang/N/
+ * amdgcn/bitcode; ROCm 6: <resource>/lib/amdgcn/bitcode) or, for Debian
+ * 12's LLVM 15, the multiarch dir of its distro prefix
+ * (/usr/lib/<multiarch>/amdgcn/bitcode, where hipcc's ROCM_PATH=/usr points
+ * clang).  Then the layouts under hipcc's own install prefix, for a hipcc
+ * that does not pass the option on: a /opt/rocm-like tree (ROCm 5:
+ * amdgcn/, ROCm 6: lib/llvm/lib/clang/N/lib/amdgcn/) or a distro prefix.
+ * No absolute guesses: another compiler's libraries would be wrong ones.
+ * Runs only when a toolchain is probed, never on a cache hit.
+ */
+static char *find_devlib_dir(struct hanzo_rocm *ctx, const char *hipcc_path)
+{
+	static const char *const res_tails[] = { "/amdgcn/bitcode", "/lib/amdgcn/bitcode" };
 	static const char *const tails[] = { "/amdgcn/bitcode",
 	                                     "/lib/llvm/lib/clang/*/lib/amdgcn/bitcode",
 	                                     "/lib/clang/*/lib/amdgcn/bitcode",
-	                                     "/llvm/lib/clang/*/lib/amdgcn/bitcode" };
-	char prefix[2][PATH_MAX], *result = NULL;
-	int n = install_prefixes(hipcc_path, prefix);
+	                                     "/llvm/lib/clang/*/lib/amdgcn/bitcode",
+	                                     "/lib/*/amdgcn/bitcode",
+	                                     "/lib/llvm-*/lib/clang/*/amdgcn/bitcode" };
+	char prefix[2][PATH_MAX], *result = NULL, *res = NULL;
+	int n;
 
-	for (int i = 0; i < n && !result; i++)
-		for (size_t t = 0; t < HR_ARRAY_SIZE(tails) && !result; t++) {
-			char *pattern;
+	if (probe(ctx, hipcc_path, "-print-resource-dir", true, &res) == 0 && res) {
+		res[strcspn(res, "\r\n")] = '\0';
+		for (size_t t = 0; res[0] == '/' && t < HR_ARRAY_SIZE(res_tails) && !result; t++)
+			result = devlib_under(res, res_tails[t]);
+		if (!result && res[0] == '/') {
+			char *distro = llvm_distro_prefix(res);
 
-			if (asprintf(&pattern, "%s%s/oclc_isa_version_*.bc", prefix[i], tails[t]) < 0)
-				return NULL;
-			result = glob_dir(pattern);
-			free(pattern);
+			result = distro ? devlib_under(distro, "/lib/*/amdgcn/bitcode") : NULL;
+			free(distro);
 		}
-	if (!result)
-		result = glob_dir("/usr/lib/*/amdgcn/bitcode/oclc_isa_version_*.bc");
+		free(res);
+		if (result)
+			return result;
+	}
+	n = install_prefixes(hipcc_path, prefix);
+	for (int i = 0; i < n && !result; i++)
+		for (size_t t = 0; t < HR_ARRAY_SIZE(tails) && !result; t++)
+			result = devlib_under(prefix[i], tails[t]);
 	return result;
 }
 
@@ -279,7 +332,7 @@ static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 		tc->identity = NULL;
 		return -ENOMEM;
 	}
-	tc->devlib_dir = find_devlib_dir(tc->path);
+	tc->devlib_dir = find_devlib_dir(ctx, tc->path);
 	if (!tc->devlib_dir)
 		hr_warn(ctx, "%s: AMD device libraries (oclc_isa_version_*.bc) not found\n", tc->path);
 	return 0;
@@ -434,9 +487,11 @@ static int amd_can_build(const struct hr_toolchain *tc, const char *gfx,
 	char *bc;
 	bool ok;
 
+	/* A broken install, not a target this compiler lacks: a failure. */
 	if (!tc->devlib_dir) {
-		snprintf(reason, n, "AMD device libraries not found for %s", tc->path);
-		return -ENOTSUP;
+		snprintf(reason, n, "AMD device libraries (oclc_isa_version_*.bc) not found for %s",
+		         tc->path);
+		return -ENOPKG;
 	}
 	if (asprintf(&bc, "%s/oclc_isa_version_%s.bc", tc->devlib_dir, gfx + 3) < 0)
 		return -ENOMEM;

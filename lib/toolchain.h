@@ -45,7 +45,9 @@ void hr_toolchain_free(struct hr_toolchain *tc);
 
 /*
  * 0 when tc can build target; -ENOTSUP with a reason such as
- * "needs ROCm >= 5.7 (this is 5.2.3)" otherwise.
+ * "needs ROCm >= 5.7 (installed: 5.2.3)" when this compiler cannot build
+ * it; -ENOPKG when the toolchain is broken (no AMD device libraries), which
+ * callers report as a failure, not a skip.
  */
 int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
                            char *reason, size_t n);

@@ -77,6 +77,9 @@ grep_ok "payload flip reported" "famD.hrco: payload checksum mismatch" "$T/out"
 grep_ok "garbage reported" "junk.hrco: " "$T/out"
 grep_ok "misplaced entry reported" "gfx90a/famB.hrco: .*wrong name" "$T/out"
 grep_ok "site-tier corruption reported" "site/gfx90a/famZ.hrco" "$T/out"
+exit_is 1 "cache verify --json finds corruption" hr cache verify --json
+"$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); bad=v["bad"]; assert v["corrupt"]==5 and len(bad)==5 and v["checked"]>=5 and v["removed"]==0 and all(x["reason"] and x["tier"] and x["action"]=="kept" for x in bad) and any(x["tier"]=="site" for x in bad), v' "$T/out"
+ok $? "verify --json: 5 bad entries with tier, reason and action, counts" || sed 's/^/# /' "$T/out"
 exit_is 0 "cache list shows corrupt entries" hr cache list --json
 "$PYTHON3" -c 'import json,sys; e=json.load(open(sys.argv[1])); bad=[x for x in e if x["status"]=="corrupt"]; assert len(bad)==5 and all(x["reason"] for x in bad), bad' "$T/out"
 ok $? "list --json marks 5 corrupt with reasons"
@@ -88,6 +91,9 @@ ok $? "read-only tier untouched"
 ok $? "corrupt user entries removed, good ones kept"
 rm "$site/gfx90a/famZ.hrco"
 exit_is 0 "verify after repair" hr cache verify
+exit_is 0 "verify --json after repair" hr cache verify --json
+"$PYTHON3" -c 'import json,sys; v=json.load(open(sys.argv[1])); assert v["bad"]==[] and v["corrupt"]==0 and v["checked"]>0, v' "$T/out"
+ok $? "verify --json: clean, nothing bad" || sed 's/^/# /' "$T/out"
 
 # A tier's plugins.index is checked too: the library ignores a corrupt one.
 printf 'not an index\n' >"$user/plugins.index"

@@ -41,6 +41,24 @@ ok $? "the systemd unit is generated with every @variable@ replaced"
 grep -q '^ExecStart=/.*/hanzo-rocm precompile --system' "$u" && grep -q '^Type=oneshot$' "$u" &&
 	grep -q '^ConditionPathExists=/dev/kfd$' "$u" && grep -q '^Nice=19$' "$u"
 ok $? "the unit is a low-priority oneshot running precompile --system, only with /dev/kfd"
+for d in ProtectKernelTunables=yes ProtectKernelModules=yes ProtectKernelLogs=yes \
+	ProtectControlGroups=yes RestrictAddressFamilies=AF_UNIX RestrictNamespaces=yes \
+	LockPersonality=yes SystemCallArchitectures=native CapabilityBoundingSet= \
+	PrivateNetwork=yes NoNewPrivileges=yes ProtectSystem=strict; do
+	grep -qx "$d" "$u" || echo "# missing: $d"
+done >"$T/hard"
+[ ! -s "$T/hard" ]
+ok $? "the unit is hardened (kernel, cgroups, namespaces, no capabilities, AF_UNIX only)" ||
+	cat "$T/hard"
+if command -v systemd-analyze >/dev/null && systemd-analyze security --help 2>/dev/null | grep -q -- --offline; then
+	systemd-analyze security --offline=yes "$u" >"$T/sec" 2>&1
+	level=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p' "$T/sec")
+	[ -n "$level" ] && awk -v l="$level" 'BEGIN { exit !(l <= 2.0) }'
+	ok $? "systemd-analyze security: exposure ${level:-?} (at most 2.0; 8.5 unhardened)" ||
+		tail -n 5 "$T/sec" | sed 's/^/# /'
+else
+	skip 1 "systemd-analyze security --offline not available"
+fi
 cachedir=$(sed -n 's/^ReadWritePaths=//p' "$u")
 grep -q "^d $cachedir 0755 root root -\$" "$top_builddir/etc/hanzo-rocm.tmpfiles"
 ok $? "tmpfiles.d creates the cache directory the unit may write ($cachedir)"

@@ -7,7 +7,8 @@
 # rpmlint and the Debian mirror) is the full proof: build the .debs from a
 # clean copy of the tree, lintian them, build an upgrade (a later version
 # with one family's source changed), run t/package/proof.sh in a debootstrap
-# root, then rpmbuild -bb and rpmlint.  The debootstrap root is cached in
+# root, then rpmbuild -bb and rpmlint, and rpm -i the rpms into a Debian
+# root that has rpm (t/package/rpm-install.sh).  The debootstrap root is cached in
 # HR_CHROOT_CACHE between runs.
 dist_check_SCRIPTS += t/package-static.sh
 TESTS += t/package-static.sh
@@ -16,6 +17,10 @@ HR_PKG_WORK = $(abs_top_builddir)/_build/package-check
 HR_CHROOT_CACHE = $(abs_top_builddir)/_build/package-chroot
 HR_PKG_CHANGED_FAMILY = fill
 HR_RPM_CACHE_TARGETS = gfx90a
+# Debian 12 and 13 (the .debs built here install on both).
+HR_PROOF_SUITES = bookworm trixie
+# Also built (tests on) and linted in these releases' roots.
+HR_BUILD_SUITES = trixie
 
 check-package:
 	@set -e; start=$$(date +%s); src='$(abs_top_srcdir)'; w='$(HR_PKG_WORK)'; \
@@ -24,16 +29,31 @@ check-package:
 	sh "$$src/t/package/build-debs.sh" "$$src" "$$w/v1"; \
 	step "lintian"; \
 	sh "$$src/t/package/lintian.sh" "$$w/v1/debs"; \
+	for suite in $(HR_BUILD_SUITES); do \
+		base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)' $$suite); \
+		step "dpkg-buildpackage -b (tests on) in $$suite"; \
+		sh "$$src/t/package/build-in.sh" "$$base" "$$w/v1/source.tar" "$$w/build-$$suite"; \
+		step "lintian of $$suite on its .debs"; \
+		sh "$$src/t/package/lintian-in.sh" "$$base" "$$w/build-$$suite/debs" "$$w/lintian-$$suite"; \
+	done; \
 	v=$$(cd "$$src" && dpkg-parsechangelog -SVersion)+rebuild1; \
 	step "building the upgrade $$v ($(HR_PKG_CHANGED_FAMILY) source changed)"; \
 	sh "$$src/t/package/build-debs.sh" "$$w/v1/source.tar" "$$w/v2" "$$v" $(HR_PKG_CHANGED_FAMILY); \
-	step "debootstrap root"; \
-	base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)'); \
-	step "proof in $$base"; \
-	top_srcdir="$$src" sh "$$src/t/package/proof.sh" "$$base" "$$w/v1/debs" "$$w/v2/debs" \
-		$(HR_PKG_CHANGED_FAMILY) "$$w/proof"; \
+	for suite in $(HR_PROOF_SUITES); do \
+		step "debootstrap root ($$suite)"; \
+		base=$$(sh "$$src/t/package/chroot-base.sh" '$(HR_CHROOT_CACHE)' $$suite); \
+		step "proof in $$base"; \
+		top_srcdir="$$src" sh "$$src/t/package/proof.sh" "$$base" "$$w/v1/debs" "$$w/v2/debs" \
+			$(HR_PKG_CHANGED_FAMILY) "$$w/proof-$$suite" | tee "$$w/proof-$$suite.tap"; \
+		! grep -qE '^(not ok|Bail out)' "$$w/proof-$$suite.tap"; \
+	done; \
 	step "rpmbuild and rpmlint"; \
 	sh "$$src/t/package/rpm.sh" "$$src" "$$w/rpm" '$(HR_RPM_CACHE_TARGETS)'; \
+	step "rpm -i --nodeps into a Debian root with rpm"; \
+	base=$$(sh "$$src/t/rocm/root.sh" '$(HR_CHROOT_CACHE)' bookworm); \
+	top_srcdir="$$src" sh "$$src/t/package/rpm-install.sh" "$$base" "$$w/rpm/rpmbuild/RPMS" \
+		"$$w/rpm-install" | tee "$$w/rpm-install.tap"; \
+	! grep -qE '^(not ok|Bail out)' "$$w/rpm-install.tap"; \
 	step "done"
 .PHONY: check-package
 
@@ -46,10 +66,12 @@ EXTRA_DIST += \
 	debian/changelog debian/control debian/control.in debian/control.plugin.in \
 	debian/control.cache.in debian/copyright debian/rules debian/source/format \
 	debian/families debian/cache-targets debian/gen-control \
-	debian/hanzo-rocm.install debian/hanzo-rocm.postinst debian/hanzo-rocm.postrm \
+	debian/hanzo-rocm.install.in debian/hanzo-rocm.postinst debian/hanzo-rocm.postrm \
 	debian/hanzo-rocm.triggers.in debian/hanzo-rocm.lintian-overrides \
 	debian/libhanzo-rocm1.install debian/libhanzo-rocm1.symbols \
 	debian/libhanzo-rocm-dev.install \
+	debian/watch debian/upstream/metadata debian/tests/control \
+	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
-	t/package/proof.sh t/package/rpm.sh
+	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh t/package/readme-in.sh

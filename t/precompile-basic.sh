@@ -33,13 +33,31 @@ grep_ok "no-op run: all up to date" '^0 built, 2 up to date, 0 skipped, 0 failed
 ok $? "no-op run spawned no compiler"
 [ -s "$PC_LOG" ] && sed 's/^/#   /' "$PC_LOG"
 grep_ok "--progress always draws a bar on stderr" '\[#+\] 2/2' "$T/err"
+# A newer target this compiler cannot build (gfx942 for Debian 12's ROCm 5.2,
+# gfx950 for Debian 13's 5.7, ...), from the buildable list info reports.
+new=$("$HR_CLI" info --json 2>/dev/null | "$PYTHON3" -c '
+import json, sys
+b = [t for t in json.load(sys.stdin)["toolchains"] if t["kind"] == "hipcc"][0]["buildable"]
+print(next(t for t in ("gfx942", "gfx950", "gfx1201", "gfx1250") if t not in b))' 2>/dev/null)
+new=${new:-gfx942}
+exit_is 0 "precompile --json" PC --output "$T/o" -t gfx90a -t "$new" --json
+"$PYTHON3" -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+r = {x["target"]: x for x in v["results"]}
+new = sys.argv[2]
+assert v["up_to_date"] == 1 and v["skipped"] == 1 and v["failed"] == 0 and v["dir"], v
+assert r["gfx90a"]["status"] == "up-to-date" and r["gfx90a"]["size"] > 0, r
+assert r[new]["status"] == "skipped" and "ROCm" in r[new]["reason"], r
+' "$T/out" "$new"
+ok $? "--json: one object per pair with status, reason, size; counts and dir" || sed 's/^/# /' "$T/out"
 
-exit_is 0 "a target the compiler cannot build is skipped, not failed" PC --output "$T/o" -t gfx90a -t gfx942
-grep_ok "gfx942 skipped with the ROCm version that adds it" '^gfx942 .*skipped \(.*ROCm' "$T/out"
+exit_is 0 "a target the compiler cannot build is skipped, not failed" PC --output "$T/o" -t gfx90a -t "$new"
+grep_ok "$new skipped with the ROCm version that adds it" "^$new .*skipped \\(.*ROCm" "$T/out"
 [ ! -s "$T/err" ]
 ok $? "--progress never: nothing on stderr"
-[ "$(pc_compiles gfx942)" -eq 0 ]
-ok $? "nothing compiled for gfx942"
+[ "$(pc_compiles "$new")" -eq 0 ]
+ok $? "nothing compiled for $new"
 
 # NVIDIA targets go to nvcc: missing -> skipped; present -> a real cubin.
 exit_is 0 "a missing compiler is not a failure" PC --output "$T/o" -t sm_90

@@ -8,17 +8,20 @@ export PC_LOG
 : > "$PC_LOG"
 mkdir -p "$T/bin"
 # Each call is logged as "PID ARGS"; PC_FAIL makes compiles fail with a
-# diagnostic, PC_SLOW delays them (for kill tests).
+# diagnostic, PC_SLOW delays them (for kill tests); queries (--version,
+# -print-resource-dir) always answer.
 cat > "$T/bin/hipcc" <<EOF
 #!/bin/sh
 echo "\$\$ \$*" >> "\$PC_LOG"
-if [ "\$1" != --version ]; then
+case "\$1" in
+--version|-print-resource-dir) ;;
+*)
 	if [ -n "\$PC_FAIL" ]; then
 		echo "pctest.hip:7:1: error: injected failure" >&2
 		exit 1
 	fi
 	[ -z "\$PC_SLOW" ] || sleep "\$PC_SLOW"
-fi
+esac
 exec "$HIPCC" "\$@"
 EOF
 chmod 755 "$T/bin/hipcc"

@@ -8,5 +8,5 @@ check_PROGRAMS += t/pc-helper
 t_pc_helper_LDADD = lib/libhanzo-rocm-internal.la
 
 dist_check_DATA += t/precompile-setup.sh
-dist_check_SCRIPTS += t/precompile-basic.sh t/precompile-robust.sh
-TESTS += t/precompile-basic.sh t/precompile-robust.sh
+dist_check_SCRIPTS += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh
+TESTS += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh

@@ -432,7 +432,7 @@ static void test_rocm_layout(void)
 	snprintf(p, sizeof(p), "%s/rocm-6.2.0/lib/llvm/lib/clang/18/lib/amdgcn/bitcode/oclc_isa_version_90a.bc", scratch);
 	write_file(p, "", 0644);
 	snprintf(p, sizeof(p), "%s/rocm", scratch);
-	symlink("rocm-6.2.0", p);
+	ok(symlink("rocm-6.2.0", p) == 0, "ROCm 6 layout: /opt/rocm-like symlink made");
 
 	snprintf(conf, sizeof(conf), "[compiler]\nhipcc = %s/rocm/bin/hipcc\n", scratch);
 	ctx = new_ctx(conf);

@@ -181,8 +181,50 @@ struct verify_state {
 	struct hanzo_rocm *ctx;
 	const struct hr_tier_dir *tier;
 	bool repair;
+	struct json *j;         /* --json: one object per bad entry */
 	unsigned checked, bad, removed;
 };
+
+/* One bad entry: a text line, or a JSON object with what was done. */
+static void verify_report(struct verify_state *s, const char *path, const char *why,
+                          const char *action, const char *detail)
+{
+	if (s->j) {
+		json_begin_object(s->j);
+		json_kv_string(s->j, "path", path);
+		json_kv_string(s->j, "tier", hr_tier_name(s->tier->tier));
+		json_kv_string(s->j, "reason", why);
+		json_kv_string(s->j, "action", action);
+		if (detail)
+			json_kv_string(s->j, "error", detail);
+		json_end_object(s->j);
+	} else if (strcmp(action, "removed") == 0) {
+		printf("%s: %s: removed\n", path, why);
+	} else if (strcmp(action, "read-only") == 0) {
+		printf("%s: %s (not repaired: the %s tier is read-only here)\n", path,
+		       why, hr_tier_name(s->tier->tier));
+	} else if (detail) {
+		printf("%s: %s (not repaired: %s)\n", path, why, detail);
+	} else {
+		printf("%s: %s\n", path, why);
+	}
+}
+
+/* A bad file: count it, and remove it under --repair where allowed. */
+static void verify_bad(struct verify_state *s, const char *path, const char *why)
+{
+	s->bad++;
+	if (!s->repair) {
+		verify_report(s, path, why, "kept", NULL);
+	} else if (!s->tier->writable) {
+		verify_report(s, path, why, "read-only", NULL);
+	} else if (unlink(path) < 0) {
+		verify_report(s, path, why, "kept", strerror(errno));
+	} else {
+		verify_report(s, path, why, "removed", NULL);
+		s->removed++;
+	}
+}
 
 static int verify_one(void *data, const char *path, const char *target,
                       const char *name, enum hr_cache_file kind,
@@ -204,18 +246,7 @@ static int verify_one(void *data, const char *path, const char *target,
 		hr_entry_release(&e);
 		return 0;
 	}
-	s->bad++;
-	if (!s->repair) {
-		printf("%s: %s\n", path, why);
-	} else if (!s->tier->writable) {
-		printf("%s: %s (not repaired: the %s tier is read-only here)\n", path,
-		       why, hr_tier_name(s->tier->tier));
-	} else if (unlink(path) < 0) {
-		printf("%s: %s (not repaired: %s)\n", path, why, strerror(errno));
-	} else {
-		printf("%s: %s: removed\n", path, why);
-		s->removed++;
-	}
+	verify_bad(s, path, why);
 	return 0;
 }
 
@@ -237,18 +268,7 @@ static int verify_index(struct verify_state *s)
 	if (!path)
 		return -ENOMEM;
 	s->checked++;
-	s->bad++;
-	if (!s->repair) {
-		printf("%s: %s\n", path, why);
-	} else if (!s->tier->writable) {
-		printf("%s: %s (not repaired: the %s tier is read-only here)\n", path,
-		       why, hr_tier_name(s->tier->tier));
-	} else if (unlink(path) < 0) {
-		printf("%s: %s (not repaired: %s)\n", path, why, strerror(errno));
-	} else {
-		printf("%s: %s: removed\n", path, why);
-		s->removed++;
-	}
+	verify_bad(s, path, why);
 	free(path);
 	return 0;
 }
@@ -257,23 +277,29 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "repair", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct verify_state s = { 0 };
 	struct hr_tier_dir *t = NULL;
+	struct json j;
+	bool as_json = false;
 	size_t n = 0;
 	int c, r, ret = EXIT_OK;
 
 	while ((c = getopt_long(argc, argv, "rh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': s.repair = true; break;
+		case 'j': as_json = true; break;
 		case 'h':
-			puts("Usage: hanzo-rocm cache verify [--repair]\n\n"
+			puts("Usage: hanzo-rocm cache verify [--repair] [--json]\n\n"
 			     "Validate every entry of every cache tier (header, sizes, checksums,\n"
 			     "code object machine and target) and each tier's plugins.index, and\n"
 			     "print each bad one with the reason.  --repair removes them from the\n"
 			     "tiers this user may write.\n"
+			     "--json prints one object: checked, corrupt, removed and bad (an\n"
+			     "array of {path, tier, reason, action[, error]}).\n"
 			     "Exit status 1 when corruption remains.");
 			return EXIT_OK;
 		default: return EXIT_USAGE;
@@ -287,6 +313,13 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 	if (r != EXIT_OK)
 		return r;
 	s.ctx = cli->ctx;
+	if (as_json) {
+		json_init(&j, stdout);
+		json_begin_object(&j);
+		json_key(&j, "bad");
+		json_begin_array(&j);
+		s.j = &j;
+	}
 	for (size_t i = 0; i < n; i++) {
 		s.tier = &t[i];
 		r = hr_cache_scan(t[i].path, NULL, verify_one, &s);
@@ -301,10 +334,19 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 			ret = EXIT_FAILED;
 		}
 	}
-	printf("%u entries checked, %u corrupt%s", s.checked, s.bad,
-	       s.repair ? ", " : "\n");
-	if (s.repair)
-		printf("%u removed\n", s.removed);
+	if (as_json) {
+		json_end_array(&j);
+		json_kv_uint(&j, "checked", s.checked);
+		json_kv_uint(&j, "corrupt", s.bad);
+		json_kv_uint(&j, "removed", s.removed);
+		json_end_object(&j);
+		json_finish(&j);
+	} else {
+		printf("%u entries checked, %u corrupt%s", s.checked, s.bad,
+		       s.repair ? ", " : "\n");
+		if (s.repair)
+			printf("%u removed\n", s.removed);
+	}
 	hr_cache_tiers_free(t, n);
 	if (s.bad > s.removed)
 		ret = EXIT_FAILED;
@@ -507,7 +549,7 @@ static void usage(FILE *f)
 	fputs("Usage: hanzo-rocm cache COMMAND [OPTIONS]\n\n"
 	      "Commands:\n"
 	      "  list [--json] [--target T]       every entry of every tier\n"
-	      "  verify [--repair]                validate every entry; exit 1 on corruption\n"
+	      "  verify [--repair] [--json]       validate every entry; exit 1 on corruption\n"
 	      "  gc [--max-size SIZE]             shrink the user cache, drop stale files\n"
 	      "  clear [--system|--user] [--target T]  remove entries\n"
 	      "\nCOMMAND --help describes each.\n", f);

@@ -19,6 +19,7 @@ struct pc_out {
 	bool bar;               /* draw a progress bar on stderr */
 	bool bar_drawn;
 	bool header_done;       /* the table header, before the first row */
+	struct json *j;         /* --json: results as objects, no table */
 };
 
 static void header(struct pc_out *po)
@@ -59,12 +60,33 @@ static void print_diag(const char *diag)
 		printf("    … (%u more lines)\n", cut);
 }
 
+/* --json: one object per pair, in completion order (calls are serialised). */
+static void json_result(struct json *j, const struct hr_precompile_result *r)
+{
+	json_begin_object(j);
+	json_kv_string(j, "target", r->target);
+	json_kv_string(j, "family", r->family);
+	json_kv_string(j, "status", hr_precompile_status_name(r->status));
+	json_kv_string(j, r->status == HR_PRECOMPILE_PROVIDED ? "provided_by" : "reason",
+	               r->reason);
+	json_key(j, "seconds");
+	json_double(j, r->seconds);
+	json_kv_uint(j, "size", r->size);
+	json_kv_string(j, "diagnostics", r->diag && *r->diag ? r->diag : NULL);
+	json_end_object(j);
+	fflush(stdout);
+}
+
 static void on_result(void *data, const struct hr_precompile_result *r)
 {
 	struct pc_out *po = data;
 	char size[16] = "-", secs[16] = "-";
 
 	bar_clear(po);
+	if (po->j) {
+		json_result(po->j, r);
+		return;
+	}
 	header(po);
 	if (r->size)
 		hr_format_size(r->size, size, sizeof(size));
@@ -105,7 +127,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: hanzo-rocm precompile [--system|--user|--output DIR] [--target T]...\n"
 	      "                             [--family F]... [-j N] [--force]\n"
-	      "                             [--progress auto|always|never]\n"
+	      "                             [--progress auto|always|never] [--json]\n"
 	      "\n"
 	      "Build the code object of every (target, family) pair into a cache tier.\n"
 	      "Targets: --target, else HANZO_ROCM_TARGETS, else detected GPUs and\n"
@@ -119,6 +141,9 @@ static void usage(FILE *f)
 	      "  -j, --jobs N    parallel compiles (default [compiler] jobs; 0 = CPUs)\n"
 	      "  --force         rebuild even what is up to date\n"
 	      "  --progress WHEN progress bar on stderr: auto (a TTY), always, never\n"
+	      "  --json          print one JSON object: dir, the counts and results (an\n"
+	      "                  array of {target, family, status, reason or provided_by,\n"
+	      "                  seconds, size, diagnostics}) instead of the table\n"
 	      "\n"
 	      "Exit status: 0 every buildable pair is built, up to date or provided;\n"
 	      "1 a pair failed; 2 usage or configuration error (--system without root).\n", f);
@@ -134,7 +159,7 @@ static int exit_for(int r, enum hr_precompile_dest dest)
 
 int cmd_precompile(struct cli *cli, int argc, char **argv)
 {
-	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS };
+	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS, OPT_JSON };
 	static const struct option opts[] = {
 		{ "system", no_argument, NULL, OPT_SYSTEM },
 		{ "user", no_argument, NULL, OPT_USER },
@@ -144,12 +169,15 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "progress", required_argument, NULL, OPT_PROGRESS },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hr_precompile_opts o = { .dest = HR_PRECOMPILE_USER };
 	struct hr_precompile_summary sum;
 	struct pc_out po = { 0 };
+	struct json j;
+	bool as_json = false;
 	const char *progress = "auto";
 	char **targets = NULL, **families = NULL;
 	unsigned n_dest = 0;
@@ -183,6 +211,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 			}
 			break;
 		case OPT_FORCE: o.force = true; break;
+		case OPT_JSON: as_json = true; break;
 		case OPT_PROGRESS:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0) {
@@ -214,8 +243,27 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	o.on_result = on_result;
 	o.on_progress = on_progress;
 	o.data = &po;
+	if (as_json) {
+		json_init(&j, stdout);
+		json_begin_object(&j);
+		json_key(&j, "results");
+		json_begin_array(&j);
+		po.j = &j;
+	}
 	r = hr_precompile(ctx, &o, &sum);
 	bar_clear(&po);
+	if (as_json) {
+		/* Valid JSON whatever happened; the error itself is on stderr. */
+		json_end_array(&j);
+		json_kv_string(&j, "dir", r < 0 ? NULL : sum.dir);
+		json_kv_uint(&j, "built", r < 0 ? 0 : sum.built);
+		json_kv_uint(&j, "up_to_date", r < 0 ? 0 : sum.up_to_date);
+		json_kv_uint(&j, "provided", r < 0 ? 0 : sum.provided);
+		json_kv_uint(&j, "skipped", r < 0 ? 0 : sum.skipped);
+		json_kv_uint(&j, "failed", r < 0 ? 0 : sum.failed);
+		json_end_object(&j);
+		json_finish(&j);
+	}
 	if (r < 0) {
 		/* The library has logged the precise error already. */
 		if (o.dest == HR_PRECOMPILE_SYSTEM &&
@@ -224,11 +272,13 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		ret = exit_for(r, o.dest);
 		goto out;
 	}
-	printf("%u built, %u up to date, %u skipped, %u failed", sum.built,
-	       sum.up_to_date, sum.skipped, sum.failed);
-	if (sum.provided)
-		printf(", %u provided", sum.provided);
-	printf(" (%s)\n", sum.dir);
+	if (!as_json) {
+		printf("%u built, %u up to date, %u skipped, %u failed", sum.built,
+		       sum.up_to_date, sum.skipped, sum.failed);
+		if (sum.provided)
+			printf(", %u provided", sum.provided);
+		printf(" (%s)\n", sum.dir);
+	}
 	ret = sum.failed ? EXIT_FAILED : EXIT_OK;
 	hr_precompile_summary_release(&sum);
 	goto out;

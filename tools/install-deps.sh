@@ -1,12 +1,20 @@
 #!/bin/sh
-# Install every build, test and packaging dependency of hanzo-rocm from
-# Debian 12 packages.  Idempotent: apt-get skips what is already there.
+# Install every build, test and packaging dependency of hanzo-rocm from the
+# distribution's packages: Debian 12 (bookworm), 13 (trixie) and sid; Ubuntu
+# 24.04 with universe.  Idempotent: apt-get skips what is already there.
+#
+# No LLVM version is written here: each release packages hipcc against its
+# own LLVM (Debian 12: llvm-15 and rocm-device-libs; 13: llvm-17 and
+# rocm-device-libs-17; sid: -21), so we ask apt which LLVM, clang and device
+# libraries this release's hipcc depends on and install exactly those (the
+# tests need that LLVM's llvm-readelf; naming them keeps them installed
+# should hipcc's dependencies ever move to Recommends).
 set -eu
 
 BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
-GPU="hipcc libamdhip64-dev rocm-device-libs llvm-15 clang-15"
+GPU="hipcc libamdhip64-dev"
 TEST="python3 valgrind file cppcheck clang-tidy"
-PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint"
+PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint podman buildah"
 
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
@@ -17,8 +25,30 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # A fresh machine may be running unattended-upgrades: wait for dpkg's lock.
 $SUDO apt-get -o DPkg::Lock::Timeout=600 update -q
+
+# hipcc's own dependencies named llvm-N, clang-N, rocm-device-libs[-N].
+toolchain=$(apt-cache depends --important hipcc 2>/dev/null |
+    awk '$1 ~ /Depends:$/ { print $2 }' |
+    grep -E '^(llvm|clang|rocm-device-libs)(-[0-9]+)?$' | sort -u | tr '\n' ' ')
+case "$toolchain" in
+*llvm-*)
+    ;;
+*)
+    echo "install-deps: this release's hipcc names no llvm-N dependency (apt-cache depends hipcc: '$toolchain');" >&2
+    echo "install-deps: is hipcc packaged here (Debian >= 12, Ubuntu >= 24.04 with universe)?" >&2
+    exit 1
+    ;;
+esac
+echo "install-deps: hipcc's toolchain here: $toolchain"
+
 # HANZO_ROCM_NO_PACKAGING=1 leaves out what only `make check-package` needs.
-pkgs="$BUILD $GPU $TEST"
-[ -n "${HANZO_ROCM_NO_PACKAGING:-}" ] || pkgs="$pkgs $PACKAGE"
+pkgs="$BUILD $GPU $toolchain $TEST"
+if [ -z "${HANZO_ROCM_NO_PACKAGING:-}" ]; then
+    pkgs="$pkgs $PACKAGE"
+    # systemd.pc (where the unit goes): systemd-dev from Debian 13 on.
+    if apt-cache show systemd-dev >/dev/null 2>&1; then
+        pkgs="$pkgs systemd-dev"
+    fi
+fi
 # shellcheck disable=SC2086
 $SUDO apt-get -o DPkg::Lock::Timeout=600 install -q -y --no-install-recommends $pkgs

@@ -1,7 +1,8 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree), `make lint` and, as root, `make check-package`, and prints the
+# build tree), `make lint` and, as root, `make check-package`, `make check-container`
+# and the reduced `make check-rocm` (Debian 13's and sid's ROCm), and prints the
 # closing line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -15,7 +16,7 @@ sh tools/install-deps.sh || exit 1
 # stays clean, as the package proof and `make distcheck` need it.
 mkdir -p _build/main
 cd _build/main
-[ -f Makefile ] || "$top/configure" -q || exit 1
+[ -f Makefile ] || "$top/configure" -q --enable-werror || exit 1
 make -j"$jobs" || exit 1
 
 make -j"$jobs" check || status=1
@@ -25,7 +26,7 @@ lint=0
 make lint || { lint=1; status=1; }
 
 mkdir -p "$top/_build/asan"
-(cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-sanitizers; } &&
+(cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-werror --enable-sanitizers; } &&
 	make -j"$jobs" && make -j"$jobs" check) || status=1
 
 # The package proof (debootstrap root, apt, lintian, rpmbuild) needs root and
@@ -36,6 +37,29 @@ if [ "$(id -u)" -eq 0 ]; then
 	make check-package || { pkg=1; status=1; }
 else
 	echo "tools/test.sh: not root: skipping make check-package"
+fi
+
+# The reduced ROCm matrix (make check-rocm): every family for one new target
+# per ROCm generation, each by its own release's compiler in a debootstrap
+# root, when the archive answers.  It counts as one more check.
+rocm=skip
+if [ "$(id -u)" -eq 0 ] && apt-get -q -o Acquire::Retries=0 update >/dev/null 2>&1; then
+	rocm=0
+	t0=$(date +%s)
+	make check-rocm HR_ROCM_MATRIX='trixie=gfx942 sid=gfx1201' || { rocm=1; status=1; }
+	echo "tools/test.sh: make check-rocm (reduced) took $(($(date +%s) - t0)) s"
+else
+	echo "tools/test.sh: not root or no Debian archive: skipping make check-rocm"
+fi
+
+# The container proof (podman, buildah; reuses the .debs and the debootstrap
+# root of check-package): one more check, root only too.
+ctr=skip
+if [ "$(id -u)" -eq 0 ]; then
+	ctr=0
+	make check-container || { ctr=1; status=1; }
+else
+	echo "tools/test.sh: not root: skipping make check-container"
 fi
 
 pass=0 fail=0
@@ -49,6 +73,8 @@ for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; 
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
+case $rocm in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
+case $ctr in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 [ "$fail" -eq 0 ] || status=1
 echo "$pass passed, $fail failed"
 exit $status

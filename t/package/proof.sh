@@ -9,6 +9,7 @@
 #   4. installing a cache package compiles nothing for its target
 #   5. upgrading to a rebuilt version (one family's source changed) rebuilds
 #      only that family's entries and keeps the others (same inode and mtime)
+#   5b. debian/tests (autopkgtest) pass against the installed packages
 #   6. remove: library gone, cache kept; 7. purge: nothing left on disk
 # hipcc is wrapped (dpkg-divert) to log every compile with its target.
 #
@@ -189,6 +190,21 @@ okr $? "the compiler ran once per target, on the changed source only ($nc of $n)
 [ "$(ncalls 'target=gfx906')" -eq 0 ]
 ok $? "nothing compiled for gfx906: the upgraded cache package provides it"
 exit_is 0 "hanzo-rocm cache verify passes" in_root hanzo-rocm cache verify
+
+# ---- 5b. debian/tests (autopkgtest), run as `autopkgtest -- null` would ----
+# Each test of debian/tests/control runs from a copy of the source tree in the
+# root, with its Depends installed and AUTOPKGTEST_TMP set.
+mkdir -p "$root/src"
+(cd "$top_srcdir" && tar -cf - debian/tests examples) | tar -xf - -C "$root/src"
+# shellcheck disable=SC2046
+apt_log 5b-depends install --no-install-recommends $(deb v2 libhanzo-rocm-dev) gcc libc6-dev pkgconf
+okr $? "apt installs the tests' Depends (libhanzo-rocm-dev, gcc, pkgconf)" || show "$work/5b-depends.log"
+for t in $(sed -n 's/^Tests: *//p' "$top_srcdir/debian/tests/control"); do
+	rm -rf "$root/tmp/adt" && mkdir -p "$root/tmp/adt"
+	in_root env AUTOPKGTEST_TMP=/tmp/adt sh -c "cd /src && debian/tests/$t" >"$work/5b-$t.log" 2>&1
+	okr $? "autopkgtest $t passes" || show "$work/5b-$t.log"
+done
+in_root apt-get -q -y purge libhanzo-rocm-dev >/dev/null 2>&1
 
 # ---- 6. remove: the library goes, the cache stays -----------------------
 installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" && $2 ~ /hanzo-rocm/ { print $2 }')

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Install the built rpms, not only build and lint them.  No Fedora archive
+# is reachable, so the proxy is a Debian root (t/rocm/root.sh: Debian 12 with
+# its hipcc) with Debian's rpm in it, and rpm -i --nodeps.  Checked, as TAP:
+#   1. installing -libs, the tool and one plugin runs %post: the system cache
+#      holds that family for the configured target and verifies;
+#   2. installing another plugin fires the %transfiletriggerin: the cache
+#      grows by that family;
+#   3. erasing everything runs %postun: the cache and every %ghost are gone,
+#      nothing the packages owned is left.
+# What this proxy cannot prove: that Fedora resolves the Requires and
+# BuildRequires (--nodeps; names such as hipcc and pkgconfig(inih) are
+# Fedora's); Fedora's loader path (Debian does not search /usr/lib64, so rpm
+# runs with LD_LIBRARY_PATH=/usr/lib64, as Fedora's ld.so does by default);
+# glibc's ldconfig file trigger; systemd presets and systemd-tmpfiles (not in
+# the root: the spec's fallback macros are what run); SELinux labels; and
+# Fedora's own ROCm layout (the compiler here is Debian's).
+#
+# usage: rpm-install.sh ROOT_TARBALL RPMS_DIR WORKDIR
+set -u
+base=$1 rpms=$2
+mkdir -p "$3" && work=$(cd "$3" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$top_srcdir/t/tap.sh"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (chroot)"
+root=$work/root
+cleanup() { umount "$root/proc" 2>/dev/null; rm -rf "$root" "$T"; }
+trap cleanup EXIT
+rm -rf "$root" && mkdir -p "$root"
+tar -C "$root" -xf "$base" || { echo "Bail out! cannot unpack $base"; exit 1; }
+mount -t proc proc "$root/proc" || { echo "Bail out! cannot mount /proc"; exit 1; }
+in_root() {
+	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		DEBIAN_FRONTEND=noninteractive "$@"
+}
+rpm_root() { in_root env LD_LIBRARY_PATH=/usr/lib64 rpm --dbpath /var/lib/rpm "$@"; }
+in_root apt-get -q -y --no-install-recommends install rpm >"$work/apt.log" 2>&1
+ok $? "Debian's rpm installed in the root" || tail -n 20 "$work/apt.log" | sed 's/^/# /'
+mkdir -p "$root/rpms"
+find "$rpms" -name '*.rpm' ! -name '*debug*' -exec cp {} "$root/rpms/" \;
+pkg() { for p; do set -- "$root"/rpms/"$p"-[0-9]*.rpm; echo "/rpms/${1##*/}"; done; }
+mkdir -p "$root/etc/hanzo-rocm.conf.d"
+printf '[targets]\ndefault = gfx90a\n' >"$root/etc/hanzo-rocm.conf.d/targets.conf"
+cache=$root/var/cache/hanzo-rocm
+
+# shellcheck disable=SC2046
+rpm_root -i --nodeps $(pkg hanzo-rocm-libs hanzo-rocm hanzo-rocm-plugin-fill) >"$work/1.log" 2>&1
+ok $? "rpm -i --nodeps hanzo-rocm-libs hanzo-rocm hanzo-rocm-plugin-fill" || sed 's/^/# /' "$work/1.log"
+[ -s "$cache/gfx90a/fill.hrco" ]
+ok $? "%post precompiled fill for gfx90a into /var/cache/hanzo-rocm" || sed 's/^/# /' "$work/1.log"
+in_root env LD_LIBRARY_PATH=/usr/lib64 hanzo-rocm cache verify >"$work/verify.log" 2>&1
+ok $? "hanzo-rocm cache verify passes" || sed 's/^/# /' "$work/verify.log"
+
+# shellcheck disable=SC2046
+rpm_root -i --nodeps $(pkg hanzo-rocm-plugin-unary) >"$work/2.log" 2>&1
+ok $? "rpm -i hanzo-rocm-plugin-unary" || sed 's/^/# /' "$work/2.log"
+[ -s "$cache/gfx90a/unary.hrco" ] && [ -s "$cache/plugins.index" ]
+ok $? "the file trigger extended the cache (unary.hrco) and wrote the %ghost plugins.index" ||
+	{ sed 's/^/# /' "$work/2.log"; ls -R "$cache" | sed 's/^/# /'; }
+
+rpm_root -qa --qf '%{NAME}\n' | grep '^hanzo-rocm' >"$T/installed"
+# shellcheck disable=SC2046
+rpm_root -ql $(cat "$T/installed") | sort -u >"$T/owned"
+# shellcheck disable=SC2046
+rpm_root -e $(cat "$T/installed") >"$work/3.log" 2>&1
+ok $? "rpm -e $(tr '\n' ' ' <"$T/installed")" || sed 's/^/# /' "$work/3.log"
+[ ! -e "$cache" ]
+ok $? "%postun removed /var/cache/hanzo-rocm (entries and %ghost files)" || ls -R "$cache" | sed 's/^/# /'
+left=0
+while read -r f; do
+	case $f in /etc/hanzo-rocm.conf*) continue ;; esac
+	[ -e "$root$f" ] && [ ! -d "$root$f" ] && { echo "# left: $f"; left=1; }
+done <"$T/owned"
+ok $left "no file the packages owned is left"
+done_testing
