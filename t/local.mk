@@ -26,3 +26,12 @@ clean-local-t:
 EXTRA_DIST += lib/layers
 dist_check_SCRIPTS += t/lib-layers.sh
 TESTS += t/lib-layers.sh
+
+# The README's blocks run as written (t/readme.sh): the uninstalled
+# environment here; "From source" (a second build and install into a
+# scratch prefix) in `make check-readme`, which tools/test.sh runs.
+dist_check_SCRIPTS += t/readme.sh
+TESTS += t/readme.sh
+check-readme: all
+	$(AM_V_GEN). $(abs_top_builddir)/t/test-env.sh && sh $(abs_top_srcdir)/t/readme.sh from-source
+.PHONY: check-readme
