@@ -139,15 +139,15 @@ static int cache_list(struct cli *cli, int argc, char **argv)
 			     "corrupt (with the reason).\n"
 			     "--json prints a JSON array of objects.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache list");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache list: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache list", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (target && !hr_name_is_safe(target)) {
-		cli_error("cache list: invalid target '%s'", target);
+		cli_usage_error("cache list", "invalid target '%s'", target);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -302,11 +302,11 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 			     "array of {path, tier, reason, action[, error]}).\n"
 			     "Exit status 1 when corruption remains.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache verify");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache verify: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache verify", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -390,15 +390,15 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 			     "remove temp and lock files left by dead processes (older than an\n"
 			     "hour) and quarantined entries.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache gc");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache gc: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache gc", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (max_arg && hr_parse_size(max_arg, &max) < 0) {
-		cli_error("cache gc: invalid --max-size '%s' (want e.g. 512M, 1G)", max_arg);
+		cli_usage_error("cache gc", "invalid --max-size '%s' (want e.g. 512M, 1G)", max_arg);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -505,15 +505,15 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 			     "cache (needs write permission there), all or only those of\n"
 			     "target T.  Directories left empty are removed.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache clear");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache clear: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache clear", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (target && !hr_name_is_safe(target)) {
-		cli_error("cache clear: invalid target '%s'", target);
+		cli_usage_error("cache clear", "invalid target '%s'", target);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -564,6 +564,7 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 		{ "list", cache_list }, { "verify", cache_verify },
 		{ "gc", cache_gc }, { "clear", cache_clear },
 	};
+	char prog[64];
 
 	if (argc < 2) {
 		usage(stderr);
@@ -576,9 +577,11 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		if (strcmp(argv[1], subs[i].name) != 0)
 			continue;
+		/* getopt's messages then read "hanzo-rocm cache NAME: ...". */
+		snprintf(prog, sizeof(prog), "hanzo-rocm cache %s", subs[i].name);
+		argv[1] = prog;
 		optind = 0;
 		return subs[i].run(cli, argc - 1, argv + 1);
 	}
-	cli_error("cache: unknown command '%s' (see hanzo-rocm cache --help)", argv[1]);
-	return EXIT_USAGE;
+	return cli_usage_error("cache", "unknown command '%s'", argv[1]);
 }
