@@ -16,6 +16,10 @@ TESTS += t/test-json
 dist_check_SCRIPTS += t/cli-basics.sh
 TESTS += t/cli-basics.sh
 
+# Usage errors, unknown targets, -q, TERM=dumb, cache list's table.
+dist_check_SCRIPTS += t/cli-usage.sh
+TESTS += t/cli-usage.sh
+
 clean-local: clean-local-t
 clean-local-t:
 	-rm -rf t/home

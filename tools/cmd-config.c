@@ -138,7 +138,7 @@ int cmd_config(struct cli *cli, int argc, char **argv)
 		switch (c) {
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: return cli_try_help("config");
+		default: return cli_try_help("config check");
 		}
 	}
 	if (argc - optind > 1) {
