@@ -120,7 +120,8 @@ static void rows_print(struct list_state *s)
 	                                          "COMPILER", "CREATED", "STATUS" };
 	int w[N_COLS];
 
-	qsort(s->rows, s->n_rows, sizeof(*s->rows), row_cmp);
+	if (s->n_rows)  /* qsort(NULL, 0, ...) is undefined */
+		qsort(s->rows, s->n_rows, sizeof(*s->rows), row_cmp);
 	for (int i = 0; i < N_COLS; i++)
 		w[i] = (int)strlen(head[i]);
 	for (size_t r = 0; r < s->n_rows; r++)
