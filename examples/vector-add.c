@@ -2,7 +2,12 @@
 /*
  * vector-add: the hanzo-rocm API end to end, using only <hanzo-rocm.h>.
  *
- *   cc vector-add.c $(pkg-config --cflags --libs hanzo-rocm) -ldl -o vector-add
+ * From the checkout, after `sh tools/setup.sh` (the build tree, uninstalled):
+ *   cc examples/vector-add.c $(pkg-config --cflags --libs \
+ *       _build/main/hanzo-rocm-uninstalled.pc) -ldl -o vector-add
+ *   _build/main/hanzo-rocm --run ./vector-add [N]
+ * After `make install` (README, "From source"):
+ *   cc examples/vector-add.c $(pkg-config --cflags --libs hanzo-rocm) -ldl -o vector-add
  *   ./vector-add [N]
  *
  * The application owns its memory and streams (here through the CUDA driver

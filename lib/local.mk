@@ -10,7 +10,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/hanzo-rocm-tools.h \
 	lib/util.h lib/util.c \
 	lib/conf.h lib/config-private.h lib/config.c lib/config-keys.c \
-	lib/target.h lib/target.c \
+	lib/target.h lib/target.c lib/target-known.c \
 	lib/devices.h lib/devices.c \
 	lib/hr-spawn.h lib/spawn.c \
 	lib/toolchain.h lib/toolchain.c lib/toolchain-compile.c \

@@ -38,4 +38,10 @@ int hr_target_from_gfx_version(uint32_t v, char *buf, size_t n);
 /* HSA_OVERRIDE_GFX_VERSION "10.3.0" -> "gfx1030"; -EINVAL naming the value. */
 int hr_target_from_hsa_override(const char *s, char *buf, size_t n);
 
+/* target-known.c: true if t is valid and its processor is one of
+ * lib/targets.def (any sm_NN[a] for NVIDIA); the i-th known AMD processor,
+ * NULL past the end. */
+bool hr_target_known(const char *t);
+const char *hr_target_known_amd(size_t i);
+
 #endif

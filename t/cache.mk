@@ -2,7 +2,7 @@
 # hanzo-rocm cache, info's cache section).  Real code objects come from
 # t/cache-fixtures.sh, built once per tree into t/cache-fixtures/.
 EXTRA_DIST += t/fixtures/cache/kernels.cu
-dist_check_SCRIPTS += t/cache-fixtures.sh
+EXTRA_DIST += t/cache-fixtures.sh
 
 check_PROGRAMS += t/test-elf
 t_test_elf_LDADD = lib/libhanzo-rocm-internal.la
@@ -19,7 +19,7 @@ TESTS += t/test-cache
 
 check_PROGRAMS += t/cache-mkentry
 t_cache_mkentry_LDADD = lib/libhanzo-rocm-internal.la
-dist_check_SCRIPTS += t/cache-cli.sh
+EXTRA_DIST += t/cache-cli.sh
 TESTS += t/cache-cli.sh
 
 # Needs the fixture plugin t/fixtures/plugins/alpha.la (t/plugin.mk).
@@ -30,5 +30,5 @@ TESTS += t/test-code-object
 # A full disk under the user tier: one warning, bytes still returned.
 check_PROGRAMS += t/test-cache-full
 t_test_cache_full_LDADD = lib/libhanzo-rocm-internal.la
-dist_check_SCRIPTS += t/cache-full.sh
+EXTRA_DIST += t/cache-full.sh
 TESTS += t/cache-full.sh

@@ -3,7 +3,7 @@ check_PROGRAMS += t/test-config
 t_test_config_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-config
 
-dist_check_SCRIPTS += t/config-cli.sh
+EXTRA_DIST += t/config-cli.sh
 TESTS += t/config-cli.sh
 
 EXTRA_DIST += \

@@ -31,5 +31,5 @@ endif
 TESTS += t/test-host
 
 # The full selftest of every family on both host targets (wave 64 and 32).
-dist_check_SCRIPTS += t/host-selftest.sh
+EXTRA_DIST += t/host-selftest.sh
 TESTS += t/host-selftest.sh

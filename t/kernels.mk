@@ -3,14 +3,14 @@
 check_PROGRAMS += t/hr-dump-plugin
 t_hr_dump_plugin_SOURCES = t/hr-dump-plugin.c
 
-dist_check_SCRIPTS += t/kernels-embed.sh t/kernels-compile.sh
+EXTRA_DIST += t/kernels-embed.sh t/kernels-compile.sh
 TESTS += t/kernels-embed.sh t/kernels-compile.sh
 
 # Needs an NVIDIA GPU with PyTorch (skips otherwise); `make check-gpu` runs it.
-dist_check_SCRIPTS += t/kernels-gpu.sh
+EXTRA_DIST += t/kernels-gpu.sh
 TESTS += t/kernels-gpu.sh
 GPU_TESTS += t/kernels-gpu.sh
 
 # The binary, cast and ternary tables hold every kernel KERNELS.md lists.
-dist_check_SCRIPTS += t/kernels-matrix.sh
+EXTRA_DIST += t/kernels-matrix.sh
 TESTS += t/kernels-matrix.sh

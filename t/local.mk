@@ -13,8 +13,12 @@ t_test_json_SOURCES = t/test-json.c common/json.h common/json.c
 t_test_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
 TESTS += t/test-json
 
-dist_check_SCRIPTS += t/cli-basics.sh
+EXTRA_DIST += t/cli-basics.sh
 TESTS += t/cli-basics.sh
+
+# Usage errors, unknown targets, -q, TERM=dumb, cache list's table.
+EXTRA_DIST += t/cli-usage.sh
+TESTS += t/cli-usage.sh
 
 clean-local: clean-local-t
 clean-local-t:
@@ -24,5 +28,14 @@ clean-local-t:
 # lib/'s include graph against the layers of lib/layers (no upward edge,
 # no cycle) and no lib/ header shadowing a system one.
 EXTRA_DIST += lib/layers
-dist_check_SCRIPTS += t/lib-layers.sh
+EXTRA_DIST += t/lib-layers.sh
 TESTS += t/lib-layers.sh
+
+# The README's blocks run as written (t/readme.sh): the uninstalled
+# environment here; "From source" (a second build and install into a
+# scratch prefix) in `make check-readme`, which tools/test.sh runs.
+EXTRA_DIST += t/readme.sh
+TESTS += t/readme.sh
+check-readme: all
+	$(AM_V_GEN). $(abs_top_builddir)/t/test-env.sh && sh $(abs_top_srcdir)/t/readme.sh from-source
+.PHONY: check-readme

@@ -10,7 +10,7 @@
 # root, then rpmbuild -bb and rpmlint, and rpm -i the rpms into a Debian
 # root that has rpm (t/package/rpm-install.sh).  The debootstrap root is cached in
 # HR_CHROOT_CACHE between runs.
-dist_check_SCRIPTS += t/package-static.sh
+EXTRA_DIST += t/package-static.sh
 TESTS += t/package-static.sh
 
 HR_PKG_WORK = $(abs_top_builddir)/_build/package-check

@@ -34,5 +34,5 @@ t_test_plugin_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-plugin
 
 # Every rejection case through `hanzo-rocm plugins [--json]` and `info`.
-dist_check_SCRIPTS += t/plugins-cli.sh
+EXTRA_DIST += t/plugins-cli.sh
 TESTS += t/plugins-cli.sh

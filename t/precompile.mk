@@ -7,6 +7,6 @@ t_fixtures_precompile_pctest_la_LDFLAGS = -module -avoid-version -shared -rpath 
 check_PROGRAMS += t/pc-helper
 t_pc_helper_LDADD = lib/libhanzo-rocm-internal.la
 
-dist_check_DATA += t/precompile-setup.sh
-dist_check_SCRIPTS += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh
+EXTRA_DIST += t/precompile-setup.sh
+EXTRA_DIST += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh
 TESTS += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh

@@ -12,7 +12,7 @@ t_fakecuda_partial_libcuda_la_CPPFLAGS = $(AM_CPPFLAGS) -DHR_FAKE_PARTIAL
 t_fakecuda_partial_libcuda_la_LDFLAGS = -shared -version-info 1:0:0 -rpath /nowhere
 check_PROGRAMS += t/test-runtime-driver
 t_test_runtime_driver_LDADD = lib/libhanzo-rocm-internal.la
-dist_check_SCRIPTS += t/runtime-driver.sh
+EXTRA_DIST += t/runtime-driver.sh
 TESTS += t/runtime-driver.sh
 
 # GPU tests: skipped (1..0 # SKIP no GPU) without one; `make check-gpu` runs only these.

@@ -10,11 +10,11 @@ t_test_selftest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common \
 	-DHR_KERNELS_DIR=\""$(top_srcdir)/kernels"\"
 t_test_selftest_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-selftest
-dist_check_SCRIPTS += t/selftest-cli.sh
+EXTRA_DIST += t/selftest-cli.sh
 TESTS += t/selftest-cli.sh
 
 # On a GPU: the whole selftest, every kernel of every family (skips without one).
-dist_check_SCRIPTS += t/selftest-gpu.sh
+EXTRA_DIST += t/selftest-gpu.sh
 TESTS += t/selftest-gpu.sh
 GPU_TESTS += t/selftest-gpu.sh
 

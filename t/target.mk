@@ -4,7 +4,7 @@ t_test_target_LDADD = lib/libhanzo-rocm-internal.la
 t_test_toolchain_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-target t/test-toolchain
 
-dist_check_SCRIPTS += t/target-cli.sh
+EXTRA_DIST += t/target-cli.sh
 TESTS += t/target-cli.sh
 
 # Fake sysfs trees (two GPUs + CPU node, feature variants, garbage nodes).

@@ -53,12 +53,93 @@ static bool is_stale(struct hanzo_rocm *ctx, const char *family,
 	return memcmp(want.b, have->b, sizeof(want.b)) != 0;
 }
 
+/* One text row; the table is printed once every tier is read, sorted and
+ * with each column as wide as its widest cell. */
+enum { COL_TIER, COL_TARGET, COL_FAMILY, COL_SIZE, COL_COMPILER, COL_CREATED,
+       COL_STATUS, N_COLS };
+
+struct list_row {
+	size_t tier;                    /* tier order (system first, as walked) */
+	char *col[N_COLS];
+};
+
 struct list_state {
 	struct hanzo_rocm *ctx;
 	const struct hr_tier_dir *tier;
+	size_t tier_index;
 	struct json *j;
 	unsigned count;
+	struct list_row *rows;
+	size_t n_rows, cap_rows;
+	bool oom;
 };
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct list_row *x = a, *y = b;
+	int c;
+
+	if (x->tier != y->tier)
+		return x->tier < y->tier ? -1 : 1;
+	c = strcmp(x->col[COL_TARGET], y->col[COL_TARGET]);
+	return c ? c : strcmp(x->col[COL_FAMILY], y->col[COL_FAMILY]);
+}
+
+static void row_add(struct list_state *s, const char *const cells[N_COLS])
+{
+	struct list_row *row;
+
+	if (s->n_rows == s->cap_rows) {
+		size_t cap = s->cap_rows ? 2 * s->cap_rows : 32;
+		struct list_row *p = realloc(s->rows, cap * sizeof(*p));
+
+		if (!p) {
+			s->oom = true;
+			return;
+		}
+		s->rows = p;
+		s->cap_rows = cap;
+	}
+	row = &s->rows[s->n_rows];
+	row->tier = s->tier_index;
+	for (int i = 0; i < N_COLS; i++) {
+		row->col[i] = strdup(cells[i]);
+		if (!row->col[i]) {
+			while (i-- > 0)
+				free(row->col[i]);
+			s->oom = true;
+			return;
+		}
+	}
+	s->n_rows++;
+}
+
+static void rows_print(struct list_state *s)
+{
+	static const char *const head[N_COLS] = { "TIER", "TARGET", "FAMILY", "SIZE",
+	                                          "COMPILER", "CREATED", "STATUS" };
+	int w[N_COLS];
+
+	if (s->n_rows)  /* qsort(NULL, 0, ...) is undefined */
+		qsort(s->rows, s->n_rows, sizeof(*s->rows), row_cmp);
+	for (int i = 0; i < N_COLS; i++)
+		w[i] = (int)strlen(head[i]);
+	for (size_t r = 0; r < s->n_rows; r++)
+		for (int i = 0; i < N_COLS; i++)
+			if ((int)strlen(s->rows[r].col[i]) > w[i])
+				w[i] = (int)strlen(s->rows[r].col[i]);
+	for (size_t r = 0; r <= s->n_rows; r++) {
+		const char *const *c = r == 0 ? head : (const char *const *)s->rows[r - 1].col;
+
+		/* SIZE right-aligned, the last column unpadded. */
+		printf("%-*s  %-*s  %-*s  %*s  %-*s  %-*s  %s\n", w[0], c[0], w[1], c[1],
+		       w[2], c[2], w[3], c[3], w[4], c[4], w[5], c[5], c[6]);
+	}
+	for (size_t r = 0; r < s->n_rows; r++)
+		for (int i = 0; i < N_COLS; i++)
+			free(s->rows[r].col[i]);
+	free(s->rows);
+}
 
 static int list_one(void *data, const char *path, const char *target,
                     const char *name, enum hr_cache_file kind,
@@ -66,7 +147,7 @@ static int list_one(void *data, const char *path, const char *target,
 {
 	struct list_state *s = data;
 	struct hr_entry e;
-	char why[256], family[80], size[32], created[32] = "-";
+	char why[256], family[80], size[32], created[32] = "-", status_why[300];
 	const char *status;
 	int r;
 
@@ -92,6 +173,8 @@ static int list_one(void *data, const char *path, const char *target,
 		json_kv_string(s->j, "target", target);
 		json_kv_string(s->j, "family", family);
 		json_kv_uint(s->j, "size", (unsigned long long)st->st_size);
+		if (r == 0)
+			json_kv_uint(s->j, "code_object_size", e.payload_size);
 		json_kv_string(s->j, "compiler", r == 0 ? e.compiler : NULL);
 		if (r == 0)
 			json_kv_uint(s->j, "created", e.created);
@@ -102,11 +185,14 @@ static int list_one(void *data, const char *path, const char *target,
 			json_kv_string(s->j, "reason", why);
 		json_end_object(s->j);
 	} else {
-		hr_format_size((uint64_t)st->st_size, size, sizeof(size));
-		printf("%-8s %-16s %-20s %8s  %-24s %-20s %s%s%s\n",
-		       hr_tier_name(s->tier->tier), target, family, size,
-		       r == 0 ? e.compiler : "-", created, status,
-		       r == 0 ? "" : ": ", r == 0 ? "" : why);
+		/* The code object's size, as precompile prints it (the file adds
+		 * the entry header); a corrupt entry's file size. */
+		hr_format_size(r == 0 ? e.payload_size : (uint64_t)st->st_size, size,
+		               sizeof(size));
+		snprintf(status_why, sizeof(status_why), "%s%s%s", status,
+		         r == 0 ? "" : ": ", r == 0 ? "" : why);
+		row_add(s, (const char *const[N_COLS]){ hr_tier_name(s->tier->tier), target,
+		        family, size, r == 0 ? e.compiler : "-", created, status_why });
 	}
 	hr_entry_release(&e);
 	return 0;
@@ -133,21 +219,23 @@ static int cache_list(struct cli *cli, int argc, char **argv)
 		case 't': target = optarg; break;
 		case 'h':
 			puts("Usage: hanzo-rocm cache list [--json] [--target T]\n\n"
-			     "List every entry of every cache tier: tier, target, family, size,\n"
-			     "compiler, creation time and status: ok, stale (built from other\n"
-			     "sources or flags than the installed plugin's; rebuilt on use) or\n"
-			     "corrupt (with the reason).\n"
-			     "--json prints a JSON array of objects.");
+			     "List every entry of every cache tier, sorted by tier, target and\n"
+			     "family: tier, target, family, size (of the code object, as\n"
+			     "precompile prints it), compiler, creation time and status: ok,\n"
+			     "stale (built from other sources or flags than the installed\n"
+			     "plugin's; rebuilt on use) or corrupt (with the reason).\n"
+			     "--json prints a JSON array of objects (size: the file's;\n"
+			     "code_object_size: the code object's).");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache list");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache list: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache list", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (target && !hr_name_is_safe(target)) {
-		cli_error("cache list: invalid target '%s'", target);
+		cli_usage_error("cache list", "invalid target '%s'", target);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -157,12 +245,10 @@ static int cache_list(struct cli *cli, int argc, char **argv)
 	if (s.j) {
 		json_init(&j, stdout);
 		json_begin_array(&j);
-	} else {
-		printf("%-8s %-16s %-20s %8s  %-24s %-20s %s\n", "TIER", "TARGET",
-		       "FAMILY", "SIZE", "COMPILER", "CREATED", "STATUS");
 	}
 	for (size_t i = 0; i < n; i++) {
 		s.tier = &t[i];
+		s.tier_index = i;
 		r = hr_cache_scan(t[i].path, target, list_one, &s);
 		if (r < 0)
 			cli_error("cannot read %s: %s", t[i].path, strerror(-r));
@@ -170,8 +256,14 @@ static int cache_list(struct cli *cli, int argc, char **argv)
 	if (s.j) {
 		json_end_array(&j);
 		json_finish(&j);
+	} else {
+		rows_print(&s);
 	}
 	hr_cache_tiers_free(t, n);
+	if (s.oom) {
+		cli_error("cache list: out of memory");
+		return EXIT_FAILED;
+	}
 	return EXIT_OK;
 }
 
@@ -302,11 +394,11 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 			     "array of {path, tier, reason, action[, error]}).\n"
 			     "Exit status 1 when corruption remains.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache verify");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache verify: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache verify", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -390,15 +482,15 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 			     "remove temp and lock files left by dead processes (older than an\n"
 			     "hour) and quarantined entries.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache gc");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache gc: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache gc", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (max_arg && hr_parse_size(max_arg, &max) < 0) {
-		cli_error("cache gc: invalid --max-size '%s' (want e.g. 512M, 1G)", max_arg);
+		cli_usage_error("cache gc", "invalid --max-size '%s' (want e.g. 512M, 1G)", max_arg);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -505,15 +597,15 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 			     "cache (needs write permission there), all or only those of\n"
 			     "target T.  Directories left empty are removed.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("cache clear");
 		}
 	}
 	if (optind < argc) {
-		cli_error("cache clear: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("cache clear", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (target && !hr_name_is_safe(target)) {
-		cli_error("cache clear: invalid target '%s'", target);
+		cli_usage_error("cache clear", "invalid target '%s'", target);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -564,6 +656,7 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 		{ "list", cache_list }, { "verify", cache_verify },
 		{ "gc", cache_gc }, { "clear", cache_clear },
 	};
+	char prog[64];
 
 	if (argc < 2) {
 		usage(stderr);
@@ -576,9 +669,11 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		if (strcmp(argv[1], subs[i].name) != 0)
 			continue;
+		/* getopt's messages then read "hanzo-rocm cache NAME: ...". */
+		snprintf(prog, sizeof(prog), "hanzo-rocm cache %s", subs[i].name);
+		argv[1] = prog;
 		optind = 0;
 		return subs[i].run(cli, argc - 1, argv + 1);
 	}
-	cli_error("cache: unknown command '%s' (see hanzo-rocm cache --help)", argv[1]);
-	return EXIT_USAGE;
+	return cli_usage_error("cache", "unknown command '%s'", argv[1]);
 }

@@ -120,7 +120,7 @@ int cmd_config(struct cli *cli, int argc, char **argv)
 		switch (c) {
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return cli_try_help("config");
 		}
 	}
 	if (optind >= argc) {
@@ -128,20 +128,21 @@ int cmd_config(struct cli *cli, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[optind], "check") != 0) {
-		cli_error("config: unknown subcommand '%s' (expected check)", argv[optind]);
+		cli_usage_error("config", "unknown subcommand '%s' (expected check)", argv[optind]);
 		return EXIT_USAGE;
 	}
 	optind++;
+	argv[0] = (char *)"hanzo-rocm config check";  /* getopt's messages */
 	/* Options may also follow the subcommand: config check -q FILE. */
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return cli_try_help("config check");
 		}
 	}
 	if (argc - optind > 1) {
-		cli_error("config check: unexpected argument '%s'", argv[optind + 1]);
+		cli_usage_error("config check", "unexpected argument '%s'", argv[optind + 1]);
 		return EXIT_USAGE;
 	}
 	return check(cli, optind < argc ? argv[optind] : NULL, quiet);

@@ -24,11 +24,11 @@ int cmd_info(struct cli *cli, int argc, char **argv)
 			     "Show devices, toolchains, configuration files and settings,\n"
 			     "cache tiers and plugins.  --json prints one JSON object.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("info");
 		}
 	}
 	if (optind < argc) {
-		cli_error("info: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (!cli_ctx(cli))

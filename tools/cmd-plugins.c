@@ -82,11 +82,11 @@ int cmd_plugins(struct cli *cli, int argc, char **argv)
 			     "([plugins] path, $HANZO_ROCM_PLUGIN_PATH) with its family, version,\n"
 			     "ABI, path and status: ok, disabled, or rejected with the reason.");
 			return EXIT_OK;
-		default: return EXIT_USAGE;
+		default: return cli_try_help("plugins");
 		}
 	}
 	if (optind < argc) {
-		cli_error("plugins: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("plugins", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	ctx = cli_ctx(cli);

@@ -19,6 +19,7 @@ struct pc_out {
 	bool bar;               /* draw a progress bar on stderr */
 	bool bar_drawn;
 	bool header_done;       /* the table header, before the first row */
+	bool quiet;             /* -q: only failed rows, no summary line */
 	struct json *j;         /* --json: results as objects, no table */
 };
 
@@ -87,6 +88,8 @@ static void on_result(void *data, const struct hr_precompile_result *r)
 		json_result(po->j, r);
 		return;
 	}
+	if (po->quiet && r->status != HR_PRECOMPILE_FAILED)
+		return;
 	header(po);
 	if (r->size)
 		hr_format_size(r->size, size, sizeof(size));
@@ -140,19 +143,51 @@ static void usage(FILE *f)
 	      "  -f, --family F  a family (repeatable)\n"
 	      "  -j, --jobs N    parallel compiles (default [compiler] jobs; 0 = CPUs)\n"
 	      "  --force         rebuild even what is up to date\n"
-	      "  --progress WHEN progress bar on stderr: auto (a TTY), always, never\n"
+	      "  --progress WHEN progress bar on stderr: auto (a terminal, not TERM=dumb,\n"
+	      "                  not -q), always, never\n"
 	      "  --json          print one JSON object: dir, the counts and results (an\n"
 	      "                  array of {target, family, status, reason or provided_by,\n"
 	      "                  seconds, size, diagnostics}) instead of the table\n"
 	      "\n"
+	      "With hanzo-rocm -q only failed pairs are printed, and no summary line.\n"
+	      "A --target whose processor is not known (lib/targets.def) is a usage\n"
+	      "error; a known one the installed compiler cannot build is skipped.\n"
+	      "\n"
 	      "Exit status: 0 every buildable pair is built, up to date or provided;\n"
-	      "1 a pair failed; 2 usage or configuration error (--system without root).\n", f);
+	      "1 a pair failed, or the cache could not be written; 2 usage or\n"
+	      "configuration error (an unknown target; --system without root).\n", f);
+}
+
+/* An invented processor (gfx9999) is a usage error naming the known ones;
+ * "skipped" stays for real targets the installed compiler cannot build. */
+static bool targets_known(char **targets)
+{
+	for (size_t i = 0; targets && targets[i]; i++) {
+		const char *p;
+
+		if (hr_target_known(targets[i]))
+			continue;
+		fprintf(stderr, "hanzo-rocm precompile: %s target '%s'; known AMD processors:\n ",
+		        hr_target_validate(targets[i]) < 0 ? "invalid" : "unknown", targets[i]);
+		for (size_t k = 0, col = 1; (p = hr_target_known_amd(k)); k++) {
+			if (col + 1 + strlen(p) > 78) {
+				fputs("\n ", stderr);
+				col = 1;
+			}
+			col += (size_t)fprintf(stderr, " %s", p);
+		}
+		fputs("\n  (with optional :feature+/- such as gfx90a:xnack-), or NVIDIA sm_NN[a]\n", stderr);
+		cli_try_help("precompile");
+		return false;
+	}
+	return true;
 }
 
 static int exit_for(int r, enum hr_precompile_dest dest)
 {
-	/* The system tier is configuration plus privileges: any trouble is 2. */
-	if (dest == HR_PRECOMPILE_SYSTEM)
+	/* The system tier without the privileges to write it is a usage error
+	 * (run it as root); any other trouble there (EIO, ENOSPC) is a failure. */
+	if (dest == HR_PRECOMPILE_SYSTEM && (r == -EACCES || r == -EPERM || r == -EROFS))
 		return EXIT_USAGE;
 	return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
 }
@@ -178,7 +213,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	struct pc_out po = { 0 };
 	struct json j;
 	bool as_json = false;
-	const char *progress = "auto";
+	const char *progress = "auto", *term;
 	char **targets = NULL, **families = NULL;
 	unsigned n_dest = 0;
 	struct hanzo_rocm *ctx;
@@ -200,7 +235,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 			break;
 		case 'j':
 			if (hr_parse_uint(optarg, 4096, &v) < 0) {
-				cli_error("precompile: invalid -j '%s' (want 0..4096)", optarg);
+				cli_usage_error("precompile", "invalid -j '%s' (want 0..4096)", optarg);
 				goto out;
 			}
 			o.jobs = (unsigned)v;
@@ -215,29 +250,35 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		case OPT_PROGRESS:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0) {
-				cli_error("precompile: invalid --progress '%s' (auto, always or never)",
+				cli_usage_error("precompile", "invalid --progress '%s' (auto, always or never)",
 				          optarg);
 				goto out;
 			}
 			progress = optarg;
 			break;
 		case 'h': usage(stdout); ret = EXIT_OK; goto out;
-		default: usage(stderr); goto out;
+		default: cli_try_help("precompile"); goto out;
 		}
 	}
 	if (optind < argc) {
-		cli_error("precompile: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("precompile", "unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
+	if (!targets_known(targets))
+		goto out;
 	if (n_dest > 1) {
-		cli_error("precompile: give one of --system, --user, --output");
+		cli_usage_error("precompile", "give one of --system, --user, --output");
 		goto out;
 	}
 	ctx = cli_ctx(cli);
 	if (!ctx)
 		goto out;
+	/* auto: a terminal that can draw it (not TERM=dumb), and not -q. */
+	term = getenv("TERM");
+	po.quiet = cli->verbosity < 0;
 	po.bar = strcmp(progress, "always") == 0 ||
-	         (strcmp(progress, "auto") == 0 && isatty(STDERR_FILENO));
+	         (strcmp(progress, "auto") == 0 && !po.quiet && isatty(STDERR_FILENO) &&
+	          !(term && strcmp(term, "dumb") == 0));
 	o.targets = targets;
 	o.families = families;
 	o.on_result = on_result;
@@ -272,7 +313,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		ret = exit_for(r, o.dest);
 		goto out;
 	}
-	if (!as_json) {
+	if (!as_json && !po.quiet) {
 		printf("%u built, %u up to date, %u skipped, %u failed", sum.built,
 		       sum.up_to_date, sum.skipped, sum.failed);
 		if (sum.provided)

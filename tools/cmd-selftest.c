@@ -141,7 +141,10 @@ static void usage(void)
 	       "Runs every kernel of every family on each GPU against a float64 CPU\n"
 	       "reference and measures its bandwidth over buffers of 2^LOG2 x 8 bytes\n"
 	       "(default 24: 128 MiB; 0: off).  --device host runs them on the CPU\n"
-	       "instead (wave 64 and wave 32; host-w64 or host-w32 for one).\n");
+	       "instead (wave 64 and wave 32; host-w64 or host-w32 for one).\n"
+	       "\n"
+	       "Exit status: 0 every kernel matches; 1 a mismatch, or a kernel that does\n"
+	       "not load or has no reference; 2 usage error, or no GPU.\n");
 }
 
 int cmd_selftest(struct cli *cli, int argc, char **argv)
@@ -175,14 +178,14 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 				break;
 			}
 			if (hr_parse_uint(optarg, 1u << 20, &device) < 0) {
-				cli_error("selftest: --device: not a device number, host, host-w64 or host-w32: '%s'",
-				          optarg);
+				cli_usage_error("selftest", "--device: not a device number, host, host-w64 or host-w32: '%s'",
+				                optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'f':
 			if (!hr_name_is_safe(optarg)) {
-				cli_error("selftest: --family: invalid name '%s'", optarg);
+				cli_usage_error("selftest", "--family: invalid name '%s'", optarg);
 				return EXIT_USAGE;
 			}
 			family = optarg;
@@ -192,7 +195,7 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 			break;
 		case 'b':
 			if (hr_parse_uint(optarg, 30, &log2n) < 0) {
-				cli_error("selftest: --bench-size: want 0..30 (log2 elements), got '%s'",
+				cli_usage_error("selftest", "--bench-size: want 0..30 (log2 elements), got '%s'",
 				          optarg);
 				return EXIT_USAGE;
 			}
@@ -204,11 +207,11 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 			usage();
 			return EXIT_OK;
 		default:
-			return EXIT_USAGE;
+			return cli_try_help("selftest");
 		}
 	}
 	if (optind < argc) {
-		cli_error("selftest: unexpected argument '%s'", argv[optind]);
+		cli_usage_error("selftest", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	ctx = cli_ctx(cli);

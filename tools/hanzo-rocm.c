@@ -29,6 +29,25 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hanzo-rocm %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return cli_try_help(cmd);
+}
+
+int cli_try_help(const char *cmd)
+{
+	fprintf(stderr, "Try 'hanzo-rocm%s%s --help' for more information.\n",
+	        cmd ? " " : "", cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
 __attribute__((format(printf, 6, 0)))
 static void cli_log(void *data, int priority, const char *file, int line,
                     const char *fn, const char *format, va_list args)
@@ -91,7 +110,8 @@ static void usage(FILE *f)
 	      "  -h, --help     this help; COMMAND --help for a command's\n"
 	      "  -V, --version  print the version\n"
 	      "\n"
-	      "Exit status: 0 success, 1 the operation failed, 2 usage or configuration error.\n"
+	      "Exit status (every command): 0 success; 1 the operation failed (or found\n"
+	      "corruption); 2 usage or configuration error, and for selftest no GPU.\n"
 	      "See hanzo-rocm(1) and hanzo-rocm.conf(5).\n", f);
 }
 
@@ -107,8 +127,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli cli = { 0 };
+	char prog[64];
 	int c, r;
 
+	argv[0] = prog;  /* getopt's messages read "hanzo-rocm: ..." */
+	snprintf(prog, sizeof(prog), "hanzo-rocm");
 	/* '+': options after the command belong to the command. */
 	while ((c = getopt_long(argc, argv, "+c:r:vqhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -118,18 +141,21 @@ int main(int argc, char **argv)
 		case 'q': cli.verbosity--; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': puts(PACKAGE_NAME " " PACKAGE_VERSION); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return cli_try_help(NULL);
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
+		cli_error("no command given");
+		return cli_try_help(NULL);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[optind], commands[i].name) != 0)
 			continue;
 		argc -= optind;
 		argv += optind;
+		/* getopt's messages then read "hanzo-rocm CMD: ...". */
+		snprintf(prog, sizeof(prog), "hanzo-rocm %s", commands[i].name);
+		argv[0] = prog;
 		optind = 0; /* reset getopt for the command's own parsing */
 		r = commands[i].run(&cli, argc, argv);
 		hanzo_rocm_unref(cli.ctx);
@@ -139,6 +165,6 @@ int main(int argc, char **argv)
 		}
 		return r;
 	}
-	cli_error("unknown command '%s' (see hanzo-rocm --help)", argv[optind]);
-	return EXIT_USAGE;
+	cli_error("unknown command '%s'", argv[optind]);
+	return cli_try_help(NULL);
 }

@@ -1,6 +1,10 @@
 #!/bin/sh
-# Install every build, test and packaging dependency of hanzo-rocm from the
-# distribution's packages: Debian 12 (bookworm), 13 (trixie) and sid; Ubuntu
+# Install the dependencies of hanzo-rocm from the distribution's packages.
+#   sh tools/install-deps.sh         build, compiler, test and packaging tools
+#   sh tools/install-deps.sh --main  only what building and precompiling need
+#                                    (README command 1, tools/setup.sh)
+# HANZO_ROCM_NO_PACKAGING=1 leaves out only the packaging tools.  Packages come
+# from the distribution: Debian 12 (bookworm), 13 (trixie) and sid; Ubuntu
 # 24.04 with universe.  Idempotent: apt-get skips what is already there.
 #
 # No LLVM version is written here: each release packages hipcc against its
@@ -10,6 +14,13 @@
 # tests need that LLVM's llvm-readelf; naming them keeps them installed
 # should hipcc's dependencies ever move to Recommends).
 set -eu
+
+main_only=
+case "${1-}" in
+--main) main_only=1 ;;
+"") ;;
+*) echo "usage: sh tools/install-deps.sh [--main]" >&2; exit 2 ;;
+esac
 
 BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
 GPU="hipcc libamdhip64-dev"
@@ -41,9 +52,11 @@ case "$toolchain" in
 esac
 echo "install-deps: hipcc's toolchain here: $toolchain"
 
-# HANZO_ROCM_NO_PACKAGING=1 leaves out what only `make check-package` needs.
-pkgs="$BUILD $GPU $toolchain $TEST"
-if [ -z "${HANZO_ROCM_NO_PACKAGING:-}" ]; then
+# --main: build and compiler only; HANZO_ROCM_NO_PACKAGING=1 leaves out what
+# only `make check-package` and `make check-container` need.
+pkgs="$BUILD $GPU $toolchain"
+[ -n "$main_only" ] || pkgs="$pkgs $TEST"
+if [ -z "$main_only" ] && [ -z "${HANZO_ROCM_NO_PACKAGING:-}" ]; then
     pkgs="$pkgs $PACKAGE"
     # systemd.pc (where the unit goes): systemd-dev from Debian 13 on.
     if apt-cache show systemd-dev >/dev/null 2>&1; then

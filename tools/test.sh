@@ -1,7 +1,7 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree), `make lint` and, as root, `make check-package`, `make check-container`
+# build tree), `make lint`, `make check-readme` and, as root, `make check-package`, `make check-container`
 # and the reduced `make check-rocm` (Debian 13's and sid's ROCm), and prints the
 # closing line "N passed, N failed".
 set -u
@@ -24,6 +24,11 @@ make -j"$jobs" check || status=1
 # Static analysis counts as one more check.
 lint=0
 make lint || { lint=1; status=1; }
+
+# The README's "From source" block, run as written in a scratch prefix (a
+# second build and install): one more check.
+readme=0
+make check-readme || { readme=1; status=1; }
 
 mkdir -p "$top/_build/asan"
 (cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-werror --enable-sanitizers; } &&
@@ -72,6 +77,7 @@ for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; 
 	fail=$((fail + ${f:-0} + ${e:-0}))
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ "$readme" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $rocm in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $ctr in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac

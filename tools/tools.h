@@ -25,6 +25,17 @@ struct hanzo_rocm *cli_ctx(struct cli *cli);
 /* Prints "hanzo-rocm: <message>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Usage errors, one style for every command (CMD: "precompile", "cache list"):
+ *   hanzo-rocm CMD: <message>
+ *   Try 'hanzo-rocm CMD --help' for more information.
+ * on stderr; both return EXIT_USAGE.  cli_try_help() prints only the second
+ * line, after getopt has printed the first (the command's argv[0] is
+ * "hanzo-rocm CMD", so getopt's messages carry that prefix).
+ */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_try_help(const char *cmd);
+
 struct command {
 	const char *name;
 	int (*run)(struct cli *cli, int argc, char **argv);
