@@ -105,7 +105,9 @@ void hr_entry_unlock(int fd);
 /* What a file inside a tier's <target>/ directory is. */
 enum hr_cache_file {
 	HR_CACHE_ENTRY,       /* <family>.hrco */
-	HR_CACHE_TEMP,        /* .<family>.hrco.XXXXXX: a publish in progress or a crash's debris */
+	HR_CACHE_TEMP,        /* .<family>.hrco.XXXXXX: a publish in progress or a crash's debris;
+	                       * also the tier root's .plugins.index.XXXXXX and
+	                       * ..toolchain-*.XXXXXX (target "", whole-tier scans only) */
 	HR_CACHE_LOCK,        /* .<family>.lock */
 	HR_CACHE_QUARANTINE,  /* <family>.hrco.bad-<pid>: moved aside as corrupt */
 };

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Temp files of interrupted atomic writes in the tier root (the plugin index,
+# the toolchain stamps) are debris: `cache gc` removes stale ones (a fresh
+# one may be a write in progress), `cache clear` removes them all (issue 15).
+. "$top_srcdir/t/tap.sh"
+
+root="$T/root"; user="$T/user"
+mkdir -p "$root" "$user/gfx90a"
+printf '[cache]\nsystem_dir = /nonexistent-sys\n' >"$root/hanzo-rocm.conf"
+export HANZO_ROCM_CACHE_DIR="$user"
+hr() { "$HR_CLI" --root "$root" --config "$root/hanzo-rocm.conf" "$@"; }
+
+old="$user/..toolchain-hipcc.Ab12Cd $user/.plugins.index.Xy34Zw"
+for f in $old; do echo partial > "$f"; done
+touch -d '2 hours ago' $old
+echo partial > "$user/..toolchain-nvcc.Qr56St"
+# Not ours: kept by both.
+echo mine > "$user/.keepme.Ab12Cd"
+exit_is 0 "cache gc" hr cache gc
+gone=0; for f in $old; do [ -e "$f" ] && gone=1; done
+ok $gone "gc removed the stale temp files of the index and the stamps"
+[ -e "$user/..toolchain-nvcc.Qr56St" ]; ok $? "gc kept a fresh one (a write in progress)"
+[ -e "$user/.keepme.Ab12Cd" ]; ok $? "gc kept a file that is not a temp file of ours"
+
+touch -d '2 hours ago' "$user/.keepme.Ab12Cd"
+exit_is 0 "cache clear" hr cache clear
+[ ! -e "$user/..toolchain-nvcc.Qr56St" ]; ok $? "clear removed the remaining temp file"
+[ -e "$user/.keepme.Ab12Cd" ]; ok $? "clear kept a file that is not ours"
+
+done_testing
