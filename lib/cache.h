@@ -46,10 +46,25 @@ struct hr_tier_dir {
 };
 /* The on-disk tiers in search order (system, site…, user). */
 int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n);
+/*
+ * Why a directory or file of a system or site tier is not to be trusted
+ * (into buf), or NULL: owned by root or this user, group/world-writable
+ * never (sticky or not).
+ */
+const char *hr_tier_stat_untrusted(const struct stat *st, char *buf, size_t n);
 void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 
 /* <dir>/<target>/<family>.hrco */
 char *hr_entry_path(const char *dir, const char *target, const char *family);
+/*
+ * Before reading dir/target/family.hrco: the target directory must be a
+ * real directory (not a symlink: what the maintenance scan cannot see is
+ * never used) and, for a shared (system, site, package) tier, it and the
+ * entry must pass hr_tier_stat_untrusted.  0, -ENOENT/-ENOTDIR when absent,
+ * -EPERM with a reason naming the path in why.
+ */
+int hr_entry_path_check(const char *dir, const char *target, const char *family,
+                        bool shared, char *why, size_t n);
 
 /* ---- entries ---------------------------------------------------------- */
 
