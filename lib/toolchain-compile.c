@@ -247,6 +247,8 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 		return -EINVAL;
 	*obj = NULL;
 	*obj_size = 0;
+	if (ctx && ctx->cancel && *ctx->cancel)
+		return -ECANCELED;
 	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0)
 		return -ENOMEM;
 	if (!mkdtemp(dir)) { /* mode 0700: the source and object are nobody else's business */
@@ -279,8 +281,12 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	s.timeout_ms = tc->timeout_s == 0 ? HR_COMPILE_TIMEOUT_S * 1000u
 	             : tc->timeout_s > UINT_MAX / 1000u ? UINT_MAX : tc->timeout_s * 1000u;
 	s.max_output = MAX_DIAG;
+	s.cancel = ctx ? ctx->cancel : NULL;
 	r = hr_spawn_run(&s);
-	if (r == -ETIMEDOUT) {
+	if (r == -ECANCELED) {
+		snprintf(what, sizeof(what), "%s: killed compiling for %s (interrupted)",
+		         tc->path, target);
+	} else if (r == -ETIMEDOUT) {
 		snprintf(what, sizeof(what), "%s: killed after %u s (timeout) compiling for %s",
 		         tc->path, tc->timeout_s, target);
 	} else if (r < 0) {

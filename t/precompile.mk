@@ -10,3 +10,7 @@ t_pc_helper_LDADD = lib/libhanzo-rocm-internal.la
 dist_check_DATA += t/precompile-setup.sh
 dist_check_SCRIPTS += t/precompile-basic.sh t/precompile-robust.sh
 TESTS += t/precompile-basic.sh t/precompile-robust.sh
+
+# SIGTERM/SIGINT to precompile kill the compiler's process group and its temp dir.
+dist_check_SCRIPTS += t/precompile-interrupt.sh
+TESTS += t/precompile-interrupt.sh
