@@ -14,3 +14,7 @@ TESTS += t/precompile-basic.sh t/precompile-robust.sh
 # SIGTERM/SIGINT to precompile kill the compiler's process group and its temp dir.
 dist_check_SCRIPTS += t/precompile-interrupt.sh
 TESTS += t/precompile-interrupt.sh
+
+# A read-only user cache: up to date is success, a needed build a clear failure.
+dist_check_SCRIPTS += t/precompile-readonly.sh
+TESTS += t/precompile-readonly.sh
