@@ -23,6 +23,17 @@ ok $gone "gc removed the stale temp files of the index and the stamps"
 [ -e "$user/..toolchain-nvcc.Qr56St" ]; ok $? "gc kept a fresh one (a write in progress)"
 [ -e "$user/.keepme.Ab12Cd" ]; ok $? "gc kept a file that is not a temp file of ours"
 
+# Compile temp dirs of a precompile killed with SIGKILL (no cleanup ran):
+# gc removes those older than any compile may run, never a fresh one.
+mkdir -p "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Xy34Zw" "$T/tmp/hanzo-rocm-notours"
+echo src > "$T/tmp/hanzo-rocm-Ab12Cd/source.hip"; echo o > "$T/tmp/hanzo-rocm-Ab12Cd/sub/code.o"
+touch -d '3 hours ago' "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Ab12Cd" "$T/tmp/hanzo-rocm-notours"
+TMPDIR="$T/tmp" exit_is 0 "cache gc with compile temp dirs" hr cache gc
+[ ! -e "$T/tmp/hanzo-rocm-Ab12Cd" ]; ok $? "gc removed a stale compile temp dir (of a killed precompile)"
+grep_ok "and says so" "^removed 1 stale compile temp dir$" "$T/out"
+[ -d "$T/tmp/hanzo-rocm-Xy34Zw" ] && [ -d "$T/tmp/hanzo-rocm-notours" ]
+ok $? "gc kept a fresh one (a compile in progress) and one not named as ours"
+
 touch -d '2 hours ago' "$user/.keepme.Ab12Cd"
 exit_is 0 "cache clear" hr cache clear
 [ ! -e "$user/..toolchain-nvcc.Qr56St" ]; ok $? "clear removed the remaining temp file"

@@ -322,6 +322,15 @@ static const struct hr_tier_dir *find_tier(const struct hr_tier_dir *t, size_t n
 	return NULL;
 }
 
+/* The compile temp dirs of killed processes (kill -9 runs no cleanup). */
+static void tmpdirs_gc(void)
+{
+	unsigned n = 0;
+
+	if (hr_toolchain_tmpdirs_gc(&n) == 0 && n)
+		printf("removed %u stale compile temp dir%s\n", n, n == 1 ? "" : "s");
+}
+
 static int cache_gc(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -384,6 +393,7 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 	hr_format_size(max, m, sizeof(m));
 	printf("%s: evicted %u entries (%s), removed %u stale files; %s used of %s\n",
 	       user->path, st.evicted, a, st.debris, b, m);
+	tmpdirs_gc();
 out:
 	hr_cache_tiers_free(t, n);
 	return ret;
@@ -495,6 +505,7 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 	}
 	prune_dirs(tier->path, target);
 	printf("%s: removed %u entries\n", tier->path, s.removed);
+	tmpdirs_gc();
 	if (s.failed)
 		ret = EXIT_FAILED;
 out:
