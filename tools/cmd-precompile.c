@@ -152,11 +152,10 @@ static void catch_stop(bool on, struct sigaction old[2])
 
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 2; i++) {
-		if (!on)
+		/* Back to the old one; or a signal our parent ignores stays ignored. */
+		if (!on || (sigaction(sigs[i], &sa, &old[i]) == 0 &&
+		            old[i].sa_handler == SIG_IGN))
 			sigaction(sigs[i], &old[i], NULL);
-		else if (sigaction(sigs[i], &sa, &old[i]) == 0 &&
-		         old[i].sa_handler == SIG_IGN)
-			sigaction(sigs[i], &old[i], NULL); /* ignored by our parent: stays so */
 	}
 }
 
