@@ -69,9 +69,14 @@ static int scan_target(int tfd, const char *dir, const char *target,
 		char *path;
 
 		if (!classify(de->d_name, &kind) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode))
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		/* An entry lookups will refuse: maintenance must see it too. */
+		if (!S_ISREG(st.st_mode)) {
+			if (kind != HR_CACHE_ENTRY)
+				continue;
+			kind = HR_CACHE_IRREGULAR;
+		}
 		if (asprintf(&path, "%s/%s/%s", dir, target, de->d_name) < 0)
 			return closedir(d), -ENOMEM;
 		r = fn(data, path, target, de->d_name, kind, &st);

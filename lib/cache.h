@@ -125,9 +125,11 @@ enum hr_cache_file {
 	                       * ..toolchain-*.XXXXXX (target "", whole-tier scans only) */
 	HR_CACHE_LOCK,        /* .<family>.lock */
 	HR_CACHE_QUARANTINE,  /* <family>.hrco.bad-<pid>: moved aside as corrupt */
+	HR_CACHE_IRREGULAR,   /* <family>.hrco that is a symlink, directory, FIFO...: never used */
 };
 /*
- * Calls fn for every regular file of those kinds under dir/<target>/ (only
+ * Calls fn for every regular file of those kinds under dir/<target>/, and
+ * for an entry name that is not a regular file (HR_CACHE_IRREGULAR; only
  * target directories with safe names; symlinks are not followed).  target
  * NULL = all.  A missing dir is no files.  fn returning < 0 stops the walk.
  */

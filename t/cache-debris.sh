@@ -39,4 +39,15 @@ exit_is 0 "cache clear" hr cache clear
 [ ! -e "$user/..toolchain-nvcc.Qr56St" ]; ok $? "clear removed the remaining temp file"
 [ -e "$user/.keepme.Ab12Cd" ]; ok $? "clear kept a file that is not ours"
 
+# An entry name that is not a regular file: lookups refuse it, so verify
+# must report it rather than skip it, and --repair removes it.
+mkdir -p "$user/gfx1030"
+ln -s /etc/passwd "$user/gfx1030/linked.hrco"
+mkfifo "$user/gfx1030/fifo.hrco"
+exit_is 1 "cache verify reports entries that are not regular files" timeout 20 "$HR_CLI" --root "$root" --config "$root/hanzo-rocm.conf" cache verify
+grep_ok "a symlinked entry" "linked\.hrco: not a regular file \(a symlink\): never used" "$T/out"
+grep_ok "a FIFO entry" "fifo\.hrco: not a regular file \(a FIFO\): never used" "$T/out"
+exit_is 0 "verify --repair removes them" hr cache verify --repair
+[ ! -e "$user/gfx1030/linked.hrco" ] && [ ! -e "$user/gfx1030/fifo.hrco" ] && [ -e /etc/passwd ]
+ok $? "both gone (the symlink, not its target)"
 done_testing

@@ -194,12 +194,16 @@ static int verify_one(void *data, const char *path, const char *target,
 
 	(void)target;
 	(void)name;
-	(void)st;
-	if (kind != HR_CACHE_ENTRY && kind != HR_CACHE_QUARANTINE)
+	if (kind != HR_CACHE_ENTRY && kind != HR_CACHE_QUARANTINE &&
+	    kind != HR_CACHE_IRREGULAR)
 		return 0;
 	s->checked++;
 	if (kind == HR_CACHE_QUARANTINE) {
 		snprintf(why, sizeof(why), "quarantined as corrupt");
+	} else if (kind == HR_CACHE_IRREGULAR) {
+		snprintf(why, sizeof(why), "not a regular file (%s): never used",
+		         S_ISLNK(st->st_mode) ? "a symlink" : S_ISDIR(st->st_mode) ? "a directory" :
+		         S_ISFIFO(st->st_mode) ? "a FIFO" : "a special file");
 	} else if (hr_entry_read_why(s->ctx, path, NULL, &e, why, sizeof(why)) == 0) {
 		hr_entry_release(&e);
 		return 0;
