@@ -69,15 +69,52 @@ static int scan_target(int tfd, const char *dir, const char *target,
 		char *path;
 
 		if (!classify(de->d_name, &kind) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode))
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
+		/* An entry lookups will refuse: maintenance must see it too. */
+		if (!S_ISREG(st.st_mode)) {
+			if (kind != HR_CACHE_ENTRY)
+				continue;
+			kind = HR_CACHE_IRREGULAR;
+		}
 		if (asprintf(&path, "%s/%s/%s", dir, target, de->d_name) < 0)
 			return closedir(d), -ENOMEM;
 		r = fn(data, path, target, de->d_name, kind, &st);
 		free(path);
 	}
 	closedir(d);
+	return r;
+}
+
+/*
+ * The tier root's own atomic writes (hr_write_atomic: ".<name>.XXXXXX") of
+ * the plugin index and the toolchain stamps: an interrupted one is debris
+ * like a target directory's temp file.
+ */
+static bool is_root_temp(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	if (!dot || strlen(dot + 1) != 6 ||
+	    strspn(dot + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") != 6)
+		return false;
+	return strncmp(name, ".plugins.index.", 15) == 0 ||
+	       strncmp(name, "..toolchain-", 12) == 0;
+}
+
+static int scan_root_temp(int dfd, const char *dir, const char *name,
+                          hr_cache_scan_fn fn, void *data)
+{
+	struct stat st;
+	char *path;
+	int r;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	r = fn(data, path, "", name, HR_CACHE_TEMP, &st);
+	free(path);
 	return r;
 }
 
@@ -98,6 +135,10 @@ int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
 	while (r >= 0 && (de = readdir(d))) {
 		int tfd;
 
+		if (!target && is_root_temp(de->d_name)) {
+			r = scan_root_temp(dirfd(d), dir, de->d_name, fn, data);
+			continue;
+		}
 		if (!hr_name_is_safe(de->d_name) ||
 		    (target && strcmp(target, de->d_name) != 0))
 			continue;

@@ -107,6 +107,44 @@ static int user_tier(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 	return 1;
 }
 
+/*
+ * Why a directory of a shared (system or site) tier must not be used, or
+ * NULL: it must be owned by root or this user and writable by nobody else.
+ * A sticky world-writable directory is refused too: anyone may add entries
+ * there.  Whoever else can write it could substitute the GPU code of every
+ * job that reads it.
+ */
+const char *hr_tier_stat_untrusted(const struct stat *st, char *buf, size_t n)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		snprintf(buf, n, "owned by uid %u (not root or the current user)",
+		         (unsigned)st->st_uid);
+	else if (st->st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(buf, n, "%s-writable%s (mode %04o)",
+		         st->st_mode & S_IWOTH ? "world" : "group",
+		         st->st_mode & S_ISVTX ? " with the sticky bit" : "",
+		         (unsigned)(st->st_mode & 07777));
+	else
+		return NULL;
+	return buf;
+}
+
+/* A configured shared tier that exists but fails the rule is skipped, loudly. */
+static bool shared_tier_ok(struct hanzo_rocm *ctx, enum hr_tier tier, const char *path)
+{
+	char buf[96];
+	const char *why;
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return true; /* nothing to read there (yet) */
+	why = hr_tier_stat_untrusted(&st, buf, sizeof(buf));
+	if (!why)
+		return true;
+	warn_once(ctx, "%s cache %s is %s: not used", hr_tier_name(tier), path, why);
+	return false;
+}
+
 static int push_tier(struct hr_tier_dir **v, size_t *n, enum hr_tier tier,
                      const char *path, bool writable)
 {
@@ -148,11 +186,13 @@ int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n
 	*n = 0;
 	if (!cfg)
 		return 0;
-	if (cfg->system_dir && *cfg->system_dir)
+	if (cfg->system_dir && *cfg->system_dir &&
+	    shared_tier_ok(ctx, HR_TIER_SYSTEM, cfg->system_dir))
 		r = push_tier(&v, &k, HR_TIER_SYSTEM, cfg->system_dir,
 		              dir_writable(cfg->system_dir));
 	for (size_t i = 0; r == 0 && cfg->site_dirs && cfg->site_dirs[i]; i++)
-		r = push_tier(&v, &k, HR_TIER_SITE, cfg->site_dirs[i], false);
+		if (shared_tier_ok(ctx, HR_TIER_SITE, cfg->site_dirs[i]))
+			r = push_tier(&v, &k, HR_TIER_SITE, cfg->site_dirs[i], false);
 	if (r == 0) {
 		pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
 		r = pkg ? push_tier(&v, &k, HR_TIER_PACKAGE, pkg, false) : -ENOMEM;

@@ -342,6 +342,56 @@ static int put_field(uint8_t *h, size_t off, size_t len, const char *s)
 	return 0;
 }
 
+int hr_entry_path_check(const char *dir, const char *target, const char *family,
+                        bool shared, char *why, size_t n)
+{
+	char *tdir, *path = NULL;
+	struct stat st;
+	int r = 0;
+
+	if (asprintf(&tdir, "%s/%s", dir, target) < 0)
+		return -ENOMEM;
+	if (lstat(tdir, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, n, "%s is %s, not a directory", tdir,
+		         S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
+		r = -EPERM;
+		goto out;
+	}
+	if (shared && hr_tier_stat_untrusted(&st, why, n)) {
+		r = -EPERM;
+		goto out;
+	}
+	if (!shared)
+		goto out;
+	path = hr_entry_path(dir, target, family);
+	if (!path) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (lstat(path, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && hr_tier_stat_untrusted(&st, why, n))
+		r = -EPERM;
+out:
+	if (r == -EPERM) {
+		/* Name what was refused: tier rule text gets its path in front. */
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", why);
+		if (strncmp(msg, tdir, strlen(tdir)) != 0)
+			snprintf(why, n, "%s is %s", path ? path : tdir, msg);
+	}
+	free(tdir);
+	free(path);
+	return r;
+}
+
 /*
  * Create <dir>/<target>.  A tier directory made here is private (0700):
  * whoever wants a shared one (precompile --system) creates it first.  The
@@ -364,6 +414,11 @@ int hr_cache_target_dir(const char *dir, const char *tdir, mode_t *file_mode)
 	r = hr_mkdir_p(tdir, st.st_mode & 0755);
 	if (r < 0)
 		return r;
+	/* Never write (entries, locks) through a symlinked target directory. */
+	if (lstat(tdir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
 	*file_mode = (st.st_mode & 0044) ? 0644 : 0600;
 	return 0;
 }

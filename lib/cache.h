@@ -46,10 +46,25 @@ struct hr_tier_dir {
 };
 /* The on-disk tiers in search order (system, site…, user). */
 int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n);
+/*
+ * Why a directory or file of a system or site tier is not to be trusted
+ * (into buf), or NULL: owned by root or this user, group/world-writable
+ * never (sticky or not).
+ */
+const char *hr_tier_stat_untrusted(const struct stat *st, char *buf, size_t n);
 void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 
 /* <dir>/<target>/<family>.hrco */
 char *hr_entry_path(const char *dir, const char *target, const char *family);
+/*
+ * Before reading dir/target/family.hrco: the target directory must be a
+ * real directory (not a symlink: what the maintenance scan cannot see is
+ * never used) and, for a shared (system, site, package) tier, it and the
+ * entry must pass hr_tier_stat_untrusted.  0, -ENOENT/-ENOTDIR when absent,
+ * -EPERM with a reason naming the path in why.
+ */
+int hr_entry_path_check(const char *dir, const char *target, const char *family,
+                        bool shared, char *why, size_t n);
 
 /* ---- entries ---------------------------------------------------------- */
 
@@ -105,12 +120,16 @@ void hr_entry_unlock(int fd);
 /* What a file inside a tier's <target>/ directory is. */
 enum hr_cache_file {
 	HR_CACHE_ENTRY,       /* <family>.hrco */
-	HR_CACHE_TEMP,        /* .<family>.hrco.XXXXXX: a publish in progress or a crash's debris */
+	HR_CACHE_TEMP,        /* .<family>.hrco.XXXXXX: a publish in progress or a crash's debris;
+	                       * also the tier root's .plugins.index.XXXXXX and
+	                       * ..toolchain-*.XXXXXX (target "", whole-tier scans only) */
 	HR_CACHE_LOCK,        /* .<family>.lock */
 	HR_CACHE_QUARANTINE,  /* <family>.hrco.bad-<pid>: moved aside as corrupt */
+	HR_CACHE_IRREGULAR,   /* <family>.hrco that is a symlink, directory, FIFO...: never used */
 };
 /*
- * Calls fn for every regular file of those kinds under dir/<target>/ (only
+ * Calls fn for every regular file of those kinds under dir/<target>/, and
+ * for an entry name that is not a regular file (HR_CACHE_IRREGULAR; only
  * target directories with safe names; symlinks are not followed).  target
  * NULL = all.  A missing dir is no files.  fn returning < 0 stops the walk.
  */

@@ -353,3 +353,106 @@ fail:
 	hr_strv_free(v);
 	return r;
 }
+
+/* ---- host shared objects (plugins) --------------------------------------- */
+
+#define ET_DYN 3
+#define PT_LOAD 1
+#define PT_DYNAMIC 2
+#define SHT_DYNSYM 11
+
+#if defined(__x86_64__)
+#define HOST_EM 62
+#elif defined(__aarch64__)
+#define HOST_EM 183
+#elif defined(__powerpc64__)
+#define HOST_EM 21
+#elif defined(__riscv) && __riscv_xlen == 64
+#define HOST_EM 243
+#elif defined(__s390x__)
+#define HOST_EM 22
+#else
+#define HOST_EM 0 /* unknown host: the machine is left to dlopen */
+#endif
+
+/* Whether .dynsym defines a function or object named sym. */
+static bool dynsym_defines(const struct elf *e, const char *sym)
+{
+	for (unsigned i = 0; i < e->shnum; i++) {
+		const uint8_t *sh = section(e, i);
+		uint64_t off = rd64(sh + 24), len = rd64(sh + 32);
+
+		if (rd32(sh + 4) != SHT_DYNSYM || rd64(sh + 56) != SYM_SIZE)
+			continue;
+		for (uint64_t s = SYM_SIZE; s + SYM_SIZE <= len; s += SYM_SIZE) {
+			const uint8_t *y = e->d + off + s;
+			const char *name;
+
+			if (rd16(y + 6) == 0) /* SHN_UNDEF */
+				continue;
+			name = strtab_name(e, rd32(sh + 40), rd32(y));
+			if (name && strcmp(name, sym) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+int hr_elf_check_shared_object(const void *data, size_t size, const char *sym,
+                               char *why, size_t n)
+{
+	const uint8_t *d = data;
+	struct elf e;
+	uint64_t phoff;
+	uint16_t phnum;
+	int r;
+
+	if (d && size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[4] != 2) {
+		WHY("%s ELF (class %u); this host loads 64-bit shared objects",
+		    d[4] == 1 ? "32-bit" : "unknown-class", d[4]);
+		return -ENOEXEC;
+	}
+	if (d && size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[5] != 1) {
+		WHY("big-endian or unknown ELF data encoding %u", d[5]);
+		return -ENOEXEC;
+	}
+	if (d && size >= 4 && size < EHDR_SIZE && memcmp(d, "\177ELF", 4) == 0) {
+		WHY("truncated ELF file (%zu bytes, shorter than its header)", size);
+		return -ENOEXEC;
+	}
+	r = elf_open(&e, data, size, why, n);
+	if (r < 0)
+		return r;
+	if (HOST_EM && e.machine != HOST_EM) {
+		WHY("ELF machine %u is not this host's (%d)", e.machine, HOST_EM);
+		return -ENOEXEC;
+	}
+	if (rd16(d + 16) != ET_DYN) {
+		WHY("ELF type %u is not a shared object (%d)", rd16(d + 16), ET_DYN);
+		return -ENOEXEC;
+	}
+	phoff = rd64(d + 32);
+	phnum = rd16(d + 56);
+	if (phnum == 0 || e.shnum == 0) {
+		WHY("no %s headers", phnum == 0 ? "program" : "section");
+		return -ENOEXEC;
+	}
+	/* A segment past the end of the file is what faults (SIGBUS) in dlopen. */
+	for (unsigned i = 0; i < phnum; i++) {
+		const uint8_t *ph = d + phoff + (uint64_t)i * PHDR_SIZE;
+		uint32_t type = rd32(ph);
+
+		if ((type == PT_LOAD || type == PT_DYNAMIC) &&
+		    !in_bounds(rd64(ph + 8), rd64(ph + 32), size)) {
+			WHY("segment %u extends past the end of the file "
+			    "(truncated?)", i);
+			return -ENOEXEC;
+		}
+	}
+	if (sym && !dynsym_defines(&e, sym)) {
+		WHY("no entry symbol '%s' in .dynsym", sym);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+

@@ -20,6 +20,8 @@
 #ifndef HANZO_ROCM_TOOLS_H
 #define HANZO_ROCM_TOOLS_H
 
+#include <signal.h>
+
 #include "hanzo-rocm.h"
 
 #include "cache.h"
@@ -34,5 +36,12 @@
 
 /* The configuration ctx was created with (never NULL for a live context). */
 const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx);
+/*
+ * A flag the tool's SIGINT/SIGTERM handler sets (non-zero): from then on
+ * every compile of ctx kills its compiler's process group, removes its temp
+ * dir and fails with -ECANCELED, and none starts.  The library installs no
+ * signal handler itself.
+ */
+void hr_tools_set_cancel(struct hanzo_rocm *ctx, const volatile sig_atomic_t *flag);
 
 #endif

@@ -23,5 +23,13 @@ int hr_elf_check(const void *data, size_t size, const char *target,
 int hr_elf_target(const void *data, size_t size, char *buf, size_t n);
 /* Names of defined function symbols (kernels), NULL-terminated strv. */
 int hr_elf_functions(const void *data, size_t size, char ***names);
+/*
+ * 0 when data is a complete shared object this host can load: class, data
+ * encoding, machine and type match, every header and loaded segment lies
+ * inside the file and .dynsym defines sym (when not NULL).  Checked before
+ * dlopen: a truncated file would fault (SIGBUS) inside the loader.
+ */
+int hr_elf_check_shared_object(const void *data, size_t size, const char *sym,
+                               char *why, size_t n);
 
 #endif

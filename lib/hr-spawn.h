@@ -9,6 +9,7 @@
 #ifndef HR_SPAWN_H
 #define HR_SPAWN_H
 
+#include <signal.h>
 #include <spawn.h>
 
 #include <stdbool.h>
@@ -20,8 +21,9 @@ struct hr_spawn {
 	char *const *envp;      /* NULL = the caller's environment */
 	unsigned timeout_ms;    /* 0 = none */
 	size_t max_output;      /* per stream; 0 = 1 MiB.  The rest is read and dropped. */
+	const volatile sig_atomic_t *cancel; /* non-zero: kill the group, -ECANCELED */
 
-	/* out (valid after hr_spawn_run returned 0 or -ETIMEDOUT) */
+	/* out (valid after hr_spawn_run returned 0, -ETIMEDOUT or -ECANCELED) */
 	int exit_status;        /* 0..255, or 128 + signal number */
 	bool timed_out;
 	char *out, *err;        /* NUL-terminated, never NULL after a run */
@@ -31,7 +33,8 @@ struct hr_spawn {
 
 /*
  * 0 when the child ran and exited (whatever its status); -ETIMEDOUT when it
- * was killed at the timeout (outputs hold what it wrote until then); other
+ * was killed at the timeout (outputs hold what it wrote until then);
+ * -ECANCELED when *cancel became non-zero (the group was killed); other
  * negative errno when it could not be started (-ENOENT, -EACCES, …).
  */
 int hr_spawn_run(struct hr_spawn *s);

@@ -9,6 +9,7 @@
 #define HR_PRIVATE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <syslog.h>
 
@@ -43,6 +44,12 @@ struct hanzo_rocm {
 	struct hr_cache *cache;         /* cache.c: memory tier */
 	struct hr_runtime *runtime;     /* runtime.c (compare-and-swap, no lock) */
 	struct hr_backends *backends;   /* backend.c (compare-and-swap, no lock) */
+	/*
+	 * Set by a tool (hr_tools_set_cancel) to a flag its SIGINT/SIGTERM
+	 * handler raises: compiles in flight are killed (their whole process
+	 * group) and their temp dirs removed, no new one starts.  NULL: never.
+	 */
+	const volatile sig_atomic_t *cancel;
 };
 
 void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,

@@ -97,3 +97,8 @@ const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx)
 {
 	return ctx->config;
 }
+
+void hr_tools_set_cancel(struct hanzo_rocm *ctx, const volatile sig_atomic_t *flag)
+{
+	ctx->cancel = flag;
+}

@@ -34,6 +34,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,7 @@
 
 
 #include "conf.h"
+#include "hr-elf.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "plugin-private.h"
@@ -143,6 +145,49 @@ const char *hr_plugin_stat_untrusted(const struct stat *st, char *buf, size_t n)
 		snprintf(buf, n, "group-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
 	else
 		buf[0] = '\0';
+	return buf;
+}
+
+/*
+ * Whoever can rename a directory's entries can swap the plugin directory
+ * itself, so every ancestor up to / must be owned by root or us and be
+ * writable by others only with the sticky bit (as /tmp is).
+ */
+static const char *ancestors_untrusted(const char *dir, char *buf, size_t n)
+{
+	char *real = realpath(dir, NULL), *slash;
+	struct stat st;
+
+	buf[0] = '\0';
+	if (!real)
+		return buf;
+	while (!buf[0] && strcmp(real, "/") != 0 && (slash = strrchr(real, '/'))) {
+		if (slash == real)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(real, &st) < 0)
+			continue;
+		if (st.st_uid != 0 && st.st_uid != geteuid())
+			snprintf(buf, n, "under %s, owned by uid %u (not root or the current user)",
+			         real, (unsigned)st.st_uid);
+		else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+			snprintf(buf, n, "under %s, which is %s-writable without the sticky bit (mode %04o)",
+			         real, st.st_mode & S_IWOTH ? "world" : "group",
+			         (unsigned)(st.st_mode & 07777));
+	}
+	free(real);
+	return buf;
+}
+
+const char *hr_plugin_dir_untrusted(int dfd, const char *dir, char *buf, size_t n)
+{
+	struct stat st;
+
+	if (fstat(dfd, &st) < 0)
+		snprintf(buf, n, "not examinable: %s", strerror(errno));
+	else if (!*hr_plugin_stat_untrusted(&st, buf, n))
+		ancestors_untrusted(dir, buf, n);
 	return buf;
 }
 
@@ -371,6 +416,46 @@ static int cand_dlopen(struct hanzo_rocm *ctx, struct cand *c)
 }
 
 /*
+ * The whole file, read through the checked fd, must be a complete shared
+ * object for this host defining the entry symbol: dlopen maps segments past
+ * a truncated file's end (SIGBUS on first touch) and runs constructors
+ * before dlsym could say the entry is missing.
+ */
+/* Larger than any plugin (MAX_SOURCE of source plus code). */
+#define MAX_PLUGIN_FILE ((uint64_t)1 << 30)
+
+static int check_elf(int fd, struct cand *c)
+{
+	size_t size = (size_t)c->st.st_size, done = 0;
+	char why[160];
+	uint8_t *buf;
+	int r = 0;
+
+	if (c->st.st_size < 0 || (uint64_t)c->st.st_size > MAX_PLUGIN_FILE)
+		return set_why(c, "file size %lld is implausibly large",
+		               (long long)c->st.st_size);
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (done < size) {
+		ssize_t k = pread(fd, buf + done, size - done, (off_t)done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+	}
+	if (done != size)
+		r = set_why(c, "cannot read the whole file (it shrank while read?)");
+	else if (hr_elf_check_shared_object(buf, size, HANZO_ROCM_PLUGIN_ENTRY,
+	                                    why, sizeof(why)) < 0)
+		r = set_why(c, "%s", why);
+	free(buf);
+	return r;
+}
+
+/*
  * Examine dir/name (dfd is the open, already checked directory): trust,
  * ELF magic, then dlopen and the descriptor.  Rejections land in c->why;
  * only ENOMEM is returned as an error.
@@ -379,7 +464,6 @@ static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
                         const char *name, const char *dir_why,
                         char *const *disable, struct cand *c)
 {
-	unsigned char magic[4];
 	struct stat lst;
 	char buf[96], *stem;
 	int fd, r;
@@ -415,11 +499,8 @@ static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
 		goto out;
 	if (c->state == CAND_REJECTED)
 		goto out;
-	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    memcmp(magic, "\177ELF", 4) != 0) {
-		r = set_why(c, "not an ELF file");
+	if ((r = check_elf(fd, c)) < 0 || c->state == CAND_REJECTED)
 		goto out;
-	}
 	close(fd);
 	fd = -1;
 
@@ -492,7 +573,7 @@ int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_
 		close(fd);
 		return -e;
 	}
-	hr_plugin_stat_untrusted(&st, d->why, sizeof(d->why));
+	hr_plugin_dir_untrusted(fd, dir, d->why, sizeof(d->why));
 	d->fd = fd;
 	/* fdopendir takes over the fd it is given: list through a duplicate. */
 	fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
@@ -739,15 +820,7 @@ static int fam_load(struct hanzo_rocm *ctx, struct fam *f)
 		hr_err(ctx, "plugin %s: %s\n", f->pub.path, strerror(errno));
 		goto out;
 	}
-	{
-		struct stat st;
-
-		if (fstat(d.fd, &st) < 0) {
-			r = -errno;
-			goto out;
-		}
-		hr_plugin_stat_untrusted(&st, d.why, sizeof(d.why));
-	}
+	hr_plugin_dir_untrusted(d.fd, dir, d.why, sizeof(d.why));
 	r = cand_examine(ctx, d.fd, dir, slash + 1, d.why[0] ? d.why : NULL, NULL, &c);
 	if (r < 0)
 		goto out;

@@ -74,6 +74,7 @@ struct pc_run {
 	unsigned done, total;
 	struct pc_kind kinds[N_KINDS];
 	unsigned lock_timeout;
+	bool dest_readonly;             /* a user cache we cannot write: check only */
 	pthread_mutex_t lock;           /* queue, counters, callbacks */
 };
 
@@ -144,7 +145,8 @@ static bool user_tier_usable(struct hanzo_rocm *ctx)
 }
 
 static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                        const struct hr_precompile_opts *o, const char **dir)
+                        const struct hr_precompile_opts *o, const char **dir,
+                        bool *readonly)
 {
 	const char *d = NULL, *what = "output";
 	mode_t mode = 0755;
@@ -195,6 +197,17 @@ static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 	}
 	if (access(d, W_OK | X_OK) < 0) {
 		r = -errno;
+		/*
+		 * A read-only user cache (a shared home mounted read-only, a
+		 * locked-down node) that already holds every pair is fine:
+		 * only a pair that needs building fails.
+		 */
+		if (o->dest == HR_PRECOMPILE_USER && (r == -EACCES || r == -EROFS)) {
+			hr_dbg(ctx, "%s %s is not writable: checking only\n", what, d);
+			*readonly = true;
+			*dir = d;
+			return 0;
+		}
 		hr_err(ctx, "%s %s is not writable: %s%s\n", what, d, strerror(-r),
 		       o->dest == HR_PRECOMPILE_SYSTEM ? " (precompile --system needs root)" : "");
 		return r;
@@ -366,6 +379,11 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 	if (r < 0) {
 		report(run, p, r == -ENOTSUP ? HR_PRECOMPILE_SKIPPED : HR_PRECOMPILE_FAILED,
 		       why[0] ? why : "not buildable", NULL, 0, 0);
+		return;
+	}
+	if (run->dest_readonly) {
+		snprintf(why, sizeof(why), "needs building, but %s is not writable", run->dest);
+		report(run, p, HR_PRECOMPILE_FAILED, why, NULL, 0, 0);
 		return;
 	}
 	p->queued = true;
@@ -692,7 +710,7 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&run.lock, NULL);
-	r = dest_prepare(ctx, cfg, o, &run.dest);
+	r = dest_prepare(ctx, cfg, o, &run.dest, &run.dest_readonly);
 	if (r < 0)
 		goto out;
 	sum->dir = strdup(run.dest);
@@ -718,7 +736,7 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 	        hr_strv_len(run.targets), n_fams, n_fams == 1 ? "y" : "ies",
 	        run.dest);
 	phases(&run);
-	r = hr_plugins_write_index(ctx, run.dest);
+	r = run.dest_readonly ? 0 : hr_plugins_write_index(ctx, run.dest);
 	if (r < 0)
 		hr_warn(ctx, "cannot write the plugin index into %s: %s\n", run.dest,
 		        hanzo_rocm_strerror(r));

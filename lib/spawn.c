@@ -171,6 +171,15 @@ static int supervise(struct hr_spawn *s, pid_t pid, struct capture cap[2])
 				pfd[n++] = (struct pollfd){ .fd = cap[i].fd, .events = POLLIN };
 		if (reaped && n == 0)
 			break;
+		if (s->cancel && *s->cancel) {
+			/* The caller was asked to stop: the compiler goes with it. */
+			kill(-pid, SIGKILL);
+			if (!reaped)
+				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+					;
+			r = -ECANCELED;
+			break;
+		}
 		if (deadline && now_ms() >= deadline) {
 			kill(-pid, SIGKILL);
 			if (!reaped)
@@ -267,7 +276,7 @@ int hr_spawn_run(struct hr_spawn *s)
 	r = supervise(s, pid, cap);
 	capture_close(&cap[0]);
 	capture_close(&cap[1]);
-	if (r < 0 && r != -ETIMEDOUT) {
+	if (r < 0 && r != -ETIMEDOUT && r != -ECANCELED) {
 		free(cap[0].buf);
 		free(cap[1].buf);
 		return r;

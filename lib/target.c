@@ -42,17 +42,48 @@ static bool amd_processor_ok(const char *p, size_t len)
 	return true;
 }
 
-/* ":feature+" / ":feature-" repeated, each feature [a-z0-9]+. */
-static bool amd_features_ok(const char *f)
+/*
+ * ":feature+" / ":feature-", each of the two features LLVM's target IDs know
+ * (sramecc, xnack) at most once, and only where the processor has it (when
+ * targets.def knows the processor; generics and others are left to the
+ * compiler).  Anything else would pass here and fail as a compile error.
+ */
+static bool amd_features_ok(const char *p, size_t plen, const char *f)
 {
+	static const struct {
+		const char *name;
+		int sramecc, xnack;
+	} known[] = {
+#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, sramecc, xnack },
+#include "targets.def"
+#undef HR_AMD_TARGET
+	};
+	bool seen_sramecc = false, seen_xnack = false;
+	int has_sramecc = 1, has_xnack = 1;
+
+	for (size_t i = 0; i < HR_ARRAY_SIZE(known); i++)
+		if (strlen(known[i].name) == plen && memcmp(known[i].name, p, plen) == 0) {
+			has_sramecc = known[i].sramecc;
+			has_xnack = known[i].xnack;
+		}
 	while (*f) {
-		const char *s;
+		bool *seen;
+		size_t n;
 
 		if (*f++ != ':')
 			return false;
-		for (s = f; (*f >= 'a' && *f <= 'z') || isdigit((unsigned char)*f); f++)
-			;
-		if (f == s || (*f != '+' && *f != '-'))
+		n = strspn(f, "abcdefghijklmnopqrstuvwxyz0123456789");
+		if (n == 7 && strncmp(f, "sramecc", 7) == 0 && has_sramecc)
+			seen = &seen_sramecc;
+		else if (n == 5 && strncmp(f, "xnack", 5) == 0 && has_xnack)
+			seen = &seen_xnack;
+		else
+			return false;
+		if (*seen)
+			return false;
+		*seen = true;
+		f += n;
+		if (*f != '+' && *f != '-')
 			return false;
 		f++;
 	}
@@ -87,7 +118,7 @@ int hr_target_validate(const char *t)
 	colon = strchr(t, ':');
 	if (!amd_processor_ok(t, colon ? (size_t)(colon - t) : len))
 		return -EINVAL;
-	return colon && !amd_features_ok(colon) ? -EINVAL : 0;
+	return colon && !amd_features_ok(t, (size_t)(colon - t), colon) ? -EINVAL : 0;
 }
 
 enum hr_platform hr_target_platform(const char *t)

@@ -10,10 +10,12 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hr-spawn.h"
@@ -125,6 +127,53 @@ static void remove_tree_at(int dfd, const char *name, int depth)
 static void remove_tmpdir(const char *dir)
 {
 	remove_tree_at(AT_FDCWD, dir, 0);
+}
+
+static const char *tmp_parent(void)
+{
+	const char *tmp = hr_getenv("TMPDIR");
+
+	return tmp && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+/* "hanzo-rocm-" and mkdtemp's six characters. */
+static bool is_compile_tmpdir(const char *name)
+{
+	return strncmp(name, "hanzo-rocm-", 11) == 0 && strlen(name) == 17 &&
+	       strspn(name + 11, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 6;
+}
+
+int hr_toolchain_tmpdirs_gc(unsigned *removed)
+{
+	/* Older than any compile may run: its owner is dead (kill -9). */
+	const time_t max_age = HR_COMPILE_TIMEOUT_S + 3600;
+	time_t now = time(NULL);
+	struct dirent *de;
+	int fd = open(tmp_parent(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	*removed = 0;
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!is_compile_tmpdir(de->d_name) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    now - st.st_mtime <= max_age)
+			continue;
+		remove_tree_at(dirfd(d), de->d_name, 0);
+		if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+			(*removed)++;
+	}
+	closedir(d);
+	return 0;
 }
 
 extern char **environ;
@@ -253,7 +302,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
                          char *const *config_flags, const char *target,
                          void **obj, size_t *obj_size, char **diag)
 {
-	const char *tmp = hr_getenv("TMPDIR");
+	const char *tmp = tmp_parent();
 	char *dir = NULL, *src = NULL, *out = NULL, **argv = NULL, **env = NULL, what[256] = "";
 	struct hr_spawn s = { 0 };
 	void *data = NULL;
@@ -267,7 +316,9 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 		return -EINVAL;
 	*obj = NULL;
 	*obj_size = 0;
-	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0)
+	if (ctx && ctx->cancel && *ctx->cancel)
+		return -ECANCELED;
+	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp) < 0)
 		return -ENOMEM;
 	if (!mkdtemp(dir)) { /* mode 0700: the source and object are nobody else's business */
 		r = -errno;
@@ -301,8 +352,12 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	s.timeout_ms = tc->timeout_s == 0 ? HR_COMPILE_TIMEOUT_S * 1000u
 	             : tc->timeout_s > UINT_MAX / 1000u ? UINT_MAX : tc->timeout_s * 1000u;
 	s.max_output = MAX_DIAG;
+	s.cancel = ctx ? ctx->cancel : NULL;
 	r = hr_spawn_run(&s);
-	if (r == -ETIMEDOUT) {
+	if (r == -ECANCELED) {
+		snprintf(what, sizeof(what), "%s: killed compiling for %s (interrupted)",
+		         tc->path, target);
+	} else if (r == -ETIMEDOUT) {
 		snprintf(what, sizeof(what), "%s: killed after %u s (timeout) compiling for %s",
 		         tc->path, tc->timeout_s, target);
 	} else if (r < 0) {

@@ -273,9 +273,15 @@ int hr_read_file(const char *path, size_t max, void **data, size_t *size)
 	size_t done = 0;
 	int fd, r = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * One rule for every file read from a tier, an index, a stamp or a
+	 * config: no symlink (ELOOP, reported as not a regular file), no
+	 * blocking open (a FIFO would hang every caller forever), then fstat
+	 * and only a regular file is read.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return errno == ELOOP ? -EINVAL : -errno;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out;

@@ -41,7 +41,10 @@ void hr_format_size(uint64_t bytes, char *buf, size_t n);
 /* Unsigned decimal, whole string; -EINVAL/-ERANGE. */
 int hr_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
-/* Reads a whole file (O_CLOEXEC), failing with -EFBIG beyond max bytes. */
+/*
+ * Reads a whole regular file, failing with -EFBIG beyond max bytes and with
+ * -EINVAL for a symlink, FIFO, device or directory (never blocks opening it).
+ */
 int hr_read_file(const char *path, size_t max, void **data, size_t *size);
 /*
  * Atomic publish: temp file in dir, write, fsync, rename to name, fsync dir.

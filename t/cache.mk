@@ -32,3 +32,7 @@ check_PROGRAMS += t/test-cache-full
 t_test_cache_full_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += t/cache-full.sh
 TESTS += t/cache-full.sh
+
+# Root-level temp files of interrupted atomic writes: gc and clear remove them.
+EXTRA_DIST += t/cache-debris.sh
+TESTS += t/cache-debris.sh

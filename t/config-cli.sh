@@ -118,4 +118,14 @@ if command -v groff >/dev/null 2>&1; then
 else
 	skip 2 "no groff"
 fi
+# A FIFO (or a symlink) where the configuration is expected: an error, never
+# a hang (timeout exits 124) nor a read through the link.
+mkfifo "$T/fifo.conf"
+exit_is 2 "config check on a FIFO fails at once" timeout 20 "$HR_CLI" config check "$T/fifo.conf"
+grep_ok "and says it is not a regular file" "fifo\.conf: not a regular file" "$T/err"
+exit_is 0 "info with HANZO_ROCM_CONF naming a FIFO does not hang" \
+	env HANZO_ROCM_CONF="$T/fifo.conf" timeout 20 "$HR_CLI" info
+ln -s "$F/bad-size.conf" "$T/link.conf"
+exit_is 2 "config check refuses a symlink" "$HR_CLI" config check "$T/link.conf"
+grep_ok "as not a regular file" "link\.conf: not a regular file" "$T/err"
 done_testing

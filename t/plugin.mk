@@ -36,3 +36,7 @@ TESTS += t/test-plugin
 # Every rejection case through `hanzo-rocm plugins [--json]` and `info`.
 EXTRA_DIST += t/plugins-cli.sh
 TESTS += t/plugins-cli.sh
+
+# Truncated, 32-bit, foreign-machine and entry-less plugins; untrusted ancestors.
+EXTRA_DIST += t/plugins-hostile.sh
+TESTS += t/plugins-hostile.sh

@@ -10,3 +10,11 @@ t_pc_helper_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += t/precompile-setup.sh
 EXTRA_DIST += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh
 TESTS += t/precompile-basic.sh t/precompile-robust.sh t/precompile-toolchain.sh
+
+# SIGTERM/SIGINT to precompile kill the compiler's process group and its temp dir.
+EXTRA_DIST += t/precompile-interrupt.sh
+TESTS += t/precompile-interrupt.sh
+
+# A read-only user cache: up to date is success, a needed build a clear failure.
+EXTRA_DIST += t/precompile-readonly.sh
+TESTS += t/precompile-readonly.sh

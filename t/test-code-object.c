@@ -309,6 +309,99 @@ static void test_compile(void)
 	setenv("HANZO_ROCM_CACHE_DIR", user, 1);
 }
 
+/*
+ * Issue 15: a shared tier (or its target directory, or an entry) that
+ * someone else can write is never used, with a warning naming the path; a
+ * symlinked target directory is never read through, in any tier.
+ */
+static struct hanzo_rocm *site_ctx(void)
+{
+	return new_ctx_with("never", "site_dirs = /site\n");
+}
+
+static int site_lookup(const char *target, enum hr_tier *from)
+{
+	struct hanzo_rocm *ctx = site_ctx();
+	const void *d = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!ctx)
+		return -EFAULT;
+	r = hr_code_object_find(ctx, "alpha", target, 1u << HR_TIER_SYSTEM, &d, &n, from);
+	hanzo_rocm_unref(ctx);
+	return r;
+}
+
+static void test_trust(void)
+{
+	struct hanzo_rocm *ctx = site_ctx();
+	enum hr_tier from = HR_TIER_MEMORY;
+	struct hr_cache_key key;
+	char site[300], tdir[400], entry[420], link[400];
+
+	snprintf(site, sizeof(site), "%s/site", root);
+	snprintf(tdir, sizeof(tdir), "%s/gfx90a", site);
+	snprintf(entry, sizeof(entry), "%s/alpha.hrco", tdir);
+	if (!ctx || key_for(ctx, "gfx90a", &key) < 0 ||
+	    hr_entry_write(ctx, site, "alpha", "gfx90a", &key, "test", co90, n90) < 0) {
+		ok(0, "site entry written");
+		return;
+	}
+	hanzo_rocm_unref(ctx);
+	chmod(site, 0755);
+	chmod(tdir, 0755);
+	chmod(entry, 0644);
+	ok(site_lookup("gfx90a", &from) == 0 && from == HR_TIER_SITE,
+	   "a site tier owned by us, mode 0755, is served");
+
+	chmod(site, 0777);
+	is_int(site_lookup("gfx90a", &from), -ENOENT, "a world-writable site tier is not used");
+	ok(strstr(logbuf, "site cache ") && strstr(logbuf, site) &&
+	   strstr(logbuf, "is world-writable (mode 0777): not used"),
+	   "the warning names the site directory and why");
+	chmod(site, 01777);
+	is_int(site_lookup("gfx90a", &from), -ENOENT, "a sticky world-writable site tier is not used either");
+	chmod(site, 0755);
+
+	chmod(tdir, 0775);
+	is_int(site_lookup("gfx90a", &from), -ENOENT, "a group-writable target directory is not used");
+	ok(strstr(logbuf, tdir) && strstr(logbuf, "group-writable"), "the warning names it");
+	chmod(tdir, 0755);
+	chmod(entry, 0666);
+	is_int(site_lookup("gfx90a", &from), -ENOENT, "a world-writable site entry is not used");
+	ok(strstr(logbuf, entry) && strstr(logbuf, "world-writable (mode 0666)"), "the warning names the entry");
+	chmod(entry, 0644);
+
+	/* The user tier: its gfx90a directory a symlink to the site's. */
+	snprintf(link, sizeof(link), "%s/gfx90a", user);
+	hr_mkdir_p(user, 0700);
+	{
+		char cmd[500];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", link);
+		if (system(cmd) != 0)
+			diag("cannot remove %s", link);
+	}
+	ok(symlink(tdir, link) == 0, "user gfx90a is a symlink");
+	{
+		struct hanzo_rocm *c2 = new_ctx("never");
+		const void *d = NULL;
+		size_t n = 0;
+
+		is_int(c2 ? hr_code_object_find(c2, "alpha", "gfx90a",
+		                                (1u << HR_TIER_SYSTEM) | (1u << HR_TIER_SITE),
+		                                &d, &n, &from) : -EFAULT,
+		       -ENOENT, "a symlinked user target directory is never read through");
+		ok(strstr(logbuf, link) && strstr(logbuf, "is a symlink, not a directory"),
+		   "the warning names the symlink");
+		is_int(c2 ? hr_entry_write(c2, user, "alpha", "gfx90a", &key, "test", co90, n90) : 0,
+		       -ELOOP, "nor written through");
+		hanzo_rocm_unref(c2);
+	}
+	unlink(link);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -316,6 +409,7 @@ int main(void)
 	setup();
 	test_lookup();
 	test_compile();
+	test_trust();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	if (system(cmd) != 0)
 		diag("cannot remove %s", scratch);

@@ -129,7 +129,11 @@ static void test_ids(void)
 	static const char *const bad[] = { "", "gfx", "gfx9", "gfx90z", "gfx90a:", "gfx90a:xnack",
 	                                   "gfx90a:xnack*", "gfx12345", "sm_9", "sm_9000",
 	                                   "sm_90b", "../gfx90a", "gfx90a/x", "GFX90A",
-	                                   "gfx90a xnack+", "-generic", "gfx-generic" };
+	                                   "gfx90a xnack+", "-generic", "gfx-generic",
+	                                   /* issue 15: unknown or repeated features */
+	                                   "gfx90a:bogus+", "gfx90a:xnack+:xnack-",
+	                                   "gfx90a:sramecc+:sramecc+", "gfx1030:xnack+",
+	                                   "gfx1100:sramecc-" };
 	char buf[HR_TARGET_MAX];
 
 	for (size_t i = 0; i < HR_ARRAY_SIZE(good); i++)

@@ -300,8 +300,8 @@ static void test_hipcc(struct hanzo_rocm *ctx)
 	   "identity '%s'", tc->identity);
 	ok(tc->devlib_dir != NULL, "device libraries at %s", tc->devlib_dir ? tc->devlib_dir : "?");
 	is_int(hr_toolchain_can_build(tc, "gfx90a", reason, sizeof(reason)), 0, "can build gfx90a");
-	is_int(hr_toolchain_can_build(tc, "gfx1030:xnack-", reason, sizeof(reason)), 0,
-	       "can build gfx1030 (features ignored)");
+	is_int(hr_toolchain_can_build(tc, "gfx90a:xnack-", reason, sizeof(reason)), 0,
+	       "can build gfx90a:xnack- (features ignored)");
 	is_int(hr_toolchain_can_build(tc, "sm_90", reason, sizeof(reason)), -ENOTSUP,
 	       "hipcc cannot build sm_90 (%s)", reason);
 	is_int(hr_toolchain_can_build(tc, "bogus", reason, sizeof(reason)), -EINVAL, "bogus target: -EINVAL");

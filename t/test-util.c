@@ -2,6 +2,8 @@
 /* Generic helpers: sizes, safe names, string vectors, atomic writes. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,6 +103,23 @@ int main(void)
 	free(data);
 	is_int(hr_read_file(buf, 4, &data, &size), -EFBIG, "read_file enforces its limit");
 	is_int(hr_write_atomic("/nonexistent-dir", "x", "y", 1, 0644), -ENOENT, "atomic write into a missing dir fails cleanly");
+	{
+		/* A FIFO must not hang the reader (alarm kills a hang: a failure). */
+		char fifo[96], link[96];
+
+		snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+		snprintf(link, sizeof(link), "%s/link", dir);
+		ok(mkfifo(fifo, 0600) == 0, "mkfifo");
+		alarm(10);
+		is_int(hr_read_file(fifo, 1024, &data, &size), -EINVAL,
+		       "read_file refuses a FIFO without blocking on it");
+		alarm(0);
+		ok(symlink("entry", link) == 0, "symlink to a regular file");
+		is_int(hr_read_file(link, 1024, &data, &size), -EINVAL,
+		       "read_file never reads through a symlink");
+		unlink(fifo);
+		unlink(link);
+	}
 	unlink(buf);
 	rmdir(dir);
 	return done_testing();

@@ -328,12 +328,16 @@ static int verify_one(void *data, const char *path, const char *target,
 
 	(void)target;
 	(void)name;
-	(void)st;
-	if (kind != HR_CACHE_ENTRY && kind != HR_CACHE_QUARANTINE)
+	if (kind != HR_CACHE_ENTRY && kind != HR_CACHE_QUARANTINE &&
+	    kind != HR_CACHE_IRREGULAR)
 		return 0;
 	s->checked++;
 	if (kind == HR_CACHE_QUARANTINE) {
 		snprintf(why, sizeof(why), "quarantined as corrupt");
+	} else if (kind == HR_CACHE_IRREGULAR) {
+		snprintf(why, sizeof(why), "not a regular file (%s): never used",
+		         S_ISLNK(st->st_mode) ? "a symlink" : S_ISDIR(st->st_mode) ? "a directory" :
+		         S_ISFIFO(st->st_mode) ? "a FIFO" : "a special file");
 	} else if (hr_entry_read_why(s->ctx, path, NULL, &e, why, sizeof(why)) == 0) {
 		hr_entry_release(&e);
 		return 0;
@@ -456,6 +460,15 @@ static const struct hr_tier_dir *find_tier(const struct hr_tier_dir *t, size_t n
 	return NULL;
 }
 
+/* The compile temp dirs of killed processes (kill -9 runs no cleanup). */
+static void tmpdirs_gc(void)
+{
+	unsigned n = 0;
+
+	if (hr_toolchain_tmpdirs_gc(&n) == 0 && n)
+		printf("removed %u stale compile temp dir%s\n", n, n == 1 ? "" : "s");
+}
+
 static int cache_gc(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -518,6 +531,7 @@ static int cache_gc(struct cli *cli, int argc, char **argv)
 	hr_format_size(max, m, sizeof(m));
 	printf("%s: evicted %u entries (%s), removed %u stale files; %s used of %s\n",
 	       user->path, st.evicted, a, st.debris, b, m);
+	tmpdirs_gc();
 out:
 	hr_cache_tiers_free(t, n);
 	return ret;
@@ -629,6 +643,7 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 	}
 	prune_dirs(tier->path, target);
 	printf("%s: removed %u entries\n", tier->path, s.removed);
+	tmpdirs_gc();
 	if (s.failed)
 		ret = EXIT_FAILED;
 out:

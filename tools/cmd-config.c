@@ -27,11 +27,12 @@ static void check_log(void *data, int priority, const char *file, int line,
 	(void)data; (void)file; (void)line; (void)fn;
 	vsnprintf(msg, sizeof(msg), format, args);
 	if (priority > LOG_WARNING) {
-		fprintf(stderr, "hanzo-rocm: %s", msg);
+		fputs("hanzo-rocm: ", stderr);
+		cli_put_safe(msg);
 		return;
 	}
 	if (priority < LOG_WARNING) {
-		fputs(msg, stderr);
+		cli_put_safe(msg);
 		return;
 	}
 	/* Find the end of a leading "FILE:LINE: " to put "warning: " after it. */
@@ -45,7 +46,13 @@ static void check_log(void *data, int priority, const char *file, int line,
 			break;
 		}
 	}
-	fprintf(stderr, "%.*swarning: %s", (int)loc, msg, msg + loc);
+	if (loc) {
+		msg[loc - 1] = '\0';
+		cli_put_safe(msg);
+		fputc(' ', stderr);
+	}
+	fputs("warning: ", stderr);
+	cli_put_safe(msg + loc);
 }
 
 static int check(struct cli *cli, const char *file, bool quiet)

@@ -4,6 +4,7 @@
  * cache tier and print one table row per pair as it completes.
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -192,6 +193,32 @@ static int exit_for(int r, enum hr_precompile_dest dest)
 	return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_FAILED;
 }
 
+/*
+ * SIGINT/SIGTERM during a precompile: the library kills the compilers' process
+ * groups (they run in their own, out of reach of the terminal's Ctrl-C) and
+ * removes their temp dirs; then this process dies of the same signal.
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_stop(bool on, struct sigaction old[2])
+{
+	static const int sigs[2] = { SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 2; i++) {
+		/* Back to the old one; or a signal our parent ignores stays ignored. */
+		if (!on || (sigaction(sigs[i], &sa, &old[i]) == 0 &&
+		            old[i].sa_handler == SIG_IGN))
+			sigaction(sigs[i], &old[i], NULL);
+	}
+}
+
 int cmd_precompile(struct cli *cli, int argc, char **argv)
 {
 	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS, OPT_JSON };
@@ -291,8 +318,25 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		json_begin_array(&j);
 		po.j = &j;
 	}
-	r = hr_precompile(ctx, &o, &sum);
+	{
+		struct sigaction old[2];
+
+		stop_signal = 0;
+		hr_tools_set_cancel(ctx, &stop_signal);
+		catch_stop(true, old);
+		r = hr_precompile(ctx, &o, &sum);
+		catch_stop(false, old);
+		hr_tools_set_cancel(ctx, NULL);
+	}
 	bar_clear(&po);
+	if (stop_signal) {
+		if (r == 0)
+			hr_precompile_summary_release(&sum);
+		hr_strv_free(targets);
+		hr_strv_free(families);
+		raise(stop_signal); /* the old disposition: normally death by it */
+		return 128 + stop_signal;
+	}
 	if (as_json) {
 		/* Valid JSON whatever happened; the error itself is on stderr. */
 		json_end_array(&j);

@@ -18,13 +18,82 @@ static const struct command commands[] = {
 	{ "selftest", cmd_selftest, "run every kernel on each GPU against a CPU reference" },
 };
 
+/* Length of the valid UTF-8 sequence at s (1..4), 0 when invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f; /* beyond U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * Messages echo user input (arguments, config values, paths, compiler
+ * output): control characters (but newline and tab) and invalid UTF-8 are
+ * written as \xNN so that nothing reaches the terminal as an escape
+ * sequence.
+ */
+void cli_put_safe(const char *msg)
+{
+	const unsigned char *s = (const unsigned char *)msg;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 0 || (n == 1 && ((*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f))) {
+			fprintf(stderr, "\\x%02x", *s);
+			s++;
+			continue;
+		}
+		fwrite(s, 1, n, stderr);
+		s += n;
+	}
+}
+
+__attribute__((format(printf, 1, 0)))
+static void vput_safe(const char *fmt, va_list ap)
+{
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(out of memory formatting a message)\n", stderr);
+		return;
+	}
+	cli_put_safe(msg);
+	free(msg);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fputs("hanzo-rocm: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vput_safe(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -61,7 +130,7 @@ static void cli_log(void *data, int priority, const char *file, int line,
 		fputs("hanzo-rocm: warning: ", stderr);
 	else
 		fputs("hanzo-rocm: error: ", stderr);
-	vfprintf(stderr, format, args);
+	vput_safe(format, args);
 }
 
 struct hanzo_rocm *cli_ctx(struct cli *cli)

@@ -24,6 +24,8 @@ struct hanzo_rocm *cli_ctx(struct cli *cli);
 
 /* Prints "hanzo-rocm: <message>" to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* msg to stderr, control characters and invalid UTF-8 as \xNN. */
+void cli_put_safe(const char *msg);
 
 /*
  * Usage errors, one style for every command (CMD: "precompile", "cache list"):
