@@ -8,7 +8,8 @@ t_test_selftest_SOURCES = t/test-selftest.c tools/selftest.h tools/selftest-dtyp
 	tools/selftest-unary.c tools/selftest-binary.c tools/selftest-affine.c \
 	tools/selftest-cast.c tools/selftest-fill.c tools/selftest-ternary.c \
 	tools/selftest-rows.c tools/selftest-run.c tools/selftest-reduce.c \
-	tools/selftest-norm.c tools/selftest-rope.c tools/selftest-indexing.c tools/selftest-sort.c
+	tools/selftest-norm.c tools/selftest-rope.c tools/selftest-indexing.c tools/selftest-sort.c \
+	tools/selftest-quantized.c
 t_test_selftest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools \
 	-DHR_KERNELS_DIR=\""$(top_srcdir)/kernels"\"
 t_test_selftest_LDADD = lib/libhanzo-rocm-internal.la -lm

@@ -9,7 +9,7 @@ tools_hanzo_rocm_SOURCES = \
 	tools/selftest.h tools/selftest-dtype.c tools/selftest-run.c \
 	tools/selftest-unary.c tools/selftest-binary.c tools/selftest-affine.c \
 	tools/selftest-cast.c tools/selftest-fill.c tools/selftest-ternary.c \
-	tools/selftest-rows.c tools/selftest-reduce.c tools/selftest-norm.c tools/selftest-rope.c tools/selftest-indexing.c tools/selftest-sort.c
+	tools/selftest-rows.c tools/selftest-reduce.c tools/selftest-norm.c tools/selftest-rope.c tools/selftest-indexing.c tools/selftest-sort.c tools/selftest-quantized.c
 tools_hanzo_rocm_LDADD = lib/libhanzo-rocm-internal.la -lm
 
 # ---- make lint: static analysis -------------------------------------------
