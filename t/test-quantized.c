@@ -95,37 +95,55 @@ static int launch(unsigned dev, const char *name, unsigned gx, unsigned gy, void
 	struct hanzo_rocm_kernel *k;
 	int r = hanzo_rocm_kernel_get(ctx, dev, "quantized", name, &k);
 
-	return r < 0 ? r : hanzo_rocm_kernel_launch(k, grid, block, 0, NULL, args);
+	if (r == 0)
+		r = hanzo_rocm_kernel_launch(k, grid, block, 0, NULL, args);
+	/* launches are asynchronous: wait before reading the output */
+	return r < 0 ? r : hr_runtime_synchronize(ctx, dev, NULL);
 }
 
-static void test_format(unsigned dev, const char *fmt)
+static void test_format(unsigned dev, const char *fmt, int qk)
 {
 	const struct vec *b = find(fmt, "blocks"), *w = find(fmt, "want");
 	char name[64];
 
-	if (!b || !w || w->len % (32 * 4) != 0) {
+	if (!b || !w || w->len == 0 || w->len % ((size_t)qk * 4) != 0) {
 		ok(0, "%s: vectors present", fmt);
 		return;
 	}
-	const int k = (int)(w->len / 4), nblk = k / 32, nids = 4;
-	const uint32_t ids[4] = { 2, 0, 2, 1 };
+	const int k = (int)(w->len / 4), nblk = k / qk, nids = 4;
+	const uint32_t ids[4] = { 2u % nblk, 0, 2u % nblk, 1u % nblk };
+	const size_t rowb = (size_t)qk * 4;
 	uint64_t x = dev_buf(dev, b->data, b->len), y = dev_buf(dev, NULL, w->len + 4);
-	uint64_t di = dev_buf(dev, ids, sizeof(ids)), g = dev_buf(dev, NULL, nids * 32 * 4 + 4);
-	int ncols = 32, ni = nids;
+	uint64_t di = dev_buf(dev, ids, sizeof(ids)), g = dev_buf(dev, NULL, nids * rowb + 4);
+	int ncols = qk, ni = nids;
 	void *args[] = { &x, &y, (void *)&k };
 	void *gargs[] = { &x, &di, &g, &ncols, &ni };
 	const uint8_t *out = (const uint8_t *)(uintptr_t)y, *gout = (const uint8_t *)(uintptr_t)g;
-	int bad = 0;
+	int bad = 0, rc;
 
 	snprintf(name, sizeof(name), "dequantize_block_%s_f32", fmt);
-	ok(launch(dev, name, 1, 1, args) == 0 && memcmp(out, w->data, w->len) == 0 &&
-	   out[w->len] == 0xff, "dev %u: %s decodes %d blocks bit for bit", dev, name, nblk);
+	rc = launch(dev, name, 1, 1, args);
+	if (rc != 0)
+		diag("%s: launch %d", name, rc);
+	ok(rc == 0 && memcmp(out, w->data, w->len) == 0 && out[w->len] == 0xff, "dev %u: %s decodes %d blocks bit for bit", dev, name, nblk);
+	for (size_t i = 0; i < w->len / 4; i++) {
+		float gv, e;
+
+		memcpy(&gv, out + 4 * i, 4);
+		memcpy(&e, w->data + 4 * i, 4);
+		if (memcmp(&gv, &e, 4) != 0) {
+			diag("%s element %zu: got %.9g, want %.9g", fmt, i, gv, e);
+			break;
+		}
+	}
+	if (out[w->len] != 0xff)
+		diag("%s: byte %zu after the output was written", name, w->len);
 	snprintf(name, sizeof(name), "get_rows_%s", fmt);
 	if (launch(dev, name, 1, 1, gargs) < 0)
 		bad++;
 	for (int r = 0; r < nids && !bad; r++)
-		bad += memcmp(gout + r * 128, w->data + ids[r] * 128, 128) != 0;
-	ok(!bad && gout[nids * 128] == 0xff, "dev %u: %s picks and decodes rows", dev, name);
+		bad += memcmp(gout + r * rowb, w->data + ids[r] * rowb, rowb) != 0;
+	ok(!bad && gout[nids * rowb] == 0xff, "dev %u: %s picks and decodes rows", dev, name);
 	hr_runtime_mem_free(ctx, dev, x);
 	hr_runtime_mem_free(ctx, dev, y);
 	hr_runtime_mem_free(ctx, dev, di);
@@ -153,7 +171,8 @@ static void test_q8_1(unsigned dev)
 
 int main(void)
 {
-	static const char *const fmts[] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0" };
+	static const char *const fmts[] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
+	                                    "q4_K", "q5_K", "q6_K" };
 	char dir[] = "/tmp/hr-test-quantized-XXXXXX", conf[512], path[512], cmd[600];
 	const char *top = getenv("top_builddir"), *src = getenv("top_srcdir");
 	struct hanzo_rocm_options o = { .size = sizeof(o), .log_priority = LOG_ERR,
@@ -163,7 +182,7 @@ int main(void)
 	if (!top || !src || !mkdtemp(dir))
 		skip_all("top_builddir/top_srcdir not set (run through make check)");
 	snprintf(path, sizeof(path), "%s/t/fixtures/quantized/vectors.txt", src);
-	if (load_vectors(path) < 11)
+	if (load_vectors(path) < 17)
 		skip_all("cannot read the vectors");
 	snprintf(conf, sizeof(conf), "%s/hanzo-rocm.conf", dir);
 	f = fopen(conf, "we");
@@ -177,7 +196,7 @@ int main(void)
 		skip_all("no context with two host devices");
 	for (unsigned dev = 0; dev < 2; dev++) {
 		for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
-			test_format(dev, fmts[i]);
+			test_format(dev, fmts[i], i < 5 ? 32 : 256);
 		test_q8_1(dev);
 	}
 	hanzo_rocm_unref(ctx);

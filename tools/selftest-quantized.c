@@ -36,11 +36,17 @@
 #include "selftest.h"
 
 #define QK 32
-enum qt { Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, NQT };
+enum qt { Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, NQT };
 enum op { OP_QUANTIZE, OP_DEQ_F32, OP_DEQ_F16, OP_GET_ROWS, OP_DMMV, OP_MMVQ };
 
-static const char *const qt_names[NQT] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0" };
-static const size_t qt_bytes[NQT] = { 18, 20, 22, 24, 34 };
+static const char *const qt_names[NQT] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
+                                           "q4_K", "q5_K", "q6_K" };
+static const size_t qt_bytes[NQT] = { 18, 20, 22, 24, 34, 144, 176, 210 };
+/* Elements a block. */
+static size_t qk(enum qt t)
+{
+	return t >= Q4_K ? 256 : QK;
+}
 #define Q8_1_BYTES 36
 
 static void put16(uint8_t *p, uint16_t v)
@@ -54,9 +60,135 @@ static float get_f16(const uint8_t *p)
 	return st_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
 }
 
+
+/* The 6-bit scale and min of sub-block j of q4_K/q5_K's 12 scale bytes:
+ * j < 4 in the low 6 bits of bytes j and j + 4; j >= 4 as a nibble of byte
+ * j + 4 with its top 2 bits in the top bits of byte j - 4 (scale) or j (min). */
+static void k_decode_scale(const uint8_t *s, int j, int *sc, int *m)
+{
+	if (j < 4) {
+		*sc = s[j] & 63;
+		*m = s[j + 4] & 63;
+	} else {
+		*sc = (s[j + 4] & 15) | (s[j - 4] >> 6) << 4;
+		*m = (s[j + 4] >> 4) | (s[j] >> 6) << 4;
+	}
+}
+
+static int clampi(long v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : (int)v;
+}
+
+/*
+ * A K-quant super-block of 256 values.  Not ggml's quantizer (that one
+ * searches scales); a plain min/max one - the layout, not the search, is
+ * what the kernels must get right.
+ */
+static void quantize_k_ref(enum qt t, const float *x, uint8_t *b)
+{
+	memset(b, 0, qt_bytes[t]);
+	if (t == Q6_K) {
+		float scale[16], smax = 0;
+
+		for (int s = 0; s < 16; s++) {
+			float amax = 0, max = 0;
+
+			for (int l = 0; l < 16; l++) {
+				if (fabsf(x[16 * s + l]) > amax) {
+					amax = fabsf(x[16 * s + l]);
+					max = x[16 * s + l];
+				}
+			}
+			scale[s] = max / -32.0f;
+			smax = fmaxf(smax, fabsf(scale[s]));
+		}
+		const float d = smax / 127.0f;
+
+		put16(b + 208, st_f32_to_f16(d));
+		const float df = st_f16_to_f32(st_f32_to_f16(d));
+
+		for (int s = 0; s < 16; s++)
+			b[192 + s] = (uint8_t)(int8_t)(d != 0 ? clampi(lroundf(scale[s] / d), -127, 127) : 0);
+		for (int j = 0; j < 256; j++) {
+			const int h = j / 128, q4 = (j % 128) / 32, l = j % 32;
+			const float ds = df * (float)(int8_t)b[192 + j / 16];
+			const int q = ds != 0 ? clampi(lroundf(x[j] / ds) + 32, 0, 63) : 32;
+
+			b[64 * h + 32 * (q4 & 1) + l] |= (uint8_t)(q4 >= 2 ? (q & 15) << 4 : q & 15);
+			b[128 + 32 * h + l] |= (uint8_t)((q >> 4) << (2 * q4));
+		}
+		return;
+	}
+	const int nmax = t == Q4_K ? 15 : 31, qso = t == Q4_K ? 16 : 48;
+	float scale[8], mins[8], smax = 0, mmax = 0;
+	int sc[8], m[8];
+
+	for (int s = 0; s < 8; s++) {
+		float mn = 0, mx = x[32 * s];
+
+		for (int l = 0; l < 32; l++) {
+			mn = fminf(mn, x[32 * s + l]);
+			mx = fmaxf(mx, x[32 * s + l]);
+		}
+		scale[s] = (mx - mn) / (float)nmax;
+		mins[s] = -mn;
+		smax = fmaxf(smax, scale[s]);
+		mmax = fmaxf(mmax, mins[s]);
+	}
+	const float d = smax / 63.0f, dmin = mmax / 63.0f;
+
+	put16(b, st_f32_to_f16(d));
+	put16(b + 2, st_f32_to_f16(dmin));
+	const float df = get_f16(b), dminf = get_f16(b + 2);
+
+	for (int s = 0; s < 8; s++) {
+		sc[s] = d != 0 ? clampi(lroundf(scale[s] / d), 0, 63) : 0;
+		m[s] = dmin != 0 ? clampi(lroundf(mins[s] / dmin), 0, 63) : 0;
+	}
+	for (int j = 0; j < 4; j++) {
+		b[4 + j] = (uint8_t)((sc[j] & 63) | (sc[j + 4] >> 4) << 6);
+		b[8 + j] = (uint8_t)((m[j] & 63) | (m[j + 4] >> 4) << 6);
+		b[12 + j] = (uint8_t)((sc[j + 4] & 15) | (m[j + 4] & 15) << 4);
+	}
+	for (int j = 0; j < 256; j++) {
+		const int s = j / 32, l = j % 32;
+		const float ds = df * (float)sc[s];
+		const int q = ds != 0 ? clampi(lroundf((x[j] + dminf * (float)m[s]) / ds), 0, nmax) : 0;
+
+		b[qso + 32 * (j / 64) + l] |= (uint8_t)((s & 1) ? (q & 15) << 4 : q & 15);
+		if (t == Q5_K)
+			b[16 + l] |= (uint8_t)((q >> 4 & 1) << s);
+	}
+}
+
+/* Element j of a K-quant super-block, decoded from the layout. */
+static double dequant_k_ref(enum qt t, const uint8_t *b, int j)
+{
+	if (t == Q6_K) {
+		const int h = j / 128, q4 = (j % 128) / 32, l = j % 32;
+		const uint8_t lo = b[64 * h + 32 * (q4 & 1) + l];
+		const int q = (q4 >= 2 ? lo >> 4 : lo & 15) | ((b[128 + 32 * h + l] >> (2 * q4)) & 3) << 4;
+
+		return get_f16(b + 208) * (int8_t)b[192 + j / 16] * (q - 32);
+	}
+	const int s = j / 32, l = j % 32;
+	const uint8_t lo = b[(t == Q4_K ? 16 : 48) + 32 * (j / 64) + l];
+	int sc, m, q = (s & 1) ? lo >> 4 : lo & 15;
+
+	if (t == Q5_K)
+		q |= (b[16 + l] >> s & 1) << 4;
+	k_decode_scale(b + 4, s, &sc, &m);
+	return (double)get_f16(b) * sc * q - (double)get_f16(b + 2) * m;
+}
+
 /* ggml-quants.c's reference quantizer of one block of 32 values. */
 static void quantize_ref(enum qt t, const float *x, uint8_t *b)
 {
+	if (t >= Q4_K) {
+		quantize_k_ref(t, x, b);
+		return;
+	}
 	float amax = 0, max = 0, mn = x[0], mx = x[0];
 	uint32_t qh = 0;
 
@@ -116,7 +248,7 @@ static void quantize_ref(enum qt t, const float *x, uint8_t *b)
 			b[2 + j] = (uint8_t)(int8_t)roundf(x[j] * id);
 		break;
 	}
-	case NQT:
+	default:
 		break;
 	}
 	if (t == Q5_0 || t == Q5_1) {
@@ -130,6 +262,8 @@ static void quantize_ref(enum qt t, const float *x, uint8_t *b)
 /* Element j of a block, decoded from the layout. */
 static double dequant_ref(enum qt t, const uint8_t *b, int j)
 {
+	if (t >= Q4_K)
+		return dequant_k_ref(t, b, j);
 	const double d = get_f16(b);
 	const int qsoff = t == Q4_0 ? 2 : t == Q4_1 ? 4 : t == Q5_0 ? 6 : 8;
 	int q = (j < 16 ? b[qsoff + j] & 15 : b[qsoff + j - 16] >> 4);
@@ -145,7 +279,7 @@ static double dequant_ref(enum qt t, const uint8_t *b, int j)
 	case Q4_1:
 	case Q5_1: return q * d + get_f16(b + 2);
 	case Q8_0: return (int8_t)b[2 + j] * d;
-	case NQT: break;
+	default: break;
 	}
 	return NAN;
 }
@@ -188,10 +322,10 @@ static float *values(size_t n, bool cosine, uint64_t *rng)
 
 static uint8_t *quantize_all(enum qt t, const float *x, size_t n)
 {
-	uint8_t *b = malloc(n / QK * qt_bytes[t]);
+	uint8_t *b = malloc(n / qk(t) * qt_bytes[t]);
 
-	for (size_t i = 0; b && i < n / QK; i++)
-		quantize_ref(t, x + i * QK, b + i * qt_bytes[t]);
+	for (size_t i = 0; b && i < n / qk(t); i++)
+		quantize_ref(t, x + i * qk(t), b + i * qt_bytes[t]);
 	return b;
 }
 
@@ -212,7 +346,7 @@ static void run_deq(struct st_device *d, const struct st_kernel *k, struct hanzo
 {
 	const enum qt t = (enum qt)(k->op >> 4 & 15);
 	const bool f16 = (k->op & 15) == OP_DEQ_F16;
-	const size_t n = c == 0 ? 4096 : 37 * QK, osz = f16 ? 2 : 4, bb = qt_bytes[t];
+	const size_t n = c == 0 ? 4096 : 37 * qk(t), osz = f16 ? 2 : 4, bb = qt_bytes[t], bk = qk(t);
 	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)k->op << 20 ^ (uint64_t)c;
 	float *x = values(n, true, &rng);
 	uint8_t *blk = x ? quantize_all(t, x, n) : NULL, *got = malloc(n * osz + 16);
@@ -226,15 +360,17 @@ static void run_deq(struct st_device *d, const struct st_kernel *k, struct hanzo
 		goto out;
 	}
 	if (c == 1) {
-		for (size_t i = 0; i < n / QK * bb; i++)
+		for (size_t i = 0; i < n / bk * bb; i++)
 			blk[i] = (uint8_t)st_rand(&rng);
-		for (size_t i = 0; i < n / QK; i++) {
-			put16(blk + i * bb, st_f32_to_f16((float)st_uniform(&rng, -2, 2)));
-			if (t == Q4_1 || t == Q5_1)
+		for (size_t i = 0; i < n / bk; i++) {
+			/* finite scales (d, and m or dmin) where the format has them */
+			put16(blk + i * bb + (t == Q6_K ? 208 : 0),
+			      st_f32_to_f16((float)st_uniform(&rng, -2, 2)));
+			if (t == Q4_1 || t == Q5_1 || t == Q4_K || t == Q5_K)
 				put16(blk + i * bb + 2, st_f32_to_f16((float)st_uniform(&rng, -3, 3)));
 		}
 	}
-	if (st_dbuf_new(d, blk, n / QK * bb, &b.p[0]) < 0 || st_dbuf_new(d, NULL, n * osz, &b.p[1]) < 0) {
+	if (st_dbuf_new(d, blk, n / bk * bb, &b.p[0]) < 0 || st_dbuf_new(d, NULL, n * osz, &b.p[1]) < 0) {
 		st_fail(res, "device buffers");
 		goto out;
 	}
@@ -245,7 +381,7 @@ static void run_deq(struct st_device *d, const struct st_kernel *k, struct hanzo
 		goto out;
 	}
 	for (size_t i = 0; i < n && res->ok; i++) {
-		const double want = dequant_ref(t, blk + i / QK * bb, (int)(i % QK));
+		const double want = dequant_ref(t, blk + i / bk * bb, (int)(i % bk));
 		/* exact: the f32 value, or its f16 rounding */
 		const double w = f16 ? st_f16_to_f32(st_f32_to_f16((float)want)) : (float)want;
 
@@ -330,8 +466,8 @@ static void run_get_rows(struct st_device *d, const struct st_kernel *k,
                          struct hanzo_rocm_kernel *kh, struct st_result *res)
 {
 	const enum qt t = (enum qt)(k->op >> 4 & 15);
-	const int rows = 7, ncols = 96, nids = 5;
-	const size_t bb = qt_bytes[t], rb = ncols / QK * bb, n = (size_t)nids * ncols;
+	const int rows = 7, ncols = t >= Q4_K ? 512 : 96, nids = 5;
+	const size_t bb = qt_bytes[t], bk = qk(t), rb = ncols / bk * bb, n = (size_t)nids * ncols;
 	const uint32_t ids[5] = { 6, 0, 3, 3, 1 };
 	uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)k->op;
 	float *x = values((size_t)rows * ncols, false, &rng), *got = malloc(n * 4 + 16);
@@ -360,7 +496,7 @@ static void run_get_rows(struct st_device *d, const struct st_kernel *k,
 		const uint8_t *row = blk + ids[i / ncols] * rb;
 		const size_t c = i % ncols;
 
-		st_check_float(ST_F32, 0, i, got, (float)dequant_ref(t, row + c / QK * bb, (int)(c % QK)),
+		st_check_float(ST_F32, 0, i, got, (float)dequant_ref(t, row + c / bk * bb, (int)(c % bk)),
 		               res);
 	}
 	st_check_poison(got, n * 4, n * 4 + 16, res);
@@ -388,8 +524,7 @@ static double s_term(enum qt t, const uint8_t *xb, const uint8_t *yb)
 	case Q5_0: return 16 * get_f16(xb) * (dy * sq - s);
 	case Q4_1:
 	case Q5_1: return get_f16(xb + 2) * (s - dy * sq);
-	case Q8_0:
-	case NQT: break;
+	default: break;     /* q8_0 and the K-quants do not use s */
 	}
 	return 0;
 }
@@ -410,9 +545,12 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 {
 	const enum qt t = (enum qt)(k->op >> 4 & 15);
 	const bool q8 = (k->op & 15) == OP_MMVQ;
-	const int nb = q8 ? k->op >> 8 : 1, rows = c->rows, ncols = c->ncols;
+	const size_t bk = qk(t);
+	/* ncols a whole number of blocks: 736 -> 768 for the K-quants */
+	const int nb = q8 ? k->op >> 8 : 1, rows = c->rows;
+	const int ncols = (int)((c->ncols + bk - 1) / bk * bk);
 	const int npad = (ncols + 511) / 512 * 512, nrows_dst = rows + 3;
-	const size_t bb = qt_bytes[t], rb = (size_t)ncols / QK * bb;
+	const size_t bb = qt_bytes[t], rb = (size_t)ncols / bk * bb;
 	const size_t ybytes = (size_t)nb * npad / QK * Q8_1_BYTES;
 	const size_t dn = q8 ? (size_t)nb * nrows_dst : (size_t)rows;
 	uint64_t rng = 0xda942042e4dd58b5ULL ^ (uint64_t)k->op << 8 ^ (uint64_t)ncols;
@@ -459,14 +597,14 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 			const double g = got[q8 ? (size_t)j * nrows_dst + r : (size_t)r];
 
 			for (int i = 0; i < ncols; i++) {
-				const double wv = dequant_ref(t, row + (size_t)i / QK * bb, i % QK);
+				const double wv = dequant_ref(t, row + (size_t)i / bk * bb, (int)(i % bk));
 				const uint8_t *ybk = yb + (size_t)i / QK * Q8_1_BYTES;
 
 				ref += wv * y[(size_t)j * ncols + i];
 				refq += wv * (int8_t)ybk[4 + i % QK] * (double)get_f16(ybk);
 				mag += fabs(wv * y[(size_t)j * ncols + i]);
-				if (i % QK == 0)
-					refq += s_term(t, row + (size_t)i / QK * bb, ybk);
+				if (i % bk == 0)
+					refq += s_term(t, row + (size_t)i / bk * bb, ybk);
 			}
 			/* f32 accumulation: within 1e-5 of sum |x y| of the product the
 			 * kernel computes exactly (float y, or the q8_1-decoded y). */
