@@ -366,27 +366,25 @@ HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int 
 
 	for (uint64_t r = blockIdx.x; r < (uint64_t)(nrows_x > 0 ? nrows_x : 0); r += gridDim.x) {
 		const uint8_t *xr = (const uint8_t *)vx + r * (nu / per) * F::bytes;
-		float acc[B];
 
-		for (int j = 0; j < B; j++)
-			acc[j] = 0.0f;
-		for (uint64_t iu = threadIdx.x; iu < nu; iu += blockDim.x) {
-			const uint8_t *xb = xr + iu / per * F::bytes;
+		/* column by column: the row of x comes from cache after the first,
+		 * and one column's words are live at a time (all B at once spill) */
+		for (int j = 0; j < B; j++) {
+			const uint8_t *yc = y + (uint64_t)j * nby * Q8_1_BYTES;
+			float acc = 0.0f;
 
-			for (int j = 0; j < B; j++) {
-				const uint8_t *yb = y + ((uint64_t)j * nby + iu) * Q8_1_BYTES;
+			for (uint64_t iu = threadIdx.x; iu < nu; iu += blockDim.x) {
+				const uint8_t *yb = yc + iu * Q8_1_BYTES;
 				int u[8];
 
 				for (int w = 0; w < 8; w++)
 					u[w] = (int)ld32(yb + 4 + 4 * w);
-				acc[j] += F::dot(xb, (int)(iu % per), ldh(yb), ldh(yb + 2), u);
+				acc += F::dot(xr + iu / per * F::bytes, (int)(iu % per), ldh(yb),
+				              ldh(yb + 2), u);
 			}
-		}
-		for (int j = 0; j < B; j++) {
-			const float s = hr_block_reduce(acc[j], hr_op_sum());
-
+			acc = hr_block_reduce(acc, hr_op_sum());
 			if (threadIdx.x == 0)
-				dst[(uint64_t)j * (uint64_t)nrows_dst + r] = s;
+				dst[(uint64_t)j * (uint64_t)nrows_dst + r] = acc;
 		}
 	}
 }
