@@ -55,6 +55,12 @@ static void put16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)(v >> 8);
 }
 
+/* A byte as the i8 it stores. */
+static int i8(uint8_t v)
+{
+	return v < 128 ? v : v - 256;
+}
+
 static float get_f16(const uint8_t *p)
 {
 	return st_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
@@ -112,7 +118,7 @@ static void quantize_k_ref(enum qt t, const float *x, uint8_t *b)
 			b[192 + s] = (uint8_t)(int8_t)(d != 0 ? clampi(lroundf(scale[s] / d), -127, 127) : 0);
 		for (int j = 0; j < 256; j++) {
 			const int h = j / 128, q4 = (j % 128) / 32, l = j % 32;
-			const float ds = df * (float)(int8_t)b[192 + j / 16];
+			const float ds = df * (float)i8(b[192 + j / 16]);
 			const int q = ds != 0 ? clampi(lroundf(x[j] / ds) + 32, 0, 63) : 32;
 
 			b[64 * h + 32 * (q4 & 1) + l] |= (uint8_t)(q4 >= 2 ? (q & 15) << 4 : q & 15);
@@ -170,7 +176,7 @@ static double dequant_k_ref(enum qt t, const uint8_t *b, int j)
 		const uint8_t lo = b[64 * h + 32 * (q4 & 1) + l];
 		const int q = (q4 >= 2 ? lo >> 4 : lo & 15) | ((b[128 + 32 * h + l] >> (2 * q4)) & 3) << 4;
 
-		return get_f16(b + 208) * (int8_t)b[192 + j / 16] * (q - 32);
+		return get_f16(b + 208) * i8(b[192 + j / 16]) * (q - 32);
 	}
 	const int s = j / 32, l = j % 32;
 	const uint8_t lo = b[(t == Q4_K ? 16 : 48) + 32 * (j / 64) + l];
@@ -210,7 +216,8 @@ static void quantize_ref(enum qt t, const float *x, uint8_t *b)
 
 		put16(b, st_f32_to_f16(d));
 		for (int j = 0; j < 16; j++) {
-			int q0 = (int8_t)(x[j] * id + off), q1 = (int8_t)(x[j + 16] * id + off);
+			/* ggml truncates through int8_t; the sum is in [0.5, 32.5] here */
+			int q0 = (int)(x[j] * id + off), q1 = (int)(x[j + 16] * id + off);
 
 			q0 = q0 < top ? q0 : top;
 			q1 = q1 < top ? q1 : top;
@@ -228,8 +235,9 @@ static void quantize_ref(enum qt t, const float *x, uint8_t *b)
 		put16(b, st_f32_to_f16(d));
 		put16(b + 2, st_f32_to_f16(mn));
 		for (int j = 0; j < 16; j++) {
-			int q0 = (uint8_t)((x[j] - mn) * id + 0.5f);
-			int q1 = (uint8_t)((x[j + 16] - mn) * id + 0.5f);
+			/* ggml's rounding of a value >= 0 (NOLINTs: on purpose) */
+			int q0 = (uint8_t)((x[j] - mn) * id + 0.5f); // NOLINT(bugprone-incorrect-roundings)
+			int q1 = (uint8_t)((x[j + 16] - mn) * id + 0.5f); // NOLINT(bugprone-incorrect-roundings)
 
 			if (t == Q4_1) {
 				q0 = q0 < 15 ? q0 : 15;
@@ -322,7 +330,7 @@ static float *values(size_t n, bool cosine, uint64_t *rng)
 
 static uint8_t *quantize_all(enum qt t, const float *x, size_t n)
 {
-	uint8_t *b = malloc(n / qk(t) * qt_bytes[t]);
+	uint8_t *b = calloc(n / qk(t), qt_bytes[t]);
 
 	for (size_t i = 0; b && i < n / qk(t); i++)
 		quantize_ref(t, x + i * qk(t), b + i * qt_bytes[t]);
@@ -349,7 +357,7 @@ static void run_deq(struct st_device *d, const struct st_kernel *k, struct hanzo
 	const size_t n = c == 0 ? 4096 : 37 * qk(t), osz = f16 ? 2 : 4, bb = qt_bytes[t], bk = qk(t);
 	uint64_t rng = 0x9e3779b97f4a7c15ULL ^ (uint64_t)k->op << 20 ^ (uint64_t)c;
 	float *x = values(n, true, &rng);
-	uint8_t *blk = x ? quantize_all(t, x, n) : NULL, *got = malloc(n * osz + 16);
+	uint8_t *blk = x ? quantize_all(t, x, n) : NULL, *got = calloc(1, n * osz + 16);
 	struct bufs b = { { 0 } };
 	int kk = (int)n;
 	double se = 0;
@@ -411,7 +419,7 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 	const size_t n = (size_t)rows * (size_t)kx, ybytes = (size_t)rows * kpad / QK * Q8_1_BYTES;
 	uint64_t rng = 0x5851f42d4c957f2dULL ^ (uint64_t)c;
 	float *x = values(n + QK, c == 0, &rng);
-	uint8_t *want = malloc(ybytes), *got = malloc(ybytes + 16);
+	uint8_t *want = calloc(1, ybytes), *got = malloc(ybytes + 16);
 	struct bufs b = { { 0 } };
 	int kx_ = kx, kpad_ = kpad;
 	void *args[4] = { &b.p[0], &b.p[1], &kx_, &kpad_ };
@@ -470,7 +478,7 @@ static void run_get_rows(struct st_device *d, const struct st_kernel *k,
 	const size_t bb = qt_bytes[t], bk = qk(t), rb = ncols / bk * bb, n = (size_t)nids * ncols;
 	const uint32_t ids[5] = { 6, 0, 3, 3, 1 };
 	uint64_t rng = 0x2545f4914f6cdd1dULL ^ (uint64_t)k->op;
-	float *x = values((size_t)rows * ncols, false, &rng), *got = malloc(n * 4 + 16);
+	float *x = values((size_t)rows * ncols, false, &rng), *got = calloc(1, n * 4 + 16);
 	uint8_t *blk = x ? quantize_all(t, x, (size_t)rows * ncols) : NULL;
 	struct bufs b = { { 0 } };
 	int nc = ncols, ni = nids;
@@ -555,8 +563,8 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 	const size_t dn = q8 ? (size_t)nb * nrows_dst : (size_t)rows;
 	uint64_t rng = 0xda942042e4dd58b5ULL ^ (uint64_t)k->op << 8 ^ (uint64_t)ncols;
 	float *w = values((size_t)rows * ncols, false, &rng), *y = values((size_t)nb * ncols, false, &rng);
-	float *got = malloc(dn * 4 + 16);
-	uint8_t *blk = w ? quantize_all(t, w, (size_t)rows * ncols) : NULL, *yq = malloc(ybytes);
+	float *got = calloc(1, dn * 4 + 16);
+	uint8_t *blk = w ? quantize_all(t, w, (size_t)rows * ncols) : NULL, *yq = calloc(1, ybytes);
 	struct bufs b = { { 0 } };
 	int a_nc = ncols, a_rows = rows, a_npad = npad, a_nd = nrows_dst;
 	void *args[7];
