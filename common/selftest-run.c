@@ -191,6 +191,7 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 	case ST_ROPE:
 	case ST_INDEX:
 	case ST_SORT:
+	case ST_QUANT:
 		break;
 	}
 }
@@ -638,6 +639,7 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	case ST_ROPE:
 	case ST_INDEX:
 	case ST_SORT:
+	case ST_QUANT:
 		return -1;
 	}
 	launch_args(k, &l);

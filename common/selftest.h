@@ -63,6 +63,7 @@ enum st_shape {
 	ST_ROPE,        /* rope_i/rope/rope_thd/rope_pos/rope_i_pos */
 	ST_INDEX,       /* is/gather/ia/s/sa: ids and data along one dim */
 	ST_SORT,        /* asort_{asc,desc}[_wide]_T: argsort per row */
+	ST_QUANT,       /* quantized: ggml blocks, dequantize, mat-vec */
 };
 
 enum st_arg {
@@ -127,6 +128,7 @@ int st_plan_norm(const char *name, struct st_kernel *k);
 int st_plan_rope(const char *name, struct st_kernel *k);
 int st_plan_indexing(const char *name, struct st_kernel *k);
 int st_plan_sort(const char *name, struct st_kernel *k);
+int st_plan_quantized(const char *name, struct st_kernel *k);
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */

@@ -5,7 +5,8 @@
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
 # finish), norm and rope for f32 f64 f16 bf16, indexing (five ops for
-# every ids and data dtype) and sort, in candle's argument order.
+# every ids and data dtype), sort, and quantized (8 formats, q8_1 mat-vec
+# at batch 1..8), in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
 . "$top_srcdir/t/tap.sh"
@@ -104,10 +105,21 @@ expected() {
 				printf 'asort_%s_wide_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws\n' $dir $t $c
 			done
 		done ;;
+	quantized)
+		printf 'quantize_q8_1\tconst float *x, void *vy, int kx, int kx_padded\n'
+		for q in q4_0 q4_1 q5_0 q5_1 q8_0 q4_K q5_K q6_K; do
+			printf 'dequantize_block_%s_f32\tconst void *vx, float *y, int k\n' $q
+			printf 'dequantize_block_%s_f16\tconst void *vx, hr_f16 *y, int k\n' $q
+			printf 'get_rows_%s\tconst void *vx, const uint32_t *ids, float *dst, int ncols, int nids\n' $q
+			printf 'dequantize_mul_mat_vec_%s\tconst void *vx, const float *y, float *dst, int ncols, int nrows\n' $q
+			for b in 1 2 3 4 5 6 7 8; do
+				printf 'mul_mat_vec_%s_q8_1_cuda%s\tconst void *vx, const void *vy, float *dst, int ncols_x, int nrows_x, int nrows_y, int nrows_dst\n' $q $b
+			done
+		done ;;
 	esac | LC_ALL=C sort
 }
 
-for fam in binary cast ternary reduce norm rope indexing sort; do
+for fam in binary cast ternary reduce norm rope indexing sort quantized; do
 	expected $fam >"$T/$fam.want"
 	grep -v -e '^#' -e '^@' -e '^[[:space:]]*$' "$K/$fam.list" | LC_ALL=C sort >"$T/$fam.got"
 	cmp -s "$T/$fam.want" "$T/$fam.got"

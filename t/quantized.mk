@@ -1,0 +1,13 @@
+# t/quantized.mk: the quantized family beyond the selftest (which runs
+# every kernel on both host targets through t/host-selftest.sh).
+
+# ggml block layouts against vectors made from the layouts alone by
+# t/fixtures/quantized/make-vectors.py (rerun it to regenerate).
+check_PROGRAMS += t/test-quantized
+t_test_quantized_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-quantized
+EXTRA_DIST += t/fixtures/quantized/make-vectors.py t/fixtures/quantized/vectors.txt
+
+# sdot4 on gfx90a, the scalar dot on gfx1010 (hipcc; skips without it).
+EXTRA_DIST += t/quantized-isa.sh
+TESTS += t/quantized-isa.sh
