@@ -23,8 +23,10 @@ bool hr_target_known(const char *t)
 
 	if (!t || hr_target_validate(t) < 0)
 		return false;
-	/* NVIDIA targets have no table here: the grammar (sm_NN[a]) is the check. */
-	if (hr_target_platform(t) == HR_PLATFORM_NVIDIA)
+	/* NVIDIA targets have no table here: the grammar (sm_NN[a]) is the check;
+	 * the host targets are a fixed pair the grammar already names. */
+	if (hr_target_platform(t) == HR_PLATFORM_NVIDIA ||
+	    hr_target_platform(t) == HR_PLATFORM_HOST)
 		return true;
 	if (hr_target_generic(t, proc, sizeof(proc)) < 0)
 		return false;

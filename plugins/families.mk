@@ -98,3 +98,12 @@ plugins/sort.c: $(top_srcdir)/kernels/sort.hip $(top_srcdir)/kernels/sort.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/sort.hip kernels/sort.list
 CLEANFILES += plugins/sort.c
+
+# family quantized
+plugins_LTLIBRARIES += plugins/quantized.la
+nodist_plugins_quantized_la_SOURCES = plugins/quantized.c
+plugins_quantized_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/quantized.c: $(top_srcdir)/kernels/quantized.hip $(top_srcdir)/kernels/quantized.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/quantized.hip kernels/quantized.list
+CLEANFILES += plugins/quantized.c

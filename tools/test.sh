@@ -39,7 +39,10 @@ mkdir -p "$top/_build/asan"
 pkg=skip
 if [ "$(id -u)" -eq 0 ]; then
 	pkg=0
-	make check-package || { pkg=1; status=1; }
+	# The Debian 13 dpkg-buildpackage (a second full build with tests, ~10 min)
+	# is left to a pre-release `make check-package`: CI has 90 min on 2 cores.
+	# The proof still installs into Debian 12 and 13 roots.
+	make check-package HR_BUILD_SUITES= || { pkg=1; status=1; }
 else
 	echo "tools/test.sh: not root: skipping make check-package"
 fi
