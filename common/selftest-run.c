@@ -657,20 +657,6 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	return ms[BENCH_REPS / 2] > 0 ? (double)bytes / (ms[BENCH_REPS / 2] * 1e-3) / 1e9 : -1;
 }
 
-static void result_init(struct st_result *res, const struct st_kernel *k,
-                        const char *casename, size_t numel)
-{
-	memset(res, 0, sizeof(*res));
-	res->kernel = k->name;
-	res->family = k->family;
-	res->casename = casename;
-	res->numel = numel;
-	res->max_err = NAN;
-	res->tol = k->cmp == ST_CMP_TOL ? k->tol : 0;
-	res->gbps = -1;
-	res->ok = true;
-}
-
 int st_run_kernel(struct st_device *d, const struct st_kernel *kspec,
                   st_emit_fn emit, void *data)
 {
@@ -683,7 +669,7 @@ int st_run_kernel(struct st_device *d, const struct st_kernel *kspec,
 
 	r = hanzo_rocm_kernel_get(d->ctx, d->dev, k.family, k.name, &kh);
 	if (r < 0) {
-		result_init(&res[0], &k, "load", 0);
+		st_result_start(&res[0], &k, "load", 0);
 		fail(&res[0], "kernel_get: %s", hanzo_rocm_strerror(r));
 		emit(data, &res[0]);
 		return 1;
@@ -693,7 +679,7 @@ int st_run_kernel(struct st_device *d, const struct st_kernel *kspec,
 	if (k.shape == ST_EW) {
 		n = (int)(sizeof(ew_cases) / sizeof(ew_cases[0]));
 		for (int c = 0; c < n; c++) {
-			result_init(&res[c], &k, ew_cases[c].name, ew_cases[c].numel);
+			st_result_start(&res[c], &k, ew_cases[c].name, ew_cases[c].numel);
 			run_ew_case(d, kh, &k, &ew_cases[c], &res[c]);
 		}
 	} else {
@@ -701,7 +687,7 @@ int st_run_kernel(struct st_device *d, const struct st_kernel *kspec,
 		for (int c = 0; c < n; c++) {
 			const char *name = k.shape == ST_FILL ? fill_cases[c] : region_cases[c];
 
-			result_init(&res[c], &k, name, k.shape == ST_FILL && c ? 769 :
+			st_result_start(&res[c], &k, name, k.shape == ST_FILL && c ? 769 :
 			            k.shape == ST_FILL ? 5125 : ROWS * COLS);
 			run_region_case(d, kh, &k, c, &res[c]);
 		}
