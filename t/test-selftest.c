@@ -77,7 +77,8 @@ static void test_bf16(void)
 static void test_lists(void)
 {
 	static const char *const families[] = { "unary", "binary", "affine", "cast", "fill", "ternary",
-	                                              "reduce", "norm", "rope", "indexing", "sort", "quantized" };
+	                                              "reduce", "norm", "rope", "indexing", "sort", "quantized",
+	                                              "conv" };
 
 	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
 		char path[4096], line[4096];
