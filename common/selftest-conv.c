@@ -44,79 +44,79 @@ struct ccase {
 	const char *name;
 	size_t b, ci, co, h, w, kh, kw;
 	size_t stride, pad, dil, opad, sy, sx, oh, ow;
-	bool strided, nan, align, has_scale;
 	double scale_h, scale_w;
-	unsigned grid;
+	unsigned grid;                  /* blocks of 64 threads */
+	bool strided, nan, align, has_scale;
 };
 
-/* name, b ci co h w kh kw, stride pad dil opad sy sx oh ow, strided nan align has_scale sh sw, grid */
+/* name, b ci co h w kh kw, stride pad dil opad sy sx oh ow, sh sw, grid, strided nan align has_scale */
 static const struct ccase conv1d_cases[] = {
-	{ "k3", 2, 3, 5, 1, 37, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2p2", 1, 4, 3, 1, 29, 1, 5, 2, 2, 1, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 1 },
-	{ "s3p1d2", 3, 2, 4, 1, 31, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 2 },
-	{ "wide", 1, 1, 2, 1, 7, 1, 7, 1, 3, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 5 },
+	{ "k3", 2, 3, 5, 1, 37, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2p2", 1, 4, 3, 1, 29, 1, 5, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "s3p1d2", 3, 2, 4, 1, 31, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "wide", 1, 1, 2, 1, 7, 1, 7, 1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 5, false, false, false, false },
 };
 
 static const struct ccase conv2d_cases[] = {
-	{ "k3p1", 1, 3, 4, 11, 13, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2", 2, 2, 3, 9, 14, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 2 },
-	{ "s2p2d2", 1, 3, 2, 12, 10, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 1 },
-	{ "k1", 2, 1, 3, 7, 5, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 4 },
+	{ "k3p1", 1, 3, 4, 11, 13, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2", 2, 2, 3, 9, 14, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "s2p2d2", 1, 3, 2, 12, 10, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "k1", 2, 1, 3, 7, 5, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, false, false, false, false },
 };
 
 static const struct ccase convt1d_cases[] = {
-	{ "k3", 2, 3, 4, 1, 13, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2p1op1", 1, 2, 3, 1, 11, 1, 4, 2, 1, 1, 1, 0, 0, 0, 0, true, false, false, false, 0, 0, 1 },
-	{ "s3p2d2op2", 2, 3, 2, 1, 9, 1, 3, 3, 2, 2, 2, 0, 0, 0, 0, true, false, false, false, 0, 0, 2 },
+	{ "k3", 2, 3, 4, 1, 13, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2p1op1", 1, 2, 3, 1, 11, 1, 4, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "s3p2d2op2", 2, 3, 2, 1, 9, 1, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
 };
 
 static const struct ccase convt2d_cases[] = {
-	{ "k3", 1, 2, 3, 7, 9, 3, 3, 1, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2p1op1", 2, 3, 2, 5, 6, 3, 2, 2, 1, 1, 1, 0, 0, 0, 0, true, false, false, false, 0, 0, 2 },
-	{ "s3p1d2op2", 1, 2, 3, 6, 5, 2, 3, 3, 1, 2, 2, 0, 0, 0, 0, true, false, false, false, 0, 0, 1 },
+	{ "k3", 1, 2, 3, 7, 9, 3, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2p1op1", 2, 3, 2, 5, 6, 3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "s3p1d2op2", 1, 2, 3, 6, 5, 2, 3, 3, 1, 2, 2, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
 };
 
 static const struct ccase im2col1d_cases[] = {
-	{ "k3", 2, 3, 0, 1, 17, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2p2", 1, 2, 0, 1, 19, 1, 4, 2, 2, 1, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 1 },
-	{ "s3p1d2", 2, 3, 0, 1, 23, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 2 },
+	{ "k3", 2, 3, 0, 1, 17, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2p2", 1, 2, 0, 1, 19, 1, 4, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "s3p1d2", 2, 3, 0, 1, 23, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
 };
 
 /* col2im1d: src (b, l_in = w, c_out = co, k_size = kw), contiguous. */
 static const struct ccase col2im1d_cases[] = {
-	{ "s1", 2, 0, 3, 1, 13, 1, 4, 1, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2", 1, 0, 2, 1, 11, 1, 5, 2, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 1 },
-	{ "s3", 2, 0, 3, 1, 7, 1, 3, 3, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 2 },
-	{ "gaps", 1, 0, 2, 1, 9, 1, 2, 4, 0, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 1 },
+	{ "s1", 2, 0, 3, 1, 13, 1, 4, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2", 1, 0, 2, 1, 11, 1, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false },
+	{ "s3", 2, 0, 3, 1, 7, 1, 3, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, false, false, false, false },
+	{ "gaps", 1, 0, 2, 1, 9, 1, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false },
 };
 
 static const struct ccase im2col_cases[] = {
-	{ "k3p1", 1, 3, 0, 9, 11, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "s2", 2, 2, 0, 10, 7, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 2 },
-	{ "s2p2d2", 1, 2, 0, 11, 12, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, true, false, false, false, 0, 0, 1 },
+	{ "k3p1", 1, 3, 0, 9, 11, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "s2", 2, 2, 0, 10, 7, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "s2p2d2", 1, 2, 0, 11, 12, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
 };
 
 static const struct ccase pool_cases[] = {
-	{ "k2s2", 2, 3, 0, 11, 13, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, false, false, false, false, 0, 0, 3 },
-	{ "k3x2s2x3", 1, 2, 0, 9, 14, 3, 2, 0, 0, 0, 0, 2, 3, 0, 0, true, false, false, false, 0, 0, 1 },
-	{ "overlap", 1, 3, 0, 7, 8, 3, 3, 0, 0, 0, 0, 1, 1, 0, 0, true, false, false, false, 0, 0, 2 },
-	{ "nan", 1, 2, 0, 9, 10, 2, 3, 0, 0, 0, 0, 2, 2, 0, 0, false, true, false, false, 0, 0, 2 },
+	{ "k2s2", 2, 3, 0, 11, 13, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 3, false, false, false, false },
+	{ "k3x2s2x3", 1, 2, 0, 9, 14, 3, 2, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "overlap", 1, 3, 0, 7, 8, 3, 3, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "nan", 1, 2, 0, 9, 10, 2, 3, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, false, true, false, false },
 };
 
 static const struct ccase nearest_cases[] = {
-	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, false, false, false, false, 0, 0, 3 },
-	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, true, false, false, false, 0, 0, 1 },
-	{ "x2x3", 1, 2, 0, 6, 6, 0, 0, 0, 0, 0, 0, 0, 0, 12, 18, false, false, false, false, 0, 0, 2 },
+	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false },
+	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false },
+	{ "x2x3", 1, 2, 0, 6, 6, 0, 0, 0, 0, 0, 0, 0, 0, 12, 18, 0, 0, 2, false, false, false, false },
 };
 
 static const struct ccase bilinear_cases[] = {
-	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, false, false, false, false, 0, 0, 3 },
-	{ "up_corners", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, false, false, true, false, 0, 0, 2 },
-	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, true, false, false, false, 0, 0, 1 },
-	{ "down_corners", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, true, false, true, false, 0, 0, 2 },
+	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false },
+	{ "up_corners", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 2, false, false, true, false },
+	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false },
+	{ "down_corners", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 2, true, false, true, false },
 	/* Factors that do not match the sizes: positions past the image. */
-	{ "scale", 1, 2, 0, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 9, 11, false, false, false, true, 2.0, 1.5, 1 },
-	{ "one_corners", 1, 2, 0, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, true, false, true, false, 0, 0, 1 },
+	{ "scale", 1, 2, 0, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 9, 11, 2.0, 1.5, 1, false, false, false, true },
+	{ "one_corners", 1, 2, 0, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, true, false, true, false },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -157,6 +157,8 @@ static int tens_new(struct st_device *d, struct tens *t, enum st_dtype dt, int n
 	static const int plain[4] = { 0, 1, 2, 3 }, cl4[4] = { 0, 2, 3, 1 }, cl3[3] = { 0, 2, 1 };
 	const int *perm = !strided ? plain : nd == 4 ? cl4 : cl3;
 	size_t acc = 1;
+	uint64_t dev = 0;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	t->nd = nd;
@@ -176,7 +178,10 @@ static int tens_new(struct st_device *d, struct tens *t, enum st_dtype dt, int n
 			v = NAN;
 		st_store(dt, t->host, i, st_fv(v));
 	}
-	return st_dbuf_new(d, t->host, acc * st_dtype_size(dt), &t->dev);
+	r = st_dbuf_new(d, t->host, acc * st_dtype_size(dt), &dev);
+	if (r == 0)
+		t->dev = dev;
+	return r;
 }
 
 static void tens_free(struct st_device *d, struct tens *t)
