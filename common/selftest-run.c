@@ -192,6 +192,7 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 	case ST_INDEX:
 	case ST_SORT:
 	case ST_QUANT:
+	case ST_CONV:
 		break;
 	}
 }
@@ -640,6 +641,7 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	case ST_INDEX:
 	case ST_SORT:
 	case ST_QUANT:
+	case ST_CONV:
 		return -1;
 	}
 	launch_args(k, &l);
