@@ -1,0 +1,7 @@
+# t/launch.mk: the launch API (lib/launch*.c, lib/layout.c): the #@launch
+# grammar, every list's coverage, the geometry on made-up devices, the
+# layout helpers, and launches by work on the host backend.
+check_PROGRAMS += t/test-launch
+t_test_launch_LDADD = lib/libhanzo-rocm-internal.la -lm
+TESTS += t/test-launch
+
