@@ -126,8 +126,8 @@ int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
  * Work is rows x cols.  Element-wise kernels (one grid-stride loop over n
  * items) take rows = n, cols = 1; row-wise kernels (reductions, norms,
  * sorts, mat-vec) take the number of rows and the row length.  Zero work
- * launches nothing and returns 0.  Errors: -EINVAL (NULL kernel or args),
- * -ENOTSUP (the plugin carries no launch metadata for the kernel: use
+ * launches nothing and returns 0.  Errors: -EINVAL (NULL kernel),
+ * -ENODATA (the plugin carries no launch metadata for the kernel: use
  * hanzo_rocm_kernel_launch), -EBADMSG (the plugin's metadata is malformed),
  * -E2BIG (the work does not fit one launch of this kernel on this device,
  * e.g. a row longer than shared memory: use the family's wide/split form),
@@ -137,7 +137,12 @@ int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
                                   uint64_t rows, uint64_t cols, void *stream,
                                   void **args);
 
-/* What hanzo_rocm_kernel_launch_work would launch for that work. */
+/*
+ * What hanzo_rocm_kernel_launch_work would launch for that work (the same
+ * errors; -EINVAL for a NULL geometry).  Callers of kernels that take their
+ * block size as an argument (norm's block_size) or size a scratch by the
+ * number of splits (reduce's split form) read it here first.
+ */
 struct hanzo_rocm_geometry {
 	unsigned grid[3];       /* all zero for zero work: nothing to launch */
 	unsigned block[3];

@@ -222,14 +222,14 @@ static int plan_build(struct hanzo_rocm_kernel *k, struct plan *p)
 	if (!text) {
 		hr_err(v.ctx, "family '%s': its plugin carries no launch metadata (rebuild it); "
 		       "launch %s with hanzo_rocm_kernel_launch\n", v.family, v.name);
-		return -ENOTSUP;
+		return -ENODATA;
 	}
 	len = strnlen(text, HR_LAUNCH_MAX_TEXT + 1);
 	r = hr_launch_meta_find(text, len, v.name, &p->meta, &lineno, why, sizeof(why));
 	if (r == -ENOENT) {
 		hr_err(v.ctx, "family '%s': no launch metadata line matches kernel %s\n",
 		       v.family, v.name);
-		return -ENOTSUP;
+		return -ENODATA;
 	}
 	if (r < 0) {
 		hr_err(v.ctx, "family '%s': launch metadata %s%u: %s\n", v.family,

@@ -5,3 +5,7 @@ check_PROGRAMS += t/test-launch
 t_test_launch_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-launch
 
+
+# examples/vector-add on the host backend: the public API end to end.
+EXTRA_DIST += t/launch-example.sh
+TESTS += t/launch-example.sh

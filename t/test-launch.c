@@ -8,7 +8,7 @@
  * with the real plugins: a reduction launched by work, a unary kernel in
  * place (NULL input), num_dims 200 through the raw call staying in bounds
  * (the sanitized build makes a stray access fatal), a plugin without
- * metadata refused with -ENOTSUP.  The element-wise kernels on views go
+ * metadata refused with -ENODATA.  The element-wise kernels on views go
  * through the same call in t/host-selftest.sh (common/selftest-run.c).
  */
 #include <errno.h>
@@ -555,8 +555,8 @@ static void test_no_metadata(const char *builddir, const char *dir)
 		return;
 	}
 	logbuf[0] = '\0';
-	is_int(hanzo_rocm_kernel_geometry(k, 10, 1, &g), -ENOTSUP,
-	       "a plugin without launch metadata: -ENOTSUP");
+	is_int(hanzo_rocm_kernel_geometry(k, 10, 1, &g), -ENODATA,
+	       "a plugin without launch metadata: -ENODATA");
 	ok(strstr(logbuf, "no launch metadata") != NULL, "  ... logged: %s", logbuf);
 	hanzo_rocm_unref(c2);
 }
