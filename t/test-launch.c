@@ -499,6 +499,40 @@ static void test_host(unsigned dev)
 		hr_runtime_mem_free(ctx, dev, py);
 	}
 
+	/* Norm by work: block_size is an argument, read from the geometry. */
+	if (hanzo_rocm_kernel_get(ctx, dev, "norm", "rmsnorm_f32", &kc) == 0) {
+		int ncols = C, bs = 0;
+		float eps = 1e-6f;
+		uint64_t pa = 0;
+
+		px = dev_buf(dev, x, R * C * sizeof(float));
+		py = dev_buf(dev, NULL, R * C * sizeof(float));
+		r = hanzo_rocm_kernel_geometry(kc, R, C, &g);
+		bs = (int)g.block[0];
+		if (r == 0) {
+			void *args[] = { &px, &py, &pa, &ncols, &bs, &eps };
+
+			r = hanzo_rocm_kernel_launch_work(kc, R, C, NULL, args);
+		}
+		hr_runtime_copy_dtoh(ctx, dev, y, py, R * C * sizeof(float));
+		good = true;
+		for (size_t i = 0; i < R; i++) {
+			double ss = 0;
+
+			for (size_t j = 0; j < C; j++)
+				ss += (double)x[i * C + j] * x[i * C + j];
+			ss = 1 / sqrt(ss / C + eps);
+			for (size_t j = 0; j < C; j++)
+				good &= fabs(y[i * C + j] - x[i * C + j] * ss) <= 1e-5 * fmax(1, fabs(x[i * C + j] * ss));
+		}
+		ok(r == 0 && good && g.grid[0] == R && bs == 640,
+		   "dev %u: rmsnorm_f32 %d x %d by work (block %d from the geometry) matches float64",
+		   dev, R, C, bs);
+		hr_runtime_mem_free(ctx, dev, px);
+		hr_runtime_mem_free(ctx, dev, py);
+		kc = NULL;
+	}
+
 	/* The host device's limits reach the plan: 64 KiB of shared memory. */
 	r = hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_f32", &ks);
 	r = r ? r : hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_wide_f32", &kw);
@@ -511,6 +545,30 @@ static void test_host(unsigned dev)
 		ok(r == 0 && g.shared == 0 && g.block[0] == 1024, "  ... the wide form takes it");
 		is_int(hanzo_rocm_kernel_launch_work(ks, 4, 16385, NULL, NULL), -E2BIG,
 		       "  ... and launch_work refuses it before launching");
+		{
+			int ncols = 1000, pad = 1024;
+			uint32_t *idx = malloc(R * 1000 * sizeof(uint32_t));
+
+			px = dev_buf(dev, x, R * 1000 * sizeof(float));
+			py = dev_buf(dev, NULL, R * 1000 * sizeof(uint32_t));
+			{
+				void *args[] = { &px, &py, &ncols, &pad };
+
+				r = hanzo_rocm_kernel_launch_work(ks, R, 1000, NULL, args);
+			}
+			good = idx != NULL;
+			if (idx) {
+				hr_runtime_copy_dtoh(ctx, dev, idx, py, R * 1000 * sizeof(uint32_t));
+				for (size_t i = 0; i < R; i++)
+					for (size_t j = 1; j < 1000; j++)
+						good &= idx[i * 1000 + j] < 1000 && idx[i * 1000 + j - 1] < 1000 &&
+						        x[i * 1000 + idx[i * 1000 + j - 1]] <= x[i * 1000 + idx[i * 1000 + j]];
+			}
+			ok(r == 0 && good, "dev %u: asort_asc_f32 %d x 1000 by work sorts every row", dev, R);
+			free(idx);
+			hr_runtime_mem_free(ctx, dev, px);
+			hr_runtime_mem_free(ctx, dev, py);
+		}
 	} else {
 		ok(0, "dev %u: sort kernels load", dev);
 	}
