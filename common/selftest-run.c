@@ -383,8 +383,8 @@ static void run_ew_case(struct st_device *d, struct hanzo_rocm_kernel *kh,
 	r = upload_inputs(d, k, host, len, c->name);
 	if (r == 0)
 		out = poison_out(d, total * osz, &r);
-	if (r < 0) {
-		fail(res, "device buffers: %s", hanzo_rocm_strerror(r));
+	if (r < 0 || !out) {
+		fail(res, "device buffers: %s", hanzo_rocm_strerror(r < 0 ? r : -ENOMEM));
 		goto out;
 	}
 	l.numel = c->numel;
@@ -408,7 +408,7 @@ static void run_ew_case(struct st_device *d, struct hanzo_rocm_kernel *kh,
 	for (size_t i = 0; i < c->numel; i++) {
 		struct st_val in[3];
 
-		for (int op = 0; op < k->n_in; op++)
+		for (int op = 0; op < k->n_in && op < 3; op++)
 			in[op] = st_load(k->in[op], host[op], c->offset + elem_offset(c, op, i));
 		check_elem(k, i, st_load(k->out, out, c->offset + i), out + (c->offset + i) * osz,
 		           k->ref(k, in), res);

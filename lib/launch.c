@@ -171,8 +171,8 @@ int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limi
 /* The family's metadata text, from its (dlopen-ed once) plugin. */
 static int family_text(struct hanzo_rocm *ctx, const char *family, const char **text)
 {
-	const struct hanzo_rocm_plugin *desc;
-	struct hr_family *fam;
+	const struct hanzo_rocm_plugin *desc = NULL;
+	struct hr_family *fam = NULL;
 	int r;
 
 	*text = NULL;
@@ -181,6 +181,8 @@ static int family_text(struct hanzo_rocm *ctx, const char *family, const char **
 		r = hr_family_load(ctx, fam, &desc);
 	if (r < 0)
 		return r;
+	if (!desc)
+		return -ENOENT;
 	if (desc->struct_size >= offsetof(struct hanzo_rocm_plugin, launch) + sizeof(desc->launch))
 		*text = desc->launch;
 	return 0;
