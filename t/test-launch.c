@@ -406,8 +406,10 @@ static void test_host(unsigned dev)
 	/* Unary in place: NULL input reads out (candle parity). */
 	r = hanzo_rocm_kernel_get(ctx, dev, "unary", "uneg_f32", &k);
 	is_int(r, 0, "dev %u: uneg_f32 loads", dev);
-	if (r < 0)
+	if (r < 0) {
+		diag("log:\n%s", logbuf);
 		goto out;
+	}
 	px = dev_buf(dev, x, N * sizeof(float));
 	numel = N;
 	ndims = 2;
