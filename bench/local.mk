@@ -3,6 +3,9 @@
 # the benchmark never rots; running it is explicit.
 noinst_PROGRAMS += bench/bench-host
 bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
+# The host cost of hanzo_rocm_kernel_launch_work over the raw launch.
+noinst_PROGRAMS += bench/launch-cost
+bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md
 
 bench: all $(check_LTLIBRARIES)

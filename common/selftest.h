@@ -185,6 +185,10 @@ int st_launch_sync(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned g
 int st_launch_shared(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
                      unsigned gy, unsigned bx, unsigned shared, void **args,
                      struct st_result *res);
+/* Launch by work (hanzo_rocm_kernel_launch_work: the library's geometry),
+ * then wait; failures are recorded in res. */
+int st_launch_work(struct st_device *d, struct hanzo_rocm_kernel *kh, uint64_t rows,
+                   uint64_t cols, void **args, struct st_result *res);
 void st_result_start(struct st_result *res, const struct st_kernel *k,
                      const char *casename, size_t numel);
 void st_fail(struct st_result *res, const char *fmt, ...)

@@ -267,6 +267,8 @@ HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
 			  const hr_layout &info, const T *lhs, const T *rhs,
 			  R *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const F f;
 	const uint64_t *dims = HR_DIMS(info);
 	const uint64_t *ls = HR_STRIDES(info, 0);

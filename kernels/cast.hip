@@ -131,6 +131,8 @@ template <typename S, typename D>
 HR_DEVICE void cast_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			const S *inp, D *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info);
 	const uint64_t *strides = HR_STRIDES(info, 0);
 

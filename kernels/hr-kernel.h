@@ -84,6 +84,11 @@ struct hr_layout {
 };
 
 #define HR_LAYOUT_PARAM(name) const HR_GRID_CONSTANT hr_layout name
+/*
+ * A layout holds HR_MAX_DIMS dims: a kernel given more writes nothing
+ * rather than read past it (the caller's error, but never a stray access).
+ */
+#define hr_dims_ok(num_dims) ((uint64_t)(num_dims) <= HR_MAX_DIMS)
 #define HR_DIMS(info) ((info).v)
 #define HR_STRIDES(info, operand) ((info).v + HR_MAX_DIMS * (1 + (operand)))
 

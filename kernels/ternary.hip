@@ -122,6 +122,8 @@ template <typename I, typename T>
 HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			 const I *ids, const T *t, const T *f, T *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info);
 
 	/* Uniform across the grid: every thread takes the same branch. */

@@ -93,6 +93,7 @@ static int read_small_file(const char *path, size_t max, char **ret)
 struct kfd_props {
 	bool has_version, has_simd;
 	uint64_t gfx_target_version, simd_count, capability;
+	uint64_t simd_per_cu, wave_front_size, lds_size_in_kb;
 };
 
 /* "key value" lines, every value an unsigned decimal; anything else is -EINVAL at that line. */
@@ -132,6 +133,12 @@ static int parse_props(char *text, struct kfd_props *p, unsigned *bad_line)
 			p->has_simd = true;
 		} else if (strcmp(key, "capability") == 0) {
 			p->capability = v;
+		} else if (strcmp(key, "simd_per_cu") == 0) {
+			p->simd_per_cu = v;
+		} else if (strcmp(key, "wave_front_size") == 0) {
+			p->wave_front_size = v;
+		} else if (strcmp(key, "lds_size_in_kb") == 0) {
+			p->lds_size_in_kb = v;
 		}
 	}
 	return 0;
@@ -292,6 +299,13 @@ static int kfd_node(struct hanzo_rocm *ctx, const char *nodes_dir, uint32_t id,
 		goto out;
 	}
 	*dev = (struct hr_device){ .platform = HR_PLATFORM_AMD, .kfd_node = id };
+	/* Launch geometry facts; implausible values stay 0 (unknown). */
+	if (p.simd_per_cu && p.simd_count / p.simd_per_cu <= 4096)
+		dev->compute_units = (unsigned)(p.simd_count / p.simd_per_cu);
+	if (p.wave_front_size == 32 || p.wave_front_size == 64)
+		dev->wave = (unsigned)p.wave_front_size;
+	if (p.lds_size_in_kb && p.lds_size_in_kb <= 1024)
+		dev->lds_bytes = (unsigned)p.lds_size_in_kb << 10;
 	add_features(gfx, p.capability, dev->detected, sizeof(dev->detected));
 	read_node_name(node_dir, dev->name, sizeof(dev->name));
 	if (!dev->name[0])

@@ -25,6 +25,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/hr-hip.h lib/hip.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c \
+	lib/launch-meta.h lib/launch-meta.c lib/launch.h lib/launch.c lib/layout.c \
 	lib/host-target.h lib/host-target.c \
 	lib/host.h lib/host-backend.c lib/host-exec.c
 lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)

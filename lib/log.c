@@ -118,6 +118,9 @@ HR_EXPORT const char *hanzo_rocm_strerror(int err)
 	case -ETIMEDOUT: return "timed out";
 	case -EIO: return "I/O or driver error";
 	case -ENOSYS: return "not available in this build";
+	case -ENODATA: return "no launch metadata for this kernel (launch it with a grid)";
+	case -E2BIG: return "too much work for one launch of this kernel on this device";
+	case -EBADMSG: return "malformed data (a cache entry, index or plugin metadata)";
 	default: return err < 0 ? strerror(-err) : "unknown error";
 	}
 }

@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 struct hanzo_rocm;
+struct hanzo_rocm_kernel;
+struct hr_device_limits;
 
 /*
  * Private device-memory API for the tests, the selftest and the benchmarks:
@@ -54,6 +56,30 @@ void hr_runtime_module_unload(struct hanzo_rocm *ctx, unsigned device, void *mod
 int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned shared, void *stream, void **args);
+
+/*
+ * The kernel layer's access to a handle (lib/launch.c): what it is, the
+ * device's limits (computed once when the device was opened), the driver's
+ * occupancy, and one pointer the launch layer publishes once (a
+ * compare-and-swap: the loser's plan is freed and the winner's returned);
+ * the runtime frees it with the handle.  No lock anywhere.
+ */
+struct hr_kernel_view {
+	struct hanzo_rocm *ctx;
+	unsigned device;
+	const char *family, *name;
+	const struct hr_device_limits *limits;
+};
+void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v);
+void *hr_kernel_plan(const struct hanzo_rocm_kernel *k);
+void *hr_kernel_plan_publish(struct hanzo_rocm_kernel *k, void *plan);
+/* -ENOTSUP when the backend cannot tell. */
+int hr_kernel_occupancy(const struct hanzo_rocm_kernel *k, unsigned block,
+                        size_t shared, unsigned *blocks);
+/* hanzo_rocm_kernel_launch without its argument checks. */
+int hr_kernel_launch_raw(const struct hanzo_rocm_kernel *k, const unsigned grid[3],
+                         const unsigned block[3], unsigned shared, void *stream,
+                         void **args);
 
 /*
  * Counters for tests: kernel table misses (hits are not counted: a shared
