@@ -6,7 +6,7 @@ lib_LTLIBRARIES += lib/libhanzo-rocm.la
 include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 
 lib_libhanzo_rocm_internal_la_SOURCES = \
-	lib/libhanzo-rocm-private.h lib/log.c lib/libhanzo-rocm.c \
+	lib/libhanzo-rocm-private.h lib/context.c lib/libhanzo-rocm.c \
 	lib/hanzo-rocm-tools.h \
 	lib/util.h lib/util.c \
 	lib/conf.h lib/config-private.h lib/config.c lib/config-keys.c \

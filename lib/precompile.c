@@ -271,7 +271,7 @@ static int kind_probe(struct pc_run *run, enum hr_compiler k)
 	pk->probed = true;
 	pk->err = hr_toolchain_find(run->ctx, k, &pk->tc);
 	if (pk->err == 0)
-		hr_stamp_save(run->ctx, run->ctx->config, run->dest, pk->tc);
+		hr_stamp_save(run->ctx, hr_ctx_config(run->ctx), run->dest, pk->tc);
 	return pk->err;
 }
 
@@ -360,10 +360,10 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 	if (pk->err < 0) {
 		if (pk->err == -ENOENT)
 			snprintf(why, sizeof(why), "%s not found",
-			         hr_precompile_compiler_name(run->ctx->config, p->kind));
+			         hr_precompile_compiler_name(hr_ctx_config(run->ctx), p->kind));
 		else
 			snprintf(why, sizeof(why), "%s unusable: %s",
-			         hr_precompile_compiler_name(run->ctx->config, p->kind),
+			         hr_precompile_compiler_name(hr_ctx_config(run->ctx), p->kind),
 			         strerror(-pk->err));
 		report(run, p, pk->err == -ENOENT ? HR_PRECOMPILE_SKIPPED : HR_PRECOMPILE_FAILED,
 		       why, NULL, 0, 0);
@@ -457,7 +457,7 @@ static void pair_build(struct pc_run *run, struct pc_pair *p)
 	}
 	r = hr_toolchain_compile(ctx, tc, desc->source, desc->source_len,
 	                         (const char *const *)p->fam->flags,
-	                         ctx->config->flags, p->target, &obj, &obj_size,
+	                         hr_ctx_config(ctx)->flags, p->target, &obj, &obj_size,
 	                         &diag);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s: %s", hr_compiler_name(p->kind),
@@ -501,7 +501,7 @@ static void *worker(void *arg)
 
 static unsigned jobs_effective(const struct pc_run *run)
 {
-	unsigned j = run->o->jobs ? run->o->jobs : run->ctx->config->jobs;
+	unsigned j = run->o->jobs ? run->o->jobs : hr_ctx_config(run->ctx)->jobs;
 
 	if (j == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -617,7 +617,7 @@ static int families_get(struct pc_run *run, struct hr_family ***ret, size_t *n)
 
 static int pairs_make(struct pc_run *run, struct hr_family **fams, size_t n_fams)
 {
-	const struct hr_config *cfg = run->ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(run->ctx);
 	size_t nt = hr_strv_len(run->targets), k = 0;
 
 	run->pairs = calloc(nt * n_fams + 1, sizeof(*run->pairs));
@@ -663,7 +663,7 @@ static void phases(struct pc_run *run)
 {
 	for (int k = 0; k < N_KINDS; k++)
 		if (!run->o->force)
-			run->kinds[k].stamp = hr_stamp_load(run->ctx->config, run->dest,
+			run->kinds[k].stamp = hr_stamp_load(hr_ctx_config(run->ctx), run->dest,
 			                                 (enum hr_compiler)k);
 	/* 1: no process spawned for anything settled here. */
 	for (size_t i = 0; i < run->n_pairs; i++) {
@@ -696,7 +696,7 @@ static void phases(struct pc_run *run)
 int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
                   struct hr_precompile_summary *sum)
 {
-	const struct hr_config *cfg = ctx ? ctx->config : NULL;
+	const struct hr_config *cfg = ctx ? hr_ctx_config(ctx) : NULL;
 	struct pc_run run = { .ctx = ctx, .o = o, .sum = sum };
 	struct hr_family **fams = NULL;
 	size_t n_fams = 0;
