@@ -144,6 +144,31 @@ HR_DEVICE uint64_t hr_strided_offset(uint64_t i, uint64_t num_dims,
 	return off + i * strides[0];
 }
 
+/*
+ * The offsets of linear index i (< the element count) in K operands of the
+ * same dims, one decomposition for all; num_dims >= 1.  The dims loop is not
+ * unrolled, for the reason given at hr_strided_offset.
+ */
+template <int K>
+HR_DEVICE void hr_strided_offsets(uint64_t i, uint64_t num_dims, const uint64_t *dims,
+				  const uint64_t *const (&strides)[K], uint64_t (&off)[K])
+{
+#pragma unroll
+	for (int k = 0; k < K; k++)
+		off[k] = 0;
+#pragma unroll 1
+	for (uint64_t d = num_dims - 1; d > 0; d--) {
+		uint64_t r;
+		i = hr_divmod(i, dims[d], &r);
+#pragma unroll
+		for (int k = 0; k < K; k++)
+			off[k] += r * strides[k][d];
+	}
+#pragma unroll
+	for (int k = 0; k < K; k++)
+		off[k] += i * strides[k][0];
+}
+
 /* True when strides describe a dense row-major layout (size-1 dims ignored). */
 HR_DEVICE bool hr_is_contiguous(uint64_t num_dims, const uint64_t *dims,
 				const uint64_t *strides)
