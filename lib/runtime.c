@@ -77,42 +77,33 @@ struct hr_runtime {
 
 /* ---- lifetime --------------------------------------------------------- */
 
-static struct hr_runtime *runtime_new(struct hanzo_rocm *ctx)
+static int runtime_new(struct hanzo_rocm *ctx, void **ret)
 {
 	struct hr_runtime *rt = calloc(1, sizeof(*rt));
 
 	if (!rt)
-		return NULL;
+		return -ENOMEM;
 	rt->ctx = ctx;
 	pthread_mutex_init(&rt->dev_lock, NULL);
 	pthread_mutex_init(&rt->load_lock, NULL);
 	pthread_mutex_init(&rt->map_lock, NULL);
-	return rt;
+	*ret = rt;
+	return 0;
 }
 
-/* Created with a compare-and-swap: no lock to order against the others. */
+static void runtime_free(void *p);
+
 static struct hr_runtime *runtime_get(struct hanzo_rocm *ctx)
 {
-	struct hr_runtime *rt = __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE);
-	struct hr_runtime *expected = NULL;
+	void *rt;
 
-	if (rt)
-		return rt;
-	rt = runtime_new(ctx);
-	if (!rt)
-		return NULL;
-	if (!__atomic_compare_exchange_n(&ctx->runtime, &expected, rt, false,
-	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		hr_runtime_free(rt);
-		return expected;
-	}
-	return rt;
+	return hr_ctx_lazy(ctx, HR_SLOT_RUNTIME, runtime_new, runtime_free, &rt) < 0 ? NULL : rt;
 }
 
-void hr_runtime_free(struct hr_runtime *rt)
+static void runtime_free(void *p)
 {
-	if (!rt)
-		return;
+	struct hr_runtime *rt = p;
+
 	/* Modules before the contexts they live in, contexts before backends. */
 	for (struct rt_module *m = rt->modules, *next; m; m = next) {
 		struct rt_device *d = m->device < RT_MAX_DEVICES ? rt->devs[m->device] : NULL;
@@ -183,7 +174,6 @@ static int rt_device(struct hanzo_rocm *ctx, unsigned device,
 
 	if (!rt)
 		return -ENOMEM;
-	/* ctx->lock (inside hr_devices_get) comes before dev_lock. */
 	r = hr_devices_get(ctx, &devs, &n);
 	if (r < 0)
 		return r;
@@ -621,7 +611,7 @@ int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
 
 void hr_runtime_stats(struct hanzo_rocm *ctx, struct hr_runtime_stats *s)
 {
-	struct hr_runtime *rt = ctx ? __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE) : NULL;
+	const struct hr_runtime *rt = hr_ctx_peek(ctx, HR_SLOT_RUNTIME);
 
 	memset(s, 0, sizeof(*s));
 	if (!rt)

@@ -3,12 +3,18 @@
  * The runtime (layer: runtime, above devices and backends): per-device
  * contexts and modules over the backends' table of operations
  * (backend-ops.h, opened through backend.h), and the kernel handle table
- * behind hanzo_rocm_kernel_get/launch.  State hangs off ctx->runtime.
+ * behind hanzo_rocm_kernel_get/launch.  State is the context's runtime slot.
  *
- * Lock order (the library's only nesting): rt->load_lock → ctx->lock
- * (brief: lazy pointers, code objects) → rt->dev_lock → the backends' open
- * lock (backend.c, a leaf).  rt->map_lock (kernel table inserts) is a leaf;
- * lookups take no lock.
+ * The library's lock order, written here once.  The context has no lock
+ * (module state is published by compare-and-swap, hr_ctx_lazy), so the only
+ * nesting is the load of a missing kernel:
+ *   rt->load_lock → the cache's compile_lock (code-object.c: one compile at
+ *   a time) → rt->dev_lock (opening a device) → the backends' open lock
+ *   (backend.c) → a backend's own locks (host-backend.c).
+ * Every other lock is a leaf, held around its own data only: the memory
+ * tier's lock and the plugin table's lock (each taken with or without the
+ * above), rt->map_lock (kernel table inserts; lookups take no lock) and the
+ * context's log_lock (held while the log function runs).
  */
 #ifndef HR_RUNTIME_H
 #define HR_RUNTIME_H

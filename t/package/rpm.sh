@@ -22,6 +22,7 @@ else
 	(cd "$src" && tar --exclude=./_build --exclude=./autom4te.cache -cf - .)
 fi | tar -xf - -C "$top/stage/hanzo-rocm-$version"
 tar -C "$top/stage" -cJf "$top/SOURCES/hanzo-rocm-$version.tar.xz" "hanzo-rocm-$version"
+cp "$src/plugins/families" "$top/SOURCES/families"   # the spec's Source1
 rm -rf "$top/stage"
 
 rpmbuild --define "_topdir $top" --nodeps --without check \
