@@ -172,8 +172,8 @@ static void hbuf_free(struct hbuf *hb)
 	free(hb->v);
 }
 
-/* The rows of a case on this device (fewer on the host backend for the
- * widest case). */
+/* The rows of a case on this device (-1: the case is skipped on the host
+ * backend). */
 static int case_rows(struct st_device *d, const struct ncase *c)
 {
 	if (c->host_rows &&
