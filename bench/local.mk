@@ -7,6 +7,8 @@ bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
 noinst_PROGRAMS += bench/launch-cost
 bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md
+# The register/LDS tables of doc/BENCHMARKS.md (hipcc, nvcc; no GPU).
+EXTRA_DIST += bench/kernel-resources.py
 
 bench: all $(check_LTLIBRARIES)
 	$(SHELL) $(top_srcdir)/bench/host.sh

@@ -4,10 +4,10 @@
 # for every dtype, the full 7x7 cast matrix, where_<I>_<T> for every ids
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
-# finish), norm and rope for f32 f64 f16 bf16, indexing (five ops for
-# every ids and data dtype), sort, quantized (8 formats, q8_1 mat-vec
-# at batch 1..8) and conv (11 ops for f32 f64 f16 bf16, candle's info by
-# value), in candle's argument order.
+# finish), norm (four ops, each one-pass, split and apply) and rope for
+# f32 f64 f16 bf16, indexing (five ops for every ids and data dtype), sort,
+# quantized (8 formats, q8_1 mat-vec at batch 1..8) and conv (11 ops for
+# f32 f64 f16 bf16, candle's info by value), in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
 . "$top_srcdir/t/tap.sh"
@@ -71,6 +71,15 @@ expected() {
 			printf 'rmsnorm_%s\tconst %s *x, %s *dst, const %s *alpha, int ncols, int block_size, float eps\n' $t $c $c $c
 			printf 'layernorm_%s\tconst %s *x, %s *dst, const %s *alpha, const %s *beta, int ncols, int block_size, float eps\n' $t $c $c $c $c
 			printf 'add_rmsnorm_%s\tconst %s *x, const %s *residual, %s *dst, %s *residual_out, const %s *alpha, int ncols, int block_size, float eps\n' $t $c $c $c $c $c
+			W='const void *ws, int splits'
+			printf 'softmax_split_%s\tconst %s *src, void *ws, int ncols\n' $t $c
+			printf 'softmax_apply_%s\tconst %s *src, %s *dst, int ncols, %s\n' $t $c $c "$W"
+			printf 'rmsnorm_split_%s\tconst %s *x, void *ws, int ncols\n' $t $c
+			printf 'rmsnorm_apply_%s\tconst %s *x, %s *dst, const %s *alpha, int ncols, float eps, %s\n' $t $c $c $c "$W"
+			printf 'layernorm_split_%s\tconst %s *x, void *ws, int ncols\n' $t $c
+			printf 'layernorm_apply_%s\tconst %s *x, %s *dst, const %s *alpha, const %s *beta, int ncols, float eps, %s\n' $t $c $c $c $c "$W"
+			printf 'add_rmsnorm_split_%s\tconst %s *x, const %s *residual, %s *residual_out, void *ws, int ncols\n' $t $c $c $c
+			printf 'add_rmsnorm_apply_%s\tconst %s *residual_out, %s *dst, const %s *alpha, int ncols, float eps, %s\n' $t $c $c $c "$W"
 		done ;;
 	rope)
 		for t in f32 f64 f16 bf16; do
