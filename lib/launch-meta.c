@@ -185,7 +185,10 @@ int hr_launch_meta_parse(const char *line, char *pattern, size_t pattern_size,
 		return bad(why, why_size, "unknown kind '%s' (want elementwise, elementwise2d, rows or rows-split)", tok);
 	m->vec = 1;
 	m->per_thread = 8;
-	m->waves = is_rows(m->kind) ? 0 : 2;
+	/* No grid cap by default: one thread per vec items.  Measured on an H100
+	 * (doc/BENCHMARKS.md, 2026-11-23): a cap of 2 waves of resident blocks
+	 * cost 5% on contiguous and 65% on transposed views. */
+	m->waves = 0;
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		int r = parse_key(tok, m, &seen, why, why_size);
 

@@ -70,7 +70,7 @@ static void test_grammar(void)
 
 	r = parse("#@launch u*_f32 elementwise vec=4", &m, why);
 	ok(r == 0 && m.kind == HR_LAUNCH_ELEMENTWISE && m.vec == 4 && m.block == 0 &&
-	   m.waves == 2, "elementwise vec=4 parses, defaults block auto and 2 waves");
+	   m.waves == 0, "elementwise vec=4 parses, defaults block auto and no grid cap");
 	r = parse("#@launch\tasort_*\trows grid=exact pad=pow2 block=auto per_thread=2 shared_per_col=4",
 	          &m, why);
 	ok(r == 0 && m.kind == HR_LAUNCH_ROWS && m.exact && m.pad_pow2 && m.per_thread == 2 &&
@@ -221,6 +221,7 @@ static void test_geometry(void)
 	const struct hr_device_limits amd = { 304, 64, 1024, 64u << 10 };
 	const struct hr_device_limits odd = { 7, 32, 1000, 64u << 10 };
 	struct hr_launch_meta ew4 = meta("#@launch x elementwise vec=4");
+	struct hr_launch_meta ew4cap = meta("#@launch x elementwise vec=4 waves=2");
 	struct hr_launch_meta ew = meta("#@launch x elementwise");
 	struct hr_launch_meta full = meta("#@launch x elementwise waves=0");
 	struct hr_launch_meta big = meta("#@launch x elementwise block=1024");
@@ -246,12 +247,12 @@ static void test_geometry(void)
 	ok(r == 0 && GEO(g, 0, 0, 0, 0), "zero elements: nothing to launch");
 	r = hr_launch_derive(&norm, &nv, occ, 5, 0, &g);
 	ok(r == 0 && g.grid[0] == 0, "zero columns: nothing to launch");
-	r = hr_launch_derive(&ew4, &nv, occ, (1ull << 32) + 3, 1, &g);
+	r = hr_launch_derive(&ew4cap, &nv, occ, (1ull << 32) + 3, 1, &g);
 	ok(r == 0 && GEO(g, 132 * 8 * 2, 1, 256, 0),
-	   "> 2^32 elements: capped at 2 waves of resident blocks (132 SMs x 8 x 2)");
+	   "> 2^32 elements, waves=2: capped at 2 waves of resident blocks (132 SMs x 8 x 2)");
 	if (tap_failed)
 		show("2^32+3", &g);
-	r = hr_launch_derive(&ew4, &nv, NULL, (1ull << 32) + 3, 1, &g);
+	r = hr_launch_derive(&ew4cap, &nv, NULL, (1ull << 32) + 3, 1, &g);
 	ok(r == 0 && GEO(g, 132 * 8 * 2, 1, 256, 0), "  ... occupancy unknown: estimated as 2048 threads per SM");
 	r = hr_launch_derive(&full, &nv, occ, (1ull << 32) + 3, 1, &g);
 	ok(r == 0 && GEO(g, ((1ull << 32) + 3 + 255) / 256, 1, 256, 0),
