@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,11 +144,45 @@ static bool is_compile_tmpdir(const char *name)
 	       strspn(name + 11, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 6;
 }
 
+/*
+ * A compile holds flock(LOCK_EX) on its temp dir for as long as it runs, so
+ * the lock is free exactly when its owner is gone (kill -9 runs no cleanup):
+ * gc takes the lock and removes the dir, whatever its age.  A compile that
+ * finds its fresh dir locked or removed (gc got there between mkdtemp and
+ * flock) makes another.
+ */
+static int make_tmpdir(const char *parent, char **ret_dir, int *ret_fd)
+{
+	for (int attempt = 0; attempt < 8; attempt++) {
+		struct stat a, b;
+		char *dir;
+		int fd;
+
+		if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", parent) < 0)
+			return -ENOMEM;
+		/* mode 0700: the source and object are nobody else's business */
+		if (!mkdtemp(dir)) {
+			int r = -errno;
+
+			*ret_dir = dir;
+			return r;
+		}
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &a) == 0 &&
+		    lstat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			*ret_dir = dir;
+			*ret_fd = fd;
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(dir);
+	}
+	return -EAGAIN;
+}
+
 int hr_toolchain_tmpdirs_gc(unsigned *removed)
 {
-	/* Older than any compile may run: its owner is dead (kill -9). */
-	const time_t max_age = HR_COMPILE_TIMEOUT_S + 3600;
-	time_t now = time(NULL);
 	struct dirent *de;
 	int fd = open(tmp_parent(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
@@ -162,15 +197,22 @@ int hr_toolchain_tmpdirs_gc(unsigned *removed)
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
+		int lfd;
 
 		if (!is_compile_tmpdir(de->d_name) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    now - st.st_mtime <= max_age)
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
 			continue;
-		remove_tree_at(dirfd(d), de->d_name, 0);
-		if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-			(*removed)++;
+		lfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (lfd < 0)
+			continue;
+		/* Held: a compile is running in it.  Free: its owner is dead. */
+		if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
+			remove_tree_at(dirfd(d), de->d_name, 0);
+			if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+				(*removed)++;
+		}
+		close(lfd);
 	}
 	closedir(d);
 	return 0;
@@ -307,7 +349,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	struct hr_spawn s = { 0 };
 	void *data = NULL;
 	size_t size = 0;
-	int r;
+	int r, lock_fd = -1;
 
 	if (diag)
 		*diag = NULL;
@@ -318,11 +360,10 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	*obj_size = 0;
 	if (ctx && ctx->cancel && *ctx->cancel)
 		return -ECANCELED;
-	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp) < 0)
-		return -ENOMEM;
-	if (!mkdtemp(dir)) { /* mode 0700: the source and object are nobody else's business */
-		r = -errno;
-		hr_err(ctx, "%s: cannot create a temporary directory: %s\n", dir, strerror(-r));
+	r = make_tmpdir(tmp, &dir, &lock_fd);
+	if (r < 0) {
+		hr_err(ctx, "%s: cannot create a temporary directory: %s\n",
+		       dir ? dir : tmp, strerror(-r));
 		free(dir);
 		return r;
 	}
@@ -394,6 +435,7 @@ out:
 	hr_strv_free(argv);
 	hr_strv_free(env);
 	remove_tmpdir(dir);
+	close(lock_fd);
 	free(src);
 	free(out);
 	free(dir);

@@ -24,15 +24,19 @@ ok $gone "gc removed the stale temp files of the index and the stamps"
 [ -e "$user/.keepme.Ab12Cd" ]; ok $? "gc kept a file that is not a temp file of ours"
 
 # Compile temp dirs of a precompile killed with SIGKILL (no cleanup ran):
-# gc removes those older than any compile may run, never a fresh one.
+# gc removes those whose lock is free, never one a compile holds.
 mkdir -p "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Xy34Zw" "$T/tmp/hanzo-rocm-notours"
 echo src > "$T/tmp/hanzo-rocm-Ab12Cd/source.hip"; echo o > "$T/tmp/hanzo-rocm-Ab12Cd/sub/code.o"
-touch -d '3 hours ago' "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Ab12Cd" "$T/tmp/hanzo-rocm-notours"
+touch -d '3 hours ago' "$T/tmp/hanzo-rocm-Xy34Zw" "$T/tmp/hanzo-rocm-notours"
+perl -e 'use Fcntl ":flock"; open(my $d, "<", $ARGV[0]) or die; flock($d, LOCK_EX | LOCK_NB) or die; sleep 30' "$T/tmp/hanzo-rocm-Xy34Zw" &
+lockpid=$!
+sleep 0.3
 TMPDIR="$T/tmp" exit_is 0 "cache gc with compile temp dirs" hr cache gc
-[ ! -e "$T/tmp/hanzo-rocm-Ab12Cd" ]; ok $? "gc removed a stale compile temp dir (of a killed precompile)"
+[ ! -e "$T/tmp/hanzo-rocm-Ab12Cd" ]; ok $? "gc removed a compile temp dir of a dead compile (fresh, unlocked)"
 grep_ok "and says so" "^removed 1 stale compile temp dir$" "$T/out"
 [ -d "$T/tmp/hanzo-rocm-Xy34Zw" ] && [ -d "$T/tmp/hanzo-rocm-notours" ]
-ok $? "gc kept a fresh one (a compile in progress) and one not named as ours"
+ok $? "gc kept one a compile holds (however old) and one not named as ours"
+kill "$lockpid"; wait "$lockpid" 2>/dev/null
 
 touch -d '2 hours ago' "$user/.keepme.Ab12Cd"
 exit_is 0 "cache clear" hr cache clear

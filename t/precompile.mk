@@ -18,3 +18,8 @@ TESTS += t/precompile-interrupt.sh
 # A read-only user cache: up to date is success, a needed build a clear failure.
 EXTRA_DIST += t/precompile-readonly.sh
 TESTS += t/precompile-readonly.sh
+
+# kill -9 of precompile or of an application compiling on a miss: its
+# compilers' process groups die too, and cache gc removes their temp dirs.
+EXTRA_DIST += t/precompile-kill9.sh
+TESTS += t/precompile-kill9.sh
