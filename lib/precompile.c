@@ -250,12 +250,21 @@ static int ro_dirs_collect(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 			r = hr_strv_push(&v, tiers[i].path);
 	}
 	hr_cache_tiers_free(tiers, n);
-	/* The packaged tier (cache packages install here). */
+	/*
+	 * The packaged tier (cache packages install here), under the rule of
+	 * the shared tiers (hr_cache_tiers applied it to system and site).
+	 */
 	pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
-	if (!pkg)
+	if (!pkg) {
 		r = -ENOMEM;
-	else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg))
-		r = hr_strv_push(&v, pkg);
+	} else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg)) {
+		char buf[96];
+		struct stat st;
+
+		/* (hr_cache_tiers has warned about it) */
+		if (stat(pkg, &st) < 0 || !hr_tier_stat_untrusted(&st, buf, sizeof(buf)))
+			r = hr_strv_push(&v, pkg);
+	}
 	free(pkg);
 	*ret = v;
 	return r;
@@ -307,9 +316,17 @@ static const char *pair_provider(struct pc_run *run, const struct pc_pair *p)
 {
 	for (size_t i = 0; run->ro_dirs[i]; i++) {
 		char *path = hr_entry_path(run->ro_dirs[i], p->target, p->fam->family);
+		char why[256];
 		struct hr_entry e;
-		bool ok = path && access(path, R_OK) == 0 &&
-		          entry_valid(run->ctx, path, &p->key, &e);
+		bool ok;
+		/* What lookups would refuse (ownership, mode, symlinks) provides nothing. */
+		int r = hr_entry_path_check(run->ro_dirs[i], p->target, p->fam->family,
+		                            true, why, sizeof(why));
+
+		if (r == -EPERM)
+			hr_warn(run->ctx, "%s: not used\n", why);
+		ok = r == 0 && path && access(path, R_OK) == 0 &&
+		     entry_valid(run->ctx, path, &p->key, &e);
 
 		if (ok)
 			hr_entry_release(&e);

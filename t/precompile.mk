@@ -23,3 +23,7 @@ TESTS += t/precompile-readonly.sh
 # compilers' process groups die too, and cache gc removes their temp dirs.
 EXTRA_DIST += t/precompile-kill9.sh
 TESTS += t/precompile-kill9.sh
+
+# "Already provided" by a read-only tier only where lookups would use it.
+EXTRA_DIST += t/precompile-provided.sh
+TESTS += t/precompile-provided.sh
