@@ -145,40 +145,86 @@ static bool is_compile_tmpdir(const char *name)
 }
 
 /*
- * A compile holds flock(LOCK_EX) on its temp dir for as long as it runs, so
- * the lock is free exactly when its owner is gone (kill -9 runs no cleanup):
- * gc takes the lock and removes the dir, whatever its age.  A compile that
- * finds its fresh dir locked or removed (gc got there between mkdtemp and
- * flock) makes another.
+ * A compile holds flock(LOCK_EX) on <its temp dir>/.lock for as long as it
+ * runs, so a free lock means its owner is gone (kill -9 runs no cleanup):
+ * gc takes the lock and removes the dir, whatever its age.  A dir without
+ * .lock (being created, or made by an older version that took no lock) goes
+ * only once older than any compile may run.  A compile that finds its fresh
+ * lock taken or its dir removed (gc got there between mkdtemp and flock)
+ * makes another.
  */
+#define TMPDIR_LOCK ".lock"
+
+static int lock_tmpdir(const char *dir)
+{
+	struct stat a, b;
+	char *lock = hr_path_join(dir, TMPDIR_LOCK);
+	int fd;
+
+	if (!lock)
+		return -ENOMEM;
+	fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
+	                lstat(lock, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+		close(fd);
+		fd = -EAGAIN;
+	} else if (fd < 0) {
+		fd = -errno;
+	}
+	free(lock);
+	return fd;
+}
+
 static int make_tmpdir(const char *parent, char **ret_dir, int *ret_fd)
 {
+	int r = -EAGAIN;
+
 	for (int attempt = 0; attempt < 8; attempt++) {
-		struct stat a, b;
 		char *dir;
-		int fd;
 
 		if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", parent) < 0)
 			return -ENOMEM;
 		/* mode 0700: the source and object are nobody else's business */
 		if (!mkdtemp(dir)) {
-			int r = -errno;
-
+			r = -errno;
 			*ret_dir = dir;
 			return r;
 		}
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &a) == 0 &&
-		    lstat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		r = lock_tmpdir(dir);
+		if (r >= 0) {
 			*ret_dir = dir;
-			*ret_fd = fd;
+			*ret_fd = r;
 			return 0;
 		}
-		if (fd >= 0)
-			close(fd);
 		free(dir);
+		if (r != -EAGAIN && r != -ENOENT)
+			return r;
 	}
-	return -EAGAIN;
+	return r;
+}
+
+/*
+ * Whether the compile that made this dir is gone.  *held gets its lock, to
+ * keep until the dir is removed: a compile still making this dir then
+ * finds its lock taken or its dir gone, and makes another.
+ */
+static bool tmpdir_dead(int dfd, const char *name, const struct stat *st, int *held)
+{
+	char lock[32];
+	int fd;
+
+	*held = -1;
+	snprintf(lock, sizeof(lock), "%s/%s", name, TMPDIR_LOCK);
+	fd = openat(dfd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT &&
+		       time(NULL) - st->st_mtime > (time_t)HR_COMPILE_TIMEOUT_S + 3600;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return false;
+	}
+	*held = fd;
+	return true;
 }
 
 int hr_toolchain_tmpdirs_gc(unsigned *removed)
@@ -197,22 +243,18 @@ int hr_toolchain_tmpdirs_gc(unsigned *removed)
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
-		int lfd;
+		int held;
 
 		if (!is_compile_tmpdir(de->d_name) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    !tmpdir_dead(dirfd(d), de->d_name, &st, &held))
 			continue;
-		lfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (lfd < 0)
-			continue;
-		/* Held: a compile is running in it.  Free: its owner is dead. */
-		if (flock(lfd, LOCK_EX | LOCK_NB) == 0) {
-			remove_tree_at(dirfd(d), de->d_name, 0);
-			if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-				(*removed)++;
-		}
-		close(lfd);
+		remove_tree_at(dirfd(d), de->d_name, 0);
+		if (held >= 0)
+			close(held);
+		if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+			(*removed)++;
 	}
 	closedir(d);
 	return 0;

@@ -55,8 +55,8 @@ n=$(ls "$T/tmp" | wc -l)
 [ "$n" -eq 2 ]; ok $? "the killed compiles left their 2 temp dirs ($n)"
 
 # A compile in progress (its lock held) is kept by gc; the dead ones go.
-mkdir "$T/tmp/hanzo-rocm-Live01"
-perl -e 'use Fcntl ":flock"; open(my $d, "<", $ARGV[0]) or die; flock($d, LOCK_EX | LOCK_NB) or die; sleep 30' "$T/tmp/hanzo-rocm-Live01" &
+mkdir "$T/tmp/hanzo-rocm-Live01" && : > "$T/tmp/hanzo-rocm-Live01/.lock"
+perl -e 'use Fcntl ":flock"; open(my $d, "<", $ARGV[0]) or die; flock($d, LOCK_EX | LOCK_NB) or die; sleep 30' "$T/tmp/hanzo-rocm-Live01/.lock" &
 lockpid=$!
 sleep 0.3
 exit_is 0 "cache gc" "$HR_CLI" cache gc
@@ -67,6 +67,21 @@ ok $? "gc removed both dead compiles' dirs and kept the live one ($n left)"
 kill "$lockpid" 2>/dev/null; wait "$lockpid" 2>/dev/null
 exit_is 0 "cache gc once its lock is free" "$HR_CLI" cache gc
 [ ! -e "$T/tmp/hanzo-rocm-Live01" ]; ok $? "then it goes too"
+
+# gc (and clear) while compiles run: each still succeeds (the lead saw a
+# compile lose its temp dir to a concurrent gc in a shared /tmp).
+sed "s|^hipcc = .*|hipcc = $T/bin/hipcc|" "$T/hr.conf" > "$T/real.conf"
+: > "$PC_LOG"
+PC_SLOW=2 HANZO_ROCM_CONF="$T/real.conf" "$HR_CLI" precompile -f pctest --progress never \
+	--output "$T/g" -t gfx90a -t gfx1030 -j2 > "$T/g.out" 2>&1 &
+pid=$!
+wait_for_compiles 2
+for i in 1 2 3 4 5 6 7 8 9 10; do "$HR_CLI" cache gc >/dev/null 2>&1; sleep 0.2; done
+"$HR_CLI" cache clear >/dev/null 2>&1
+wait "$pid"
+ok $? "precompile with gc and clear running alongside succeeds"
+grep -q "^2 built" "$T/g.out"; ok $? "both built"
+sed 's/^/#   /' "$T/g.out" | tail -3
 
 # The same for an application: a lookup that compiles on a miss.
 : > "$PC_LOG"
