@@ -27,3 +27,12 @@ TESTS += t/precompile-kill9.sh
 # "Already provided" by a read-only tier only where lookups would use it.
 EXTRA_DIST += t/precompile-provided.sh
 TESTS += t/precompile-provided.sh
+
+# Fault injection: a compiler that hangs, crashes or writes garbage (cheap:
+# in make check); the heavy runs (ENOSPC, read-only and vanished cache, 50
+# random kill -9, 64 processes on a cold cache) are `make check-faults`.
+EXTRA_DIST += t/faults-setup.sh t/precompile-faults.sh t/faults.sh
+TESTS += t/precompile-faults.sh
+check-faults: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/faults.sh
+.PHONY: check-faults
