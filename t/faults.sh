@@ -22,12 +22,17 @@ verify_counts() { # DIR -> "GOOD BAD STRAY"
 
 # ---- kill -9 at random points -------------------------------------------
 runs=${FAULT_KILLS:-50}
-bad=0 stray=0 alive=0 i=0 killed=0
+bad=0 stray=0 alive=0 i=0 killed=0 compiling=0
+# A first full run writes the toolchain stamps: later runs go straight to
+# compiling (--force), so the kills land in compiles and publishes.
+PCU > /dev/null 2>&1
 : > "$PC_LOG"
 while [ $i -lt "$runs" ]; do
-	# 0..0.6 s into a run whose compiles take 0..0.3 s each: kills land in
-	# probing, compiling, publishing and after.
-	d=$(awk -v s="$i" 'BEGIN { srand(s); printf "%.2f %.2f", rand() * 0.6, rand() * 0.3 }')
+	# 0..2 s into a run that probes the toolchain (about 1 s: --force
+	# probes) then compiles for 0..0.5 s each: kills land
+	# before, in and after compiling and publishing.
+	d=$(awk -v s="$i" 'BEGIN { srand(s); printf "%.2f %.2f", rand() * 2, rand() * 0.5 }')
+	c0=$(grep -c offload-arch "$PC_LOG")
 	# (not through PCU: $! must be precompile itself, not a subshell)
 	FAULT_SLEEP=${d#* } "$HR_CLI" precompile -f pctest --progress never --user \
 		-t gfx90a -t gfx1030 --force -j2 > /dev/null 2>&1 &
@@ -35,6 +40,7 @@ while [ $i -lt "$runs" ]; do
 	sleep "${d% *}"
 	kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
 	wait "$pid" 2>/dev/null
+	[ "$(grep -c offload-arch "$PC_LOG")" -gt "$c0" ] && compiling=$((compiling + 1))
 	sleep 0.2
 	a=$(fault_alive)
 	[ "$a" -eq 0 ] || { echo "# run $i: $a left:"; ps -eo pgid=,pid=,ppid=,stat=,args= | awk -v g="$(awk '{ print $1 }' "$PC_LOG" | sort -u | tr '\n' ' ')" '
@@ -58,7 +64,7 @@ stray_after=$(fault_tempfiles "$U")
 exit_is 0 "kill -9 x $runs: then a run completes" PCU
 set -- $(verify_counts "$U")
 [ "$1" = 2 ] && [ "$2" = 0 ]; ok $? "kill -9 x $runs: both entries good ($1 good, $2 bad)"
-echo "# FIGURE kill-9: runs=$runs killed-mid-run=$killed corrupt=$bad surviving-compilers=$alive tmpdirs=$dirs->$dirs_after publish-temp=$stray->$stray_after"
+echo "# FIGURE kill-9: runs=$runs killed-mid-run=$killed of-which-had-started-a-compile=$compiling corrupt=$bad surviving-compilers=$alive tmpdirs=$dirs->$dirs_after publish-temp=$stray->$stray_after"
 
 # ---- 64 processes x 2 threads on a cold cache --------------------------------
 rm -rf "$U"; : > "$PC_LOG"
