@@ -147,7 +147,11 @@ static noreturn void child_fail(int fd, int err)
 	_exit(127);
 }
 
-/* The compiler, forked by the reaper: its signal mask back to empty, then exec. */
+/*
+ * The compiler, forked by the reaper (single-threaded, so a plain _Fork:
+ * vfork would allow nothing but exec in the child): its signal mask back to
+ * empty, then exec.
+ */
 static pid_t start_compiler(const struct hr_spawn *s)
 {
 	char *const *envp = s->envp ? s->envp : environ;
@@ -155,7 +159,7 @@ static pid_t start_compiler(const struct hr_spawn *s)
 	pid_t pid;
 
 	sigemptyset(&none);
-	pid = vfork();
+	pid = _Fork();
 	if (pid == 0) {
 		/* Dies with the reaper too, whatever kills it. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
