@@ -155,14 +155,15 @@ static noreturn void child_fail(int fd, int err)
 static pid_t start_compiler(const struct hr_spawn *s)
 {
 	char *const *envp = s->envp ? s->envp : environ;
+	pid_t reaper_pid = getpid(), pid;
 	sigset_t none;
-	pid_t pid;
 
 	sigemptyset(&none);
 	pid = _Fork();
 	if (pid == 0) {
 		/* Dies with the reaper too, whatever kills it. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != reaper_pid)
+			_exit(127);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		execve(s->argv[0], s->argv, envp);
 		child_fail(3, errno);
