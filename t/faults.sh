@@ -38,9 +38,11 @@ while [ $i -lt "$runs" ]; do
 		-t gfx90a -t gfx1030 --force -j2 > /dev/null 2>&1 &
 	pid=$!
 	sleep "${d% *}"
-	kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+	k=0; kill -9 "$pid" 2>/dev/null && k=1
 	wait "$pid" 2>/dev/null
-	[ "$(grep -c offload-arch "$PC_LOG")" -gt "$c0" ] && compiling=$((compiling + 1))
+	killed=$((killed + k))
+	# a kill that hit a run that had started a compile
+	[ $k -eq 1 ] && [ "$(grep -c offload-arch "$PC_LOG")" -gt "$c0" ] && compiling=$((compiling + 1))
 	sleep 0.2
 	a=$(fault_alive)
 	[ "$a" -eq 0 ] || { echo "# run $i: $a left:"; ps -eo pgid=,pid=,ppid=,stat=,args= | awk -v g="$(awk '{ print $1 }' "$PC_LOG" | sort -u | tr '\n' ' ')" '
@@ -64,7 +66,7 @@ stray_after=$(fault_tempfiles "$U")
 exit_is 0 "kill -9 x $runs: then a run completes" PCU
 set -- $(verify_counts "$U")
 [ "$1" = 2 ] && [ "$2" = 0 ]; ok $? "kill -9 x $runs: both entries good ($1 good, $2 bad)"
-echo "# FIGURE kill-9: runs=$runs killed-mid-run=$killed of-which-had-started-a-compile=$compiling corrupt=$bad surviving-compilers=$alive tmpdirs=$dirs->$dirs_after publish-temp=$stray->$stray_after"
+echo "# FIGURE kill-9: runs=$runs killed-mid-run=$killed of-which-after-a-compile-started=$compiling corrupt=$bad surviving-compilers=$alive tmpdirs=$dirs->$dirs_after publish-temp=$stray->$stray_after"
 
 # ---- 64 processes x 2 threads on a cold cache --------------------------------
 rm -rf "$U"; : > "$PC_LOG"
@@ -97,7 +99,7 @@ echo "# FIGURE lookups-32: failed=$failed compiles=$c90 tmpdirs=$(fault_tmpdirs)
 
 # ---- ENOSPC, read-only, vanished (root: a private mount namespace) -------------
 if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
-	skip 6 "not root: no private mount namespace for a full or read-only cache"
+	skip 8 "not root: no private mount namespace for a full or read-only cache"
 	done_testing
 	exit 0
 fi
@@ -113,6 +115,35 @@ rc=$(cat "$T/full.rc"); tmpf=$(cat "$T/full.tmp")
 grep -q "No space left on device" "$T/full.out"; ok $? "ENOSPC: and says why"
 grep -q " 0 bad" "$T/full.v" && [ "$tmpf" -eq 0 ]; ok $? "ENOSPC: nothing partial ($(tail -1 "$T/full.v"), $tmpf temp files)"
 echo "# FIGURE enospc: exit=$rc $(tail -1 "$T/full.v") temp=$tmpf"
+
+# Writeback errors: ext4 on a loop device whose backing file (sparse, on a
+# 3 MiB tmpfs) has no room left: write() succeeds into the page cache, the
+# error comes at fsync (as on a thin-provisioned or network disk).
+if command -v mkfs.ext4 >/dev/null && [ -e /dev/loop-control ]; then
+	rm -rf "$U"; mkdir -p "$U" "$T/back"
+	unshare -m sh -c "mount -t tmpfs -o size=3m hr-back '$T/back' &&
+		truncate -s 64m '$T/back/disk' &&
+		mkfs.ext4 -q -F -O ^has_journal -m 0 '$T/back/disk' &&
+		mount -o loop '$T/back/disk' '$U' && chmod 700 '$U' || exit 1
+		dd if=/dev/zero of='$U/filler' bs=64k count=48 conv=fsync 2>/dev/null
+		FAULT_SLEEP=0 '$HR_CLI' precompile -f pctest --progress never --user -t gfx90a -t gfx1030 > '$T/wb.out' 2>&1
+		echo \$? > '$T/wb.rc'; rm -f '$U/filler'
+		'$PC_HELPER' verify '$U' > '$T/wb.v' 2>&1
+		find '$U' -name '.*.hrco.*' | wc -l > '$T/wb.tmp'
+		umount '$U'" 2>"$T/wb.err"
+	if [ -s "$T/wb.rc" ]; then
+		rc=$(cat "$T/wb.rc"); tmpf=$(cat "$T/wb.tmp")
+		[ "$rc" -eq 1 ]; ok $? "writeback error: precompile fails ($rc)"
+		sed 's/^/#   /' "$T/wb.out" | grep -v '^#   TARGET' | head -4
+		grep -q " 0 bad" "$T/wb.v" && ! grep -q "^ok " "$T/wb.v" && [ "$tmpf" -eq 0 ]
+		ok $? "writeback error: no entry published, nothing partial ($(tail -1 "$T/wb.v"), $tmpf temp files)"
+		echo "# FIGURE writeback: exit=$rc $(tail -1 "$T/wb.v") temp=$tmpf"
+	else
+		skip 2 "no loop device here: $(head -1 "$T/wb.err")"
+	fi
+else
+	skip 2 "no mkfs.ext4 or loop devices"
+fi
 
 # Read-only while compiles run (bind-mounted read-only after the first starts).
 rm -rf "$U"; mkdir -p "$U"; : > "$PC_LOG"
