@@ -20,6 +20,7 @@
 #include "conf.h"
 #include "hr-elf.h"
 #include "libhanzo-rocm-private.h"
+#include "target.h"
 #include "util.h"
 
 
@@ -118,6 +119,29 @@ static int scan_root_temp(int dfd, const char *dir, const char *name,
 	return r;
 }
 
+/*
+ * A target directory lookups and writes refuse (a symlink, a file, a FIFO
+ * named like a target): maintenance must see it too, as one irregular file
+ * with an empty name, so that verify reports it and --repair removes it
+ * (the link, never what it points to).
+ */
+static int scan_odd_target(int dfd, const char *dir, const char *name,
+                           hr_cache_scan_fn fn, void *data)
+{
+	struct stat st;
+	char *path;
+	int r;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(st.st_mode) ||
+	    hr_target_validate(name) < 0)
+		return 0;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	r = fn(data, path, name, "", HR_CACHE_IRREGULAR, &st);
+	free(path);
+	return r;
+}
+
 int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
                   void *data)
 {
@@ -144,8 +168,10 @@ int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
 			continue;
 		tfd = openat(dirfd(d), de->d_name,
 		             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (tfd < 0)
-			continue; /* not a directory, or a symlink */
+		if (tfd < 0) {
+			r = scan_odd_target(dirfd(d), dir, de->d_name, fn, data);
+			continue;
+		}
 		r = scan_target(tfd, dir, de->d_name, fn, data);
 	}
 	closedir(d);

@@ -195,7 +195,10 @@ int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n
 			r = push_tier(&v, &k, HR_TIER_SITE, cfg->site_dirs[i], false);
 	if (r == 0) {
 		pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
-		r = pkg ? push_tier(&v, &k, HR_TIER_PACKAGE, pkg, false) : -ENOMEM;
+		if (!pkg)
+			r = -ENOMEM;
+		else if (shared_tier_ok(ctx, HR_TIER_PACKAGE, pkg))
+			r = push_tier(&v, &k, HR_TIER_PACKAGE, pkg, false);
 		free(pkg);
 	}
 	if (r == 0) {

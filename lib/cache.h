@@ -125,13 +125,17 @@ enum hr_cache_file {
 	                       * ..toolchain-*.XXXXXX (target "", whole-tier scans only) */
 	HR_CACHE_LOCK,        /* .<family>.lock */
 	HR_CACHE_QUARANTINE,  /* <family>.hrco.bad-<pid>: moved aside as corrupt */
-	HR_CACHE_IRREGULAR,   /* <family>.hrco that is a symlink, directory, FIFO...: never used */
+	HR_CACHE_IRREGULAR,   /* <family>.hrco that is a symlink, directory, FIFO...: never used;
+	                       * also a <target> that is not a directory (a symlink...),
+	                       * reported with name "" */
 };
 /*
- * Calls fn for every regular file of those kinds under dir/<target>/, and
- * for an entry name that is not a regular file (HR_CACHE_IRREGULAR; only
- * target directories with safe names; symlinks are not followed).  target
- * NULL = all.  A missing dir is no files.  fn returning < 0 stops the walk.
+ * Calls fn for every regular file of those kinds under dir/<target>/, for
+ * an entry name that is not a regular file, and for a target name that is
+ * not a real directory (both HR_CACHE_IRREGULAR: lookups never use them;
+ * only target directories with safe names; symlinks are not followed).
+ * target NULL = all.  A missing dir is no files.  fn returning < 0 stops
+ * the walk.
  */
 typedef int (*hr_cache_scan_fn)(void *data, const char *path, const char *target,
                                 const char *name, enum hr_cache_file kind,

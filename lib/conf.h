@@ -47,6 +47,7 @@ struct hr_config {
 	char *cxx;                  /* host backend: the system C++ compiler */
 	char **flags;
 	unsigned jobs;              /* 0 = online CPUs */
+	unsigned timeout_s;         /* a compile is killed after this; 0 = HR_COMPILE_TIMEOUT_S */
 
 	/* [plugins] */
 	char **plugin_path;         /* HANZO_ROCM_PLUGIN_PATH (as is), else config/default (root-prefixed) */

@@ -441,6 +441,17 @@ static int set_jobs(struct parser *p, const char *v, struct bad *bad)
 	return 0;
 }
 
+/* A hung compiler is killed after this long (tests and slow machines set it). */
+static int set_timeout(struct parser *p, const char *v, struct bad *bad)
+{
+	uint64_t n;
+
+	if (hr_parse_uint(v, 86400, &n) < 0 || n == 0)
+		return bad_value(bad, v, strlen(v));
+	p->cfg->timeout_s = (unsigned)n;
+	return 0;
+}
+
 /* Empty = the built-in default (filled in after all files). */
 static int set_plugin_path(struct parser *p, const char *v, struct bad *bad)
 {
@@ -491,6 +502,7 @@ static const struct key {
 	{ "compiler", "cxx", set_cxx, "a program name or an absolute path" },
 	{ "compiler", "flags", set_flags, "space-separated compiler flags" },
 	{ "compiler", "jobs", set_jobs, "a number from 0 to 1024" },
+	{ "compiler", "timeout", set_timeout, "seconds, from 1 to 86400" },
 	{ "plugins", "path", set_plugin_path, "absolute directories separated by spaces or ':'" },
 	{ "plugins", "disable", set_disable, "space-separated family names" },
 };

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Running a program: posix_spawn of an argv (never a shell), stdin from
+ * Running a program: fork and exec of an argv (never a shell), stdin from
  * /dev/null, stdout and stderr captured to memory up to a cap, and a timeout
  * after which the child's whole process group is killed (compilers fork
- * helpers: hipcc runs clang, clang runs lld).
+ * helpers: hipcc runs clang, clang runs lld).  The group also dies when the
+ * calling thread's process dies, even of SIGKILL (spawn.c: the reaper).
  * Layer: util (lib/layers).
  */
 #ifndef HR_SPAWN_H
 #define HR_SPAWN_H
 
 #include <signal.h>
-#include <spawn.h>
 
 #include <stdbool.h>
 #include <stddef.h>

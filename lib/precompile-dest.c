@@ -137,12 +137,21 @@ int hr_precompile_ro_dirs(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 			r = hr_strv_push(&v, tiers[i].path);
 	}
 	hr_cache_tiers_free(tiers, n);
-	/* The packaged tier (cache packages install here). */
+	/*
+	 * The packaged tier (cache packages install here), under the rule of
+	 * the shared tiers (hr_cache_tiers applied it to system and site).
+	 */
 	pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
-	if (!pkg)
+	if (!pkg) {
 		r = -ENOMEM;
-	else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg))
-		r = hr_strv_push(&v, pkg);
+	} else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg)) {
+		char buf[96];
+		struct stat st;
+
+		/* (hr_cache_tiers has warned about it) */
+		if (stat(pkg, &st) < 0 || !hr_tier_stat_untrusted(&st, buf, sizeof(buf)))
+			r = hr_strv_push(&v, pkg);
+	}
 	free(pkg);
 	*ret = v;
 	return r;

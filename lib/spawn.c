@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A process runner for the compilers: posix_spawn (no shell), output captured
- * through pipes with poll, a deadline after which the process group dies.
+ * A process runner for the compilers: fork and exec (no shell), output
+ * captured through pipes with poll, a deadline after which the process group
+ * dies, and a reaper that kills the group when the caller dies (see below).
  * Layer: util (lib/layers).
  */
 #include <errno.h>
@@ -10,7 +11,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,49 +92,165 @@ static void capture_close(struct capture *c)
 	c->fd = -1;
 }
 
-/* Signals a caller may ignore and a compiler must see with their default action. */
-static void default_signals(sigset_t *set)
-{
-	static const int sigs[] = { SIGPIPE, SIGCHLD, SIGINT, SIGQUIT, SIGHUP,
-	                            SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGXFSZ };
+/*
+ * Why a reaper.  A compiler must not outlive its caller, even one killed
+ * with SIGKILL (no handler runs).  PR_SET_PDEATHSIG reaches only the direct
+ * child and is cleared across fork, so hipcc would die and the clang it runs
+ * would not.  The direct child is therefore a reaper: a fork of the caller
+ * that never execs and makes only async-signal-safe calls.  It leads the
+ * compiler's process group, gets SIGTERM when its parent thread dies
+ * (PR_SET_PDEATHSIG, re-checked with getppid), and then kills the whole
+ * group; when the compiler exits it exits with the same status.  It is
+ * forked only to run a compiler (a cache miss), never on a lookup.
+ */
 
-	sigemptyset(set);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(set, sigs[i]);
+/* Everything of the caller's the reaper must not run: its handlers, its signals. */
+static void reset_signals(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	sigemptyset(&dfl.sa_mask);
+	for (int i = 1; i < NSIG; i++)
+		if (i != SIGKILL && i != SIGSTOP)
+			sigaction(i, &dfl, NULL);
+}
+
+/*
+ * Only stdin, stdout, stderr and the exec-error pipe (fd 3, close-on-exec)
+ * stay open.  The fds are first moved above 3: a caller with stdio closed
+ * may have got its pipes as 0, 1 or 2.
+ */
+static int child_fds(int out_w, int err_w, int errpipe)
+{
+	int out = fcntl(out_w, F_DUPFD_CLOEXEC, 4), err = fcntl(err_w, F_DUPFD_CLOEXEC, 4);
+	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, 4);
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (out < 0 || err < 0 || ep < 0 || null < 0 || dup2(null, 0) < 0 ||
+	    dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(ep, 3) < 0 ||
+	    fcntl(3, F_SETFD, FD_CLOEXEC) < 0)   /* its EOF tells the exec */
+		return -errno;
+	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+		for (int fd = 4; fd < 65536; fd++)
+			close(fd);
+	return 0;
+}
+
+static noreturn void child_fail(int fd, int err)
+{
+	ssize_t k = write(fd, &err, sizeof(err));
+
+	(void)k;
+	_exit(127);
+}
+
+/*
+ * The compiler, forked by the reaper (single-threaded, so a plain _Fork:
+ * vfork would allow nothing but exec in the child): its signal mask back to
+ * empty, then exec.
+ */
+static pid_t start_compiler(const struct hr_spawn *s)
+{
+	char *const *envp = s->envp ? s->envp : environ;
+	pid_t reaper_pid = getpid(), pid;
+	sigset_t none;
+
+	sigemptyset(&none);
+	pid = _Fork();
+	if (pid == 0) {
+		/* Dies with the reaper too, whatever kills it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != reaper_pid)
+			_exit(127);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execve(s->argv[0], s->argv, envp);
+		child_fail(3, errno);
+	}
+	return pid;
+}
+
+static noreturn void reaper(const struct hr_spawn *s, pid_t parent, int out_w,
+                            int err_w, int errpipe)
+{
+	sigset_t wait_for;
+	pid_t pid;
+	int r, status;
+
+	reset_signals();
+	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(127);     /* the parent is already gone */
+	r = child_fds(out_w, err_w, errpipe);
+	if (r < 0)
+		child_fail(errpipe, -r);
+	pid = start_compiler(s);
+	if (pid < 0)
+		child_fail(3, errno);
+	/* The compiler holds the pipes now: their EOF is its exit. */
+	close(0);
+	close(1);
+	close(2);
+	close(3);
+	sigemptyset(&wait_for);
+	sigaddset(&wait_for, SIGCHLD);
+	sigaddset(&wait_for, SIGTERM);
+	sigaddset(&wait_for, SIGHUP);
+	sigaddset(&wait_for, SIGINT);
+	for (;;) {
+		struct timespec second = { .tv_sec = 1 };
+		siginfo_t si;
+		int sig = sigtimedwait(&wait_for, &si, &second);
+		pid_t w;
+
+		if (getppid() != parent || sig == SIGTERM || sig == SIGHUP || sig == SIGINT)
+			kill(0, SIGKILL);       /* the whole group, this process last */
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid) {
+			if (WIFSIGNALED(status))
+				_exit(128 + WTERMSIG(status));
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 255);
+		}
+		if (w < 0 && errno != EINTR)
+			_exit(255);
+	}
 }
 
 static int start_child(struct hr_spawn *s, int out_w, int err_w, pid_t *pid)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t mask, defs;
-	int r;
+	pid_t parent = getpid(), p;
+	int errpipe[2], err = 0;
+	ssize_t k;
 
-	r = posix_spawn_file_actions_init(&fa);
-	if (r)
-		return -r;
-	r = posix_spawnattr_init(&attr);
-	if (r) {
-		posix_spawn_file_actions_destroy(&fa);
-		return -r;
+	if (pipe2(errpipe, O_CLOEXEC) < 0)
+		return -errno;
+	/* _Fork: no atfork handlers of the application run in the reaper. */
+	p = _Fork();
+	if (p == 0) {
+		close(errpipe[0]);
+		reaper(s, parent, out_w, err_w, errpipe[1]);
 	}
-	sigemptyset(&mask);
-	default_signals(&defs);
-	/* Own process group: the timeout kills hipcc and the clang it runs. */
-	if (!(r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) &&
-	    !(r = posix_spawn_file_actions_adddup2(&fa, out_w, 1)) &&
-	    !(r = posix_spawn_file_actions_adddup2(&fa, err_w, 2)) &&
-	    !(r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-	                                          POSIX_SPAWN_SETSIGMASK |
-	                                          POSIX_SPAWN_SETSIGDEF)) &&
-	    !(r = posix_spawnattr_setpgroup(&attr, 0)) &&
-	    !(r = posix_spawnattr_setsigmask(&attr, &mask)) &&
-	    !(r = posix_spawnattr_setsigdefault(&attr, &defs)))
-		r = posix_spawn(pid, s->argv[0], &fa, &attr, s->argv,
-		                s->envp ? s->envp : environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	return -r;
+	close(errpipe[1]);
+	if (p < 0) {
+		err = errno;
+		close(errpipe[0]);
+		return -err;
+	}
+	/* Also here, so that a kill of the group before the child ran reaches it. */
+	setpgid(p, p);
+	/* EOF once the compiler has exec-ed (or the reaper is gone); else its errno. */
+	do
+		k = read(errpipe[0], &err, sizeof(err));
+	while (k < 0 && errno == EINTR);
+	close(errpipe[0]);
+	if (k == (ssize_t)sizeof(err) && err > 0) {
+		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+			;
+		return -err;
+	}
+	*pid = p;
+	return 0;
 }
 
 static int exit_code(int status)
@@ -246,10 +366,7 @@ int hr_spawn_run(struct hr_spawn *s)
 	s->exit_status = -1;
 	if (!s->argv || !s->argv[0] || s->argv[0][0] != '/')
 		return -EINVAL;
-	/*
-	 * posix_spawn reports a failed exec only where it can use CLONE_VFORK;
-	 * elsewhere (valgrind, some libcs) the child just exits 127.  Ask first.
-	 */
+	/* A clear error before forking anything. */
 	if (access(s->argv[0], X_OK) < 0)
 		return -errno;
 	max = s->max_output ? s->max_output : DEFAULT_MAX_OUTPUT;

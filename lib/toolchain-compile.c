@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -143,11 +144,91 @@ static bool is_compile_tmpdir(const char *name)
 	       strspn(name + 11, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 6;
 }
 
+/*
+ * A compile holds flock(LOCK_EX) on <its temp dir>/.lock for as long as it
+ * runs, so a free lock means its owner is gone (kill -9 runs no cleanup):
+ * gc takes the lock and removes the dir, whatever its age.  A dir without
+ * .lock (being created, or made by an older version that took no lock) goes
+ * only once older than any compile may run.  A compile that finds its fresh
+ * lock taken or its dir removed (gc got there between mkdtemp and flock)
+ * makes another.
+ */
+#define TMPDIR_LOCK ".lock"
+
+static int lock_tmpdir(const char *dir)
+{
+	struct stat a, b;
+	char *lock = hr_path_join(dir, TMPDIR_LOCK);
+	int fd;
+
+	if (!lock)
+		return -ENOMEM;
+	fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && (flock(fd, LOCK_EX | LOCK_NB) < 0 || fstat(fd, &a) < 0 ||
+	                lstat(lock, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+		close(fd);
+		fd = -EAGAIN;
+	} else if (fd < 0) {
+		fd = -errno;
+	}
+	free(lock);
+	return fd;
+}
+
+static int make_tmpdir(const char *parent, char **ret_dir, int *ret_fd)
+{
+	int r = -EAGAIN;
+
+	for (int attempt = 0; attempt < 8; attempt++) {
+		char *dir;
+
+		if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", parent) < 0)
+			return -ENOMEM;
+		/* mode 0700: the source and object are nobody else's business */
+		if (!mkdtemp(dir)) {
+			r = -errno;
+			*ret_dir = dir;
+			return r;
+		}
+		r = lock_tmpdir(dir);
+		if (r >= 0) {
+			*ret_dir = dir;
+			*ret_fd = r;
+			return 0;
+		}
+		free(dir);
+		if (r != -EAGAIN && r != -ENOENT)
+			return r;
+	}
+	return r;
+}
+
+/*
+ * Whether the compile that made this dir is gone.  *held gets its lock, to
+ * keep until the dir is removed: a compile still making this dir then
+ * finds its lock taken or its dir gone, and makes another.
+ */
+static bool tmpdir_dead(int dfd, const char *name, const struct stat *st, int *held)
+{
+	char lock[32];
+	int fd;
+
+	*held = -1;
+	snprintf(lock, sizeof(lock), "%s/%s", name, TMPDIR_LOCK);
+	fd = openat(dfd, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT &&
+		       time(NULL) - st->st_mtime > (time_t)HR_COMPILE_TIMEOUT_S + 3600;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		return false;
+	}
+	*held = fd;
+	return true;
+}
+
 int hr_toolchain_tmpdirs_gc(unsigned *removed)
 {
-	/* Older than any compile may run: its owner is dead (kill -9). */
-	const time_t max_age = HR_COMPILE_TIMEOUT_S + 3600;
-	time_t now = time(NULL);
 	struct dirent *de;
 	int fd = open(tmp_parent(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d;
@@ -162,13 +243,16 @@ int hr_toolchain_tmpdirs_gc(unsigned *removed)
 	}
 	while ((de = readdir(d))) {
 		struct stat st;
+		int held;
 
 		if (!is_compile_tmpdir(de->d_name) ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    now - st.st_mtime <= max_age)
+		    !tmpdir_dead(dirfd(d), de->d_name, &st, &held))
 			continue;
 		remove_tree_at(dirfd(d), de->d_name, 0);
+		if (held >= 0)
+			close(held);
 		if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			(*removed)++;
 	}
@@ -307,7 +391,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	struct hr_spawn s = { 0 };
 	void *data = NULL;
 	size_t size = 0;
-	int r;
+	int r, lock_fd = -1;
 
 	if (diag)
 		*diag = NULL;
@@ -318,11 +402,10 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	*obj_size = 0;
 	if (ctx && hr_ctx_cancel(ctx) && *hr_ctx_cancel(ctx))
 		return -ECANCELED;
-	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp) < 0)
-		return -ENOMEM;
-	if (!mkdtemp(dir)) { /* mode 0700: the source and object are nobody else's business */
-		r = -errno;
-		hr_err(ctx, "%s: cannot create a temporary directory: %s\n", dir, strerror(-r));
+	r = make_tmpdir(tmp, &dir, &lock_fd);
+	if (r < 0) {
+		hr_err(ctx, "%s: cannot create a temporary directory: %s\n",
+		       dir ? dir : tmp, strerror(-r));
 		free(dir);
 		return r;
 	}
@@ -394,6 +477,7 @@ out:
 	hr_strv_free(argv);
 	hr_strv_free(env);
 	remove_tmpdir(dir);
+	close(lock_fd);
 	free(src);
 	free(out);
 	free(dir);

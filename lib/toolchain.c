@@ -430,7 +430,7 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 	if (!tc)
 		return -ENOMEM;
 	tc->kind = kind;
-	tc->timeout_s = HR_COMPILE_TIMEOUT_S;
+	tc->timeout_s = cfg && cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S;
 	r = hr_toolchain_locate(name, kind, &tc->path);
 	if (r == -EINVAL)
 		hr_err(ctx, "[compiler]: '%s' must be a name or an absolute path\n", name);

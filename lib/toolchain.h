@@ -78,8 +78,9 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 
 
 /*
- * Removes this user's compile temp dirs ($TMPDIR/hanzo-rocm-XXXXXX) older
- * than any compile may run: those of a process killed with SIGKILL, whose
+ * Removes this user's compile temp dirs ($TMPDIR/hanzo-rocm-XXXXXX) whose
+ * compile is gone (its flock on <dir>/.lock is free; without .lock: older
+ * than any compile may run): those of a process killed with SIGKILL, whose
  * cleanup never ran.  For `cache gc` and `cache clear`.
  */
 int hr_toolchain_tmpdirs_gc(unsigned *removed);

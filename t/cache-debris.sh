@@ -24,15 +24,23 @@ ok $gone "gc removed the stale temp files of the index and the stamps"
 [ -e "$user/.keepme.Ab12Cd" ]; ok $? "gc kept a file that is not a temp file of ours"
 
 # Compile temp dirs of a precompile killed with SIGKILL (no cleanup ran):
-# gc removes those older than any compile may run, never a fresh one.
-mkdir -p "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Xy34Zw" "$T/tmp/hanzo-rocm-notours"
+# gc removes those whose .lock nobody holds, never one a compile holds;
+# one without .lock (an older version's) only once older than any compile.
+mkdir -p "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Xy34Zw" "$T/tmp/hanzo-rocm-notours" \
+	"$T/tmp/hanzo-rocm-Old123" "$T/tmp/hanzo-rocm-New123"
 echo src > "$T/tmp/hanzo-rocm-Ab12Cd/source.hip"; echo o > "$T/tmp/hanzo-rocm-Ab12Cd/sub/code.o"
-touch -d '3 hours ago' "$T/tmp/hanzo-rocm-Ab12Cd/sub" "$T/tmp/hanzo-rocm-Ab12Cd" "$T/tmp/hanzo-rocm-notours"
+: > "$T/tmp/hanzo-rocm-Ab12Cd/.lock"; : > "$T/tmp/hanzo-rocm-Xy34Zw/.lock"
+touch -d '3 hours ago' "$T/tmp/hanzo-rocm-Xy34Zw" "$T/tmp/hanzo-rocm-notours" "$T/tmp/hanzo-rocm-Old123"
+perl -e 'use Fcntl ":flock"; open(my $d, "<", $ARGV[0]) or die; flock($d, LOCK_EX | LOCK_NB) or die; sleep 30' "$T/tmp/hanzo-rocm-Xy34Zw/.lock" &
+lockpid=$!
+sleep 0.3
 TMPDIR="$T/tmp" exit_is 0 "cache gc with compile temp dirs" hr cache gc
-[ ! -e "$T/tmp/hanzo-rocm-Ab12Cd" ]; ok $? "gc removed a stale compile temp dir (of a killed precompile)"
-grep_ok "and says so" "^removed 1 stale compile temp dir$" "$T/out"
-[ -d "$T/tmp/hanzo-rocm-Xy34Zw" ] && [ -d "$T/tmp/hanzo-rocm-notours" ]
-ok $? "gc kept a fresh one (a compile in progress) and one not named as ours"
+[ ! -e "$T/tmp/hanzo-rocm-Ab12Cd" ]; ok $? "gc removed a compile temp dir of a dead compile (fresh, its lock free)"
+[ ! -e "$T/tmp/hanzo-rocm-Old123" ]; ok $? "gc removed an old one without a lock"
+grep_ok "and says so" "^removed 2 stale compile temp dirs$" "$T/out"
+[ -d "$T/tmp/hanzo-rocm-Xy34Zw" ] && [ -d "$T/tmp/hanzo-rocm-notours" ] && [ -d "$T/tmp/hanzo-rocm-New123" ]
+ok $? "gc kept one a compile holds (however old), a fresh one without a lock and one not named as ours"
+kill "$lockpid"; wait "$lockpid" 2>/dev/null
 
 touch -d '2 hours ago' "$user/.keepme.Ab12Cd"
 exit_is 0 "cache clear" hr cache clear

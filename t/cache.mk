@@ -36,3 +36,8 @@ TESTS += t/cache-full.sh
 # Root-level temp files of interrupted atomic writes: gc and clear remove them.
 EXTRA_DIST += t/cache-debris.sh
 TESTS += t/cache-debris.sh
+
+# A symlinked target directory: refused by lookups and writes, reported by
+# verify, removed (the link only) by --repair and clear.
+EXTRA_DIST += t/cache-symlink-target.sh
+TESTS += t/cache-symlink-target.sh

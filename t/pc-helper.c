@@ -7,6 +7,8 @@
  *   pc-helper compiler FILE         print the compiler identity in an entry
  *   pc-helper reidentify FILE NAME  rewrite an entry as if NAME had built it
  *   pc-helper payload FILE          write the code object to stdout
+ *   pc-helper lookup TARGET FAMILY  an application's lookup through the
+ *                                   public API (compiles on a miss)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hanzo-rocm.h"
 
 #include "cache.h"
 #include "util.h"
@@ -104,6 +108,23 @@ static int reidentify(const char *file, const char *compiler)
 	return r < 0 ? 1 : 0;
 }
 
+static int lookup(const char *target, const char *family)
+{
+	struct hanzo_rocm *ctx = NULL;
+	const void *obj = NULL;
+	size_t size = 0;
+	int r = hanzo_rocm_new(&ctx);
+
+	if (r == 0)
+		r = hanzo_rocm_code_object(ctx, family, target, &obj, &size);
+	if (r < 0)
+		fprintf(stderr, "lookup %s %s: %s\n", target, family, strerror(-r));
+	else
+		printf("%zu bytes\n", size);
+	hanzo_rocm_unref(ctx);
+	return r < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct hr_entry e;
@@ -128,6 +149,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "reidentify") == 0)
 		return reidentify(argv[2], argv[3]);
-	fprintf(stderr, "usage: pc-helper verify DIR | compiler FILE | payload FILE | reidentify FILE NAME\n");
+	if (argc == 4 && strcmp(argv[1], "lookup") == 0)
+		return lookup(argv[2], argv[3]);
+	fprintf(stderr, "usage: pc-helper verify DIR | compiler FILE | payload FILE | reidentify FILE NAME | lookup TARGET FAMILY\n");
 	return 2;
 }

@@ -24,7 +24,8 @@ for sig in TERM INT; do
 		> "$T/out-$sig" 2>&1 &
 	pid=$!
 	wait_for_compile
-	wrapper=$(awk '/offload-arch/ { print $1; exit }' "$PC_LOG")
+	# The compiler's process group (led by the library's reaper, not hipcc).
+	wrapper=$(ps -o pgid= -p "$(awk '/offload-arch/ { print $1; exit }' "$PC_LOG")" | tr -d ' ')
 	kill -s $sig "$pid"
 	i=0
 	while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -38,7 +39,7 @@ for sig in TERM INT; do
 	[ -n "$wrapper" ] && [ "$alive" -eq 0 ]
 	ok $? "SIG$sig: no process of the compiler's group survives ($alive left)"
 	[ "$alive" -eq 0 ] || ps -eo pid,pgid,stat,args | awk -v g="$wrapper" '$2 == g' | sed 's/^/# /'
-	[ "$alive" -eq 0 ] || kill -9 -- "-$wrapper" 2>/dev/null
+	[ "$alive" -eq 0 ] || perl -e "kill 9, -$wrapper"
 	left=$(ls "$T/tmp" | wc -l)
 	[ "$left" -eq 0 ]; ok $? "SIG$sig: its temp dir is removed ($left left)"
 	rm -rf "$T/tmp"/*

@@ -18,3 +18,21 @@ TESTS += t/precompile-interrupt.sh
 # A read-only user cache: up to date is success, a needed build a clear failure.
 EXTRA_DIST += t/precompile-readonly.sh
 TESTS += t/precompile-readonly.sh
+
+# kill -9 of precompile or of an application compiling on a miss: its
+# compilers' process groups die too, and cache gc removes their temp dirs.
+EXTRA_DIST += t/precompile-kill9.sh
+TESTS += t/precompile-kill9.sh
+
+# "Already provided" by a read-only tier only where lookups would use it.
+EXTRA_DIST += t/precompile-provided.sh
+TESTS += t/precompile-provided.sh
+
+# Fault injection: a compiler that hangs, crashes or writes garbage (cheap:
+# in make check); the heavy runs (ENOSPC, read-only and vanished cache, 50
+# random kill -9, 64 processes on a cold cache) are `make check-faults`.
+EXTRA_DIST += t/faults-setup.sh t/precompile-faults.sh t/faults.sh
+TESTS += t/precompile-faults.sh
+check-faults: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=t/faults.sh
+.PHONY: check-faults

@@ -5,6 +5,9 @@ tap_n=0
 tap_failed=0
 T=$(mktemp -d "${TMPDIR:-/tmp}/hanzo-rocm-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
+# Compiles and `cache gc` of a test stay in its own scratch: the machine's
+# /tmp may hold other users' (or other test runs') compile temp dirs.
+mkdir "$T/tmp" && TMPDIR="$T/tmp" && export TMPDIR || exit 99
 
 plan() { echo "1..$1"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }

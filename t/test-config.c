@@ -175,6 +175,7 @@ static void test_good_file(void)
 	is_str(s, "-O2|-g", "flags");
 	free(s);
 	is_int(cfg->jobs, 8, "jobs");
+	is_int(cfg->timeout_s, 45, "compile timeout");
 	s = hr_strv_join(cfg->plugin_path, "|");
 	is_str(s, "/opt/hr/plugins|/usr/lib/hr/plugins|/srv/hr/plugins", "plugin path: ':' and spaces");
 	free(s);

@@ -334,6 +334,10 @@ static int verify_one(void *data, const char *path, const char *target,
 	s->checked++;
 	if (kind == HR_CACHE_QUARANTINE) {
 		snprintf(why, sizeof(why), "quarantined as corrupt");
+	} else if (kind == HR_CACHE_IRREGULAR && !*name) {
+		snprintf(why, sizeof(why), "target directory that is not a directory (%s): never used",
+		         S_ISLNK(st->st_mode) ? "a symlink" : S_ISFIFO(st->st_mode) ? "a FIFO" :
+		         S_ISREG(st->st_mode) ? "a file" : "a special file");
 	} else if (kind == HR_CACHE_IRREGULAR) {
 		snprintf(why, sizeof(why), "not a regular file (%s): never used",
 		         S_ISLNK(st->st_mode) ? "a symlink" : S_ISDIR(st->st_mode) ? "a directory" :

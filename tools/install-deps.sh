@@ -24,7 +24,8 @@ esac
 
 BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
 GPU="hipcc libamdhip64-dev"
-TEST="python3 valgrind file cppcheck clang-tidy"
+# clang and its compiler-rt (libFuzzer, ASan) for `make fuzz`.
+TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev"
 PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint podman buildah"
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -30,6 +30,16 @@ make lint || { lint=1; status=1; }
 readme=0
 make check-readme || { readme=1; status=1; }
 
+# The libFuzzer targets (make fuzz-run), each for HR_FUZZ_SECONDS (20 s:
+# five targets stay under 2 minutes on CI), when clang is there: one check.
+fuzz=skip
+if command -v clang >/dev/null 2>&1; then
+	fuzz=0
+	make fuzz-run FUZZ_SECONDS="${HR_FUZZ_SECONDS:-20}" || { fuzz=1; status=1; }
+else
+	echo "tools/test.sh: no clang: skipping make fuzz-run"
+fi
+
 mkdir -p "$top/_build/asan"
 (cd "$top/_build/asan" && { [ -f Makefile ] || "$top/configure" -q --enable-werror --enable-sanitizers; } &&
 	make -j"$jobs" && make -j"$jobs" check) || status=1
@@ -81,6 +91,7 @@ for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; 
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 if [ "$readme" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+case $fuzz in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $rocm in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $ctr in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
