@@ -74,4 +74,4 @@ EXTRA_DIST += \
 	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc t/package/rpm-host.macros \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
-	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh t/package/readme-in.sh
+	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh t/package/readme-in.sh t/package/test-in.sh
