@@ -25,6 +25,7 @@ phase() {
 	t0=$(date +%s)
 	echo "tools/test.sh: $name ..."
 	if [ -n "$show" ]; then
+		rm -f "$logs/$name.rc"
 		{ "$@"; echo $? >"$logs/$name.rc"; } 2>&1 | tee "$logs/$name.log" |
 			grep --line-buffered -E "$show" | sed -u 's/^/    /'
 		rc=$(cat "$logs/$name.rc" 2>/dev/null || echo 1)
