@@ -686,6 +686,8 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 			continue;
 		/* getopt's messages then read "hanzo-rocm cache NAME: ...". */
 		snprintf(prog, sizeof(prog), "hanzo-rocm cache %s", subs[i].name);
+		/* prog outlives the subcommand, the only reader of argv. */
+		// cppcheck-suppress autoVariables
 		argv[1] = prog;
 		optind = 0;
 		return subs[i].run(cli, argc - 1, argv + 1);

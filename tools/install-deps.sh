@@ -24,7 +24,7 @@ esac
 
 BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
 GPU="hipcc libamdhip64-dev"
-TEST="python3 valgrind file cppcheck clang-tidy"
+TEST="python3 valgrind file cppcheck clang-tidy groff-base"
 # elfutils: eu-strip, which rpm's find-debuginfo (t/package/rpm-host.macros) needs.
 PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint elfutils podman buildah"
 

@@ -38,7 +38,9 @@ export HR_TIDY_QUIET = o=$$(mktemp) || exit 1; "$$@" 2>"$$o"; s=$$?; \
 lint: $(top_builddir)/config.h
 	$(AM_V_GEN)cd $(top_srcdir) && $(CPPCHECK) --quiet --error-exitcode=1 \
 	    --enable=warning,performance,portability --std=c11 --inline-suppr \
-	    -I lib -I common -D__GNUC__ --suppress=missingIncludeSystem lib common tools
+	    -I lib -I common -D__GNUC__ --suppress=missingIncludeSystem \
+	    -DHR_SYSCONFDIR='"$(sysconfdir)"' -DHR_PLUGINDIR='"$(pluginsdir)"' \
+	    -DHR_PLUGINCACHEDIR='"$(plugincachedir)"' -DHR_CACHEDIR='"$(cachedir)"' lib common tools
 	$(AM_V_at)ls $(top_srcdir)/lib/*.c $(top_srcdir)/common/*.c $(top_srcdir)/tools/*.c | \
 	    xargs -I{} -P $(LINT_JOBS) sh -c "$$HR_TIDY_QUIET" hr-tidy $(CLANG_TIDY) --quiet {} -- -std=gnu11 \
 	    $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) -I$(top_srcdir)/common $(CPPFLAGS)

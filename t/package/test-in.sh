@@ -15,15 +15,28 @@ set -eu
 base=$1 srctar=$2
 mkdir -p "$3" && work=$(cd "$3" && pwd)
 root=$work/root
+# Never rm -rf through a mount that is still there (/dev/pts is the host's).
+unmount_all() {
+	for m in dev/pts dev/shm proc ''; do umount "$root/$m" 2>/dev/null || :; done
+	! grep -q " $root[/ ]" /proc/mounts
+}
 cleanup() {
-	umount "$root/dev/shm" "$root/proc" 2>/dev/null || :
+	unmount_all || { echo "test-in: $root still has mounts: not removed" >&2; return; }
 	[ -n "${HR_KEEP_CHROOT:-}" ] || rm -rf "$root"
 }
 trap cleanup EXIT
-rm -rf "$root" && mkdir -p "$root/src"
+unmount_all
+rm -rf "$root" && mkdir -p "$root"
+# The root is a mount point, as / is on a machine (unshare -m refuses a
+# chroot that is not: the tests' private mount namespaces need it), with
+# /proc, /dev/shm and pseudo-terminals (script(1) in t/cli-usage.sh).
+mount --bind "$root" "$root"
 tar -C "$root" -xf "$base"
+mkdir -p "$root/src"
 mount -t proc proc "$root/proc"
-mkdir -p "$root/dev/shm" && mount -t tmpfs tmpfs "$root/dev/shm"
+mkdir -p "$root/dev/shm" "$root/dev/pts"
+mount -t tmpfs tmpfs "$root/dev/shm"
+mount --bind /dev/pts "$root/dev/pts"
 tar -C "$root/src" -xf "$srctar"
 start=$(date +%s)
 rc=0
