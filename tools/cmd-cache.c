@@ -578,7 +578,7 @@ static void prune_dirs(const char *dir, const char *only)
 	while ((de = readdir(d)))
 		if (hr_name_is_safe(de->d_name) &&
 		    (!only || strcmp(only, de->d_name) == 0))
-			(void)unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+			(void)unlinkat(fd, de->d_name, AT_REMOVEDIR);
 	closedir(d);
 	(void)rmdir(dir);
 }
