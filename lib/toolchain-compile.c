@@ -119,7 +119,7 @@ static void remove_tree_at(int dfd, const char *name, int depth)
 	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			remove_tree_at(dirfd(d), de->d_name, depth + 1);
+			remove_tree_at(fd, de->d_name, depth + 1);
 	closedir(d);
 	unlinkat(dfd, name, AT_REMOVEDIR);
 }
@@ -164,12 +164,12 @@ int hr_toolchain_tmpdirs_gc(unsigned *removed)
 		struct stat st;
 
 		if (!is_compile_tmpdir(de->d_name) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 		    now - st.st_mtime <= max_age)
 			continue;
-		remove_tree_at(dirfd(d), de->d_name, 0);
-		if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		remove_tree_at(fd, de->d_name, 0);
+		if (faccessat(fd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			(*removed)++;
 	}
 	closedir(d);
