@@ -5,8 +5,12 @@
     python3 bench/gpu-vs-torch.py LIBHANZO [LOG2_ELEMENTS=28] [--json OUT]
 
 Our kernels are launched through the public C API (libhanzo-rocm.so.1 via
-ctypes: hanzo_rocm_kernel_get + hanzo_rocm_kernel_launch, default stream) on
-torch's own buffers, so both sides read and write the same memory.  Every
+ctypes: hanzo_rocm_kernel_get + hanzo_rocm_kernel_launch_work, default
+stream: the library picks the grid) on torch's own buffers, so both sides
+read and write the same memory.  A second column launches the same kernel
+with candle's geometry (ceil(n / 1024) blocks of 1024 threads, raw
+hanzo_rocm_kernel_launch) for comparison; "grid" is the library's choice
+(hanzo_rocm_kernel_geometry).  Every
 op is checked against torch's result first (max abs difference), then timed
 with CUDA events: 3 warm-ups, median of 20.  GB/s = logical bytes read and
 written / time (the same formula for both sides, so the ratio is exact).
@@ -42,19 +46,29 @@ def ck(r, what):
 
 
 ck(hr.hanzo_rocm_new(C.byref(ctx)), "hanzo_rocm_new")
+hr.hanzo_rocm_kernel_launch_work.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64,
+                                             C.c_void_p, C.c_void_p]
 
 
-class Layout(C.Structure):
+class Geometry(C.Structure):
+    _fields_ = [("grid", C.c_uint * 3), ("block", C.c_uint * 3), ("shared", C.c_uint),
+                ("splits", C.c_uint)]
+
+
+hr.hanzo_rocm_kernel_geometry.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64, C.c_void_p]
+
+
+class Layout(C.Structure):            # struct hanzo_rocm_layout
     _fields_ = [("v", C.c_uint64 * 32)]
 
 
 def layout(dims, *strides):
     lay = Layout()
-    for i, d in enumerate(dims):
-        lay.v[i] = d
-    for k, st in enumerate(strides):
-        for i, s in enumerate(st):
-            lay.v[8 * (k + 1) + i] = s
+    dims_a = (C.c_size_t * len(dims))(*dims)
+    st = [(C.c_size_t * len(s_))(*s_) for s_ in strides]
+    st_p = (C.POINTER(C.c_size_t) * len(st))(*[C.cast(x, C.POINTER(C.c_size_t)) for x in st])
+    ck(hr.hanzo_rocm_layout_init(C.byref(lay), C.c_size_t(len(dims)), dims_a,
+                                 C.c_size_t(len(st)), st_p), "layout_init")
     return lay
 
 
@@ -77,12 +91,20 @@ def ours(family, name, view_dims, strides, ptrs, scalars_before=(), scalars_afte
             layout(view_dims, *strides) if strides else Layout()]
     vals += list(scalars_before) + [C.c_uint64(p) for p in ptrs] + list(scalars_after)
     args = (C.c_void_p * len(vals))(*[C.cast(C.pointer(v), C.c_void_p) for v in vals])
-    grid = (C.c_uint * 3)(max(1, min(N // 1024, 1 << 30)), 1, 1)
-    block = (C.c_uint * 3)(256, 1, 1)
+    # candle's geometry: one thread per element, blocks of 1024
+    grid = (C.c_uint * 3)(max(1, min((N + 1023) // 1024, (1 << 31) - 1)), 1, 1)
+    block = (C.c_uint * 3)(1024, 1, 1)
+    geo = Geometry()
+    ck(hr.hanzo_rocm_kernel_geometry(k, N, 1, C.byref(geo)), "geometry " + name)
 
     def run():
+        ck(hr.hanzo_rocm_kernel_launch_work(k, N, 1, None, args), "launch_work " + name)
+
+    def run_candle():
         ck(hr.hanzo_rocm_kernel_launch(k, grid, block, 0, None, args), "launch " + name)
-    run.keep = vals     # the argument storage must outlive the launches
+    run.keep = run_candle.keep = vals   # the argument storage must outlive the launches
+    run.candle = run_candle
+    run.geometry = f"{geo.grid[0]}x{geo.block[0]}"
     return run
 
 
@@ -186,26 +208,30 @@ case("where", "sliced", 13,
 dev = torch.cuda.get_device_name(0)
 print(f"# torch {torch.__version__} on {dev}, 2^{LOG2} elements, median of 20 (CUDA events)")
 print(f"{'op':15s} {'layout':8s} {'torch GB/s':>10s} {'ours GB/s':>10s} {'ratio':>6s} "
-      f"{'vs copy':>7s} {'max|diff|':>9s}")
+      f"{'vs copy':>7s} {'candle GB/s':>11s} {'ratio':>6s} {'grid':>12s} {'max|diff|':>9s}")
 results = []
 copy_gbps = None
 for name, lay, bpe, tfn, ofn, o, r, tol in cases:
-    o.fill_(float("nan"))
     tfn()
-    ofn()
-    torch.cuda.synchronize()
-    diff = (o.float() - r.float()).abs().max().item()
+    diff = 0.0
+    for fn in (ofn, ofn.candle):          # both geometries must be right
+        o.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        diff = max(diff, (o.float() - r.float()).abs().max().item())
     scale = r.float().abs().max().item()
-    t_ms, o_ms = timed(tfn), timed(ofn)
-    t_gbps, o_gbps = N * bpe / t_ms / 1e6, N * bpe / o_ms / 1e6
+    t_ms, o_ms, c_ms = timed(tfn), timed(ofn), timed(ofn.candle)
+    t_gbps, o_gbps, c_gbps = (N * bpe / x / 1e6 for x in (t_ms, o_ms, c_ms))
     if name == "copy":
         copy_gbps = t_gbps
     row = dict(op=name, layout=lay, elements=N, torch_gbps=t_gbps, ours_gbps=o_gbps,
-               ratio=o_gbps / t_gbps, vs_copy=o_gbps / copy_gbps, max_abs_diff=diff,
+               ratio=o_gbps / t_gbps, vs_copy=o_gbps / copy_gbps, candle_gbps=c_gbps,
+               candle_ratio=c_gbps / t_gbps, grid=ofn.geometry, max_abs_diff=diff,
                ok=diff <= tol * max(1.0, scale))
     results.append(row)
     print(f"{name:15s} {lay:8s} {t_gbps:10.1f} {o_gbps:10.1f} {row['ratio']:6.2f} "
-          f"{row['vs_copy']:7.2f} {diff:9.2g}{'' if row['ok'] else '  MISMATCH'}")
+          f"{row['vs_copy']:7.2f} {c_gbps:11.1f} {row['candle_ratio']:6.2f} {ofn.geometry:>12s} "
+          f"{diff:9.2g}{'' if row['ok'] else '  MISMATCH'}")
 if JSON_OUT:
     with open(JSON_OUT, "w") as f:
         json.dump(dict(device=dev, torch=torch.__version__, log2=LOG2, rows=results), f, indent=1)

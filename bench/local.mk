@@ -3,7 +3,12 @@
 # the benchmark never rots; running it is explicit.
 noinst_PROGRAMS += bench/bench-host
 bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
+# The host cost of hanzo_rocm_kernel_launch_work over the raw launch.
+noinst_PROGRAMS += bench/launch-cost
+bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md
+# The register/LDS tables of doc/BENCHMARKS.md (hipcc, nvcc; no GPU).
+EXTRA_DIST += bench/kernel-resources.py
 
 bench: all $(check_LTLIBRARIES)
 	$(SHELL) $(top_srcdir)/bench/host.sh

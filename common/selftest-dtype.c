@@ -226,7 +226,7 @@ int st_plan(const char *family, const char *name, struct st_kernel *k)
 		{ "fill", st_plan_fill }, { "ternary", st_plan_ternary },
 		{ "reduce", st_plan_reduce }, { "norm", st_plan_norm }, { "rope", st_plan_rope },
 		{ "indexing", st_plan_indexing }, { "sort", st_plan_sort },
-		{ "quantized", st_plan_quantized },
+		{ "quantized", st_plan_quantized }, { "conv", st_plan_conv },
 	};
 
 	memset(k, 0, sizeof(*k));

@@ -195,7 +195,8 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	args[na++] = &src;
 	args[na++] = sel ? &idsd : &dst;
 	args[na++] = &right;
-	if (st_launch_sync(d, kh, 2, 1, 64, args, res) < 0)
+	/* Work: output elements (is, gather) or columns (ia, s, sa). */
+	if (st_launch_work(d, kh, sel ? numel : (uint64_t)LEFT * RIGHT, 1, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, dout, got, (n_out + GUARD) * sz) < 0) {
 		st_fail(res, "copy back");

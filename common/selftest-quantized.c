@@ -382,7 +382,7 @@ static void run_deq(struct st_device *d, const struct st_kernel *k, struct hanzo
 		st_fail(res, "device buffers");
 		goto out;
 	}
-	if (st_launch_sync(d, kh, (unsigned)((n + 255) / 256), 1, 256, args, res) < 0)
+	if (st_launch_work(d, kh, n, 1, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[1], got, n * osz + 16) < 0) {
 		st_fail(res, "copy back");
@@ -436,7 +436,8 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 		st_fail(res, "device buffers");
 		goto out;
 	}
-	if (st_launch_sync(d, kh, 1, (unsigned)rows, 64, args, res) < 0)
+	/* elementwise2d: grid y = the rows, x over the q8_1 blocks of a row. */
+	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)kpad / QK, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[1], got, ybytes + 16) < 0) {
 		st_fail(res, "copy back");
@@ -493,7 +494,7 @@ static void run_get_rows(struct st_device *d, const struct st_kernel *k,
 		st_fail(res, "device buffers");
 		goto out;
 	}
-	if (st_launch_sync(d, kh, 2, 1, 64, args, res) < 0)
+	if (st_launch_work(d, kh, n, 1, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[2], got, n * 4 + 16) < 0) {
 		st_fail(res, "copy back");

@@ -148,8 +148,9 @@ static void run_layout(struct st_device *d, const struct st_kernel *k,
 			args[na++] = &dd;
 	}
 	args[na++] = &stride_b;
-	/* A small grid: the grid-stride loops go round several times. */
-	if (st_launch_sync(d, kh, 2, 1, 64, args, res) < 0)
+	/* Work: rotation pairs (the library's grid; on the host backend a
+	 * few blocks, so the grid-stride loops go round several times). */
+	if (st_launch_work(d, kh, n / 2, 1, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, dy, out, off + n * sz + ST_GUARD_BYTES) < 0) {
 		st_fail(res, "copy back");
@@ -254,7 +255,8 @@ static void run_positions(struct st_device *d, const struct st_kernel *k,
 	args[10] = &qs;
 	args[11] = &ks;
 	args[12] = &maxpos;
-	if (st_launch_sync(d, kh, 3, 1, 64, args, res) < 0)
+	if (st_launch_work(d, kh, (uint64_t)ntok * (nqh + (with_k ? nkh : 0)) * rotd / 2, 1,
+	                   args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, dq, out, nq * sz + ST_GUARD_BYTES) < 0 ||
 	    st_dbuf_get(d, dk, outk, nk * sz + ST_GUARD_BYTES) < 0) {

@@ -66,6 +66,21 @@ int st_launch_sync(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned g
 	return st_launch_shared(d, kh, gx, gy, bx, 0, args, res);
 }
 
+int st_launch_work(struct st_device *d, struct hanzo_rocm_kernel *kh, uint64_t rows,
+                   uint64_t cols, void **args, struct st_result *res)
+{
+	int r = hanzo_rocm_kernel_launch_work(kh, rows, cols, NULL, args);
+
+	if (r < 0) {
+		st_fail(res, "launch_work: %s", hanzo_rocm_strerror(r));
+		return r;
+	}
+	r = hr_runtime_synchronize(st_device_ctx(d), st_device_index(d), NULL);
+	if (r < 0)
+		st_fail(res, "run: %s", hanzo_rocm_strerror(r));
+	return r;
+}
+
 int st_launch_shared(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
                      unsigned gy, unsigned bx, unsigned shared, void **args,
                      struct st_result *res)

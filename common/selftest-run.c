@@ -14,6 +14,10 @@
  *   offset    769 elements, num_dims 0, every pointer one element in
  *   strided  op0 transposed {1,37}, op1 row broadcast {0,1}, op2 dense
  *   bcast    op0 row broadcast {0,1}, op1 dense, op2 column broadcast {1,0}
+ *   sliced   op0 and op2 column slices of a 37 x 151 tensor {151,1}, op1
+ *            transposed, every pointer 3 elements in (a storage offset)
+ * Every launch goes through hanzo_rocm_kernel_launch_work: the library
+ * picks the grid from the kernel's launch metadata, so this proves it too.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,7 +36,6 @@
 #define N_SCRATCH 4
 #define BENCH_REPS 7
 
-struct layout { uint64_t v[32]; };     /* kernels/hr-kernel.h, by value */
 
 struct st_device {
 	struct hanzo_rocm *ctx;
@@ -59,6 +62,8 @@ static const struct ew_case ew_cases[] = {
 	  { ROWS * COLS, COLS, ROWS * COLS }, 0 },
 	{ "bcast", ROWS * COLS, 2, { { 0, 1 }, { COLS, 1 }, { 1, 0 } },
 	  { COLS, ROWS * COLS, ROWS }, 0 },
+	{ "sliced", ROWS * COLS, 2, { { COLS + 12, 1 }, { 1, ROWS }, { COLS + 12, 1 } },
+	  { ROWS * (COLS + 12), ROWS * COLS, ROWS * (COLS + 12) }, 3 },
 };
 
 struct hanzo_rocm *st_device_ctx(struct st_device *d)
@@ -135,7 +140,7 @@ int st_device_new(struct hanzo_rocm *ctx, unsigned device, size_t bench_numel,
 /* Argument storage of one launch. */
 struct launch {
 	size_t numel, ndims;
-	struct layout info;
+	struct hanzo_rocm_layout info;
 	uint64_t ptr[4];               /* in0, in1, in2, out */
 	uint8_t scalar[2][8];
 	size_t d1, d2, sstride, dstride;
@@ -192,19 +197,15 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 	case ST_INDEX:
 	case ST_SORT:
 	case ST_QUANT:
+	case ST_CONV:
 		break;
 	}
 }
 
-static int launch(struct hanzo_rocm_kernel *kh, size_t work, unsigned per_thread,
-                  struct launch *l)
+/* Element-wise work: the library's geometry (grid-stride loops). */
+static int launch(struct hanzo_rocm_kernel *kh, size_t work, struct launch *l)
 {
-	size_t per_block = 256 * (size_t)per_thread;
-	size_t blocks = (work + per_block - 1) / per_block;
-	unsigned grid[3] = { (unsigned)(blocks ? (blocks > 1u << 30 ? 1u << 30 : blocks) : 1), 1, 1 };
-	unsigned block[3] = { 256, 1, 1 };
-
-	return hanzo_rocm_kernel_launch(kh, grid, block, 0, NULL, l->args);
+	return hanzo_rocm_kernel_launch_work(kh, work, 1, NULL, l->args);
 }
 
 static void fail(struct st_result *res, const char *fmt, ...)
@@ -353,7 +354,7 @@ static uint8_t *poison_out(struct st_device *d, size_t bytes, int *r)
 static int run_and_fetch(struct st_device *d, struct hanzo_rocm_kernel *kh, size_t work,
                          struct launch *l, uint8_t *out, size_t bytes, struct st_result *res)
 {
-	int r = launch(kh, work, 4, l);
+	int r = launch(kh, work, l);
 
 	if (r < 0) {
 		fail(res, "launch: %s", hanzo_rocm_strerror(r));
@@ -383,19 +384,20 @@ static void run_ew_case(struct st_device *d, struct hanzo_rocm_kernel *kh,
 	r = upload_inputs(d, k, host, len, c->name);
 	if (r == 0)
 		out = poison_out(d, total * osz, &r);
-	if (r < 0) {
-		fail(res, "device buffers: %s", hanzo_rocm_strerror(r));
+	if (r < 0 || !out) {
+		fail(res, "device buffers: %s", hanzo_rocm_strerror(r < 0 ? r : -ENOMEM));
 		goto out;
 	}
 	l.numel = c->numel;
 	l.ndims = c->ndims;
 	if (c->ndims) {
-		l.info.v[0] = ROWS;
-		l.info.v[1] = COLS;
-		for (int op = 0; op < 3; op++) {
-			l.info.v[8 * (op + 1)] = c->strides[op][0];
-			l.info.v[8 * (op + 1) + 1] = c->strides[op][1];
-		}
+		const size_t dims[2] = { ROWS, COLS };
+		const size_t st[3][2] = { { c->strides[0][0], c->strides[0][1] },
+		                          { c->strides[1][0], c->strides[1][1] },
+		                          { c->strides[2][0], c->strides[2][1] } };
+		const size_t *const strides[3] = { st[0], st[1], st[2] };
+
+		hanzo_rocm_layout_init(&l.info, 2, dims, 3, strides);
 	}
 	for (int op = 0; op < 3; op++)
 		l.ptr[op] = d->scratch[op] + c->offset * st_dtype_size(k->in[op]);
@@ -407,7 +409,7 @@ static void run_ew_case(struct st_device *d, struct hanzo_rocm_kernel *kh,
 	for (size_t i = 0; i < c->numel; i++) {
 		struct st_val in[3];
 
-		for (int op = 0; op < k->n_in; op++)
+		for (int op = 0; op < k->n_in && op < 3; op++)
 			in[op] = st_load(k->in[op], host[op], c->offset + elem_offset(c, op, i));
 		check_elem(k, i, st_load(k->out, out, c->offset + i), out + (c->offset + i) * osz,
 		           k->ref(k, in), res);
@@ -570,23 +572,11 @@ static void bench_inputs(struct st_device *d, const struct st_kernel *k)
 		l.args[3] = &l.d2;
 		l.args[4] = &l.sstride;
 		l.args[5] = &l.dstride;
-		if (l.d1 && launch(rep, l.d1 * l.d2, 16, &l) < 0)
+		if (l.d1 && launch(rep, l.d1 * l.d2, &l) < 0)
 			break;
 	}
 	hr_runtime_synchronize(d->ctx, d->dev, NULL);
 	free(tile);
-}
-
-/* Elements per thread for the bandwidth runs: at least one 16-byte pack of
- * the narrowest dtype (the vector paths), at least 4 (grid-stride rounds). */
-static unsigned per_thread(const struct st_kernel *k)
-{
-	size_t m = st_dtype_size(k->out);
-
-	for (int op = 0; op < k->n_in; op++)
-		if (st_dtype_size(k->in[op]) < m)
-			m = st_dtype_size(k->in[op]);
-	return 16 / m > 4 ? (unsigned)(16 / m) : 4;
 }
 
 static size_t max_elem_size(const struct st_kernel *k)
@@ -640,15 +630,16 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	case ST_INDEX:
 	case ST_SORT:
 	case ST_QUANT:
+	case ST_CONV:
 		return -1;
 	}
 	launch_args(k, &l);
-	if (launch(kh, work, per_thread(k), &l) < 0 ||
+	if (launch(kh, work, &l) < 0 ||
 	    hr_runtime_synchronize(d->ctx, d->dev, NULL) < 0)
 		return -1;
 	for (int i = 0; i < BENCH_REPS; i++) {
 		if (hr_runtime_event_record(d->ctx, d->dev, d->ev[0], NULL) < 0 ||
-		    launch(kh, work, per_thread(k), &l) < 0 ||
+		    launch(kh, work, &l) < 0 ||
 		    hr_runtime_event_record(d->ctx, d->dev, d->ev[1], NULL) < 0 ||
 		    hr_runtime_event_elapsed(d->ctx, d->dev, d->ev[0], d->ev[1], &ms[i]) < 0)
 			return -1;
@@ -662,7 +653,7 @@ int st_run_kernel(struct st_device *d, const struct st_kernel *kspec,
 {
 	static const char *const region_cases[2] = { "contig", "strided" };
 	static const char *const fill_cases[2] = { "contig", "offset" };
-	struct st_result res[4];
+	struct st_result res[5];
 	struct hanzo_rocm_kernel *kh;
 	struct st_kernel k = *kspec;
 	int n, failed = 0, r;

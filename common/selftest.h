@@ -64,6 +64,7 @@ enum st_shape {
 	ST_INDEX,       /* is/gather/ia/s/sa: ids and data along one dim */
 	ST_SORT,        /* asort_{asc,desc}[_wide]_T: argsort per row */
 	ST_QUANT,       /* quantized: ggml blocks, dequantize, mat-vec */
+	ST_CONV,        /* conv: convolutions, im2col, pooling, upsampling */
 };
 
 enum st_arg {
@@ -129,6 +130,7 @@ int st_plan_rope(const char *name, struct st_kernel *k);
 int st_plan_indexing(const char *name, struct st_kernel *k);
 int st_plan_sort(const char *name, struct st_kernel *k);
 int st_plan_quantized(const char *name, struct st_kernel *k);
+int st_plan_conv(const char *name, struct st_kernel *k);
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */
@@ -183,6 +185,10 @@ int st_launch_sync(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned g
 int st_launch_shared(struct st_device *d, struct hanzo_rocm_kernel *kh, unsigned gx,
                      unsigned gy, unsigned bx, unsigned shared, void **args,
                      struct st_result *res);
+/* Launch by work (hanzo_rocm_kernel_launch_work: the library's geometry),
+ * then wait; failures are recorded in res. */
+int st_launch_work(struct st_device *d, struct hanzo_rocm_kernel *kh, uint64_t rows,
+                   uint64_t cols, void **args, struct st_result *res);
 void st_result_start(struct st_result *res, const struct st_kernel *k,
                      const char *casename, size_t numel);
 void st_fail(struct st_result *res, const char *fmt, ...)

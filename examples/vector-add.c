@@ -14,7 +14,9 @@
  * or the HIP runtime, opened with dlopen so this builds without either SDK);
  * hanzo-rocm owns the kernels: hanzo_rocm_kernel_get() finds the family's
  * code object in the cache (compiling it on a miss), loads it once, and
- * returns a handle that later calls get back from a hash lookup.
+ * returns a handle that later calls get back from a hash lookup;
+ * hanzo_rocm_kernel_launch_work() launches it for an amount of work, the
+ * library choosing grid and block for the kernel and the device.
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -24,8 +26,6 @@
 #include <string.h>
 
 #include <hanzo-rocm.h>
-
-struct layout { uint64_t v[32]; };      /* the kernels' by-value layout */
 
 /* The few memory calls the application makes itself. */
 struct gpu_mem {
@@ -95,13 +95,25 @@ static int hip_init(struct gpu_mem *m)
 	return 0;
 }
 
+/* ---- the host backend (HANZO_ROCM_HOST=host-w64): device memory is host memory ---- */
+static int host_alloc(struct gpu_mem *m, uint64_t *p, size_t n)
+{
+	(void)m;
+	*p = (uint64_t)(uintptr_t)malloc(n ? n : 1);
+	return *p ? 0 : -1;
+}
+static int host_htod(struct gpu_mem *m, uint64_t d, const void *s, size_t n) { (void)m; memcpy((void *)(uintptr_t)d, s, n); return 0; }
+static int host_dtoh(struct gpu_mem *m, void *d, uint64_t s, size_t n) { (void)m; memcpy(d, (const void *)(uintptr_t)s, n); return 0; }
+static int host_free(struct gpu_mem *m, uint64_t p) { (void)m; free((void *)(uintptr_t)p); return 0; }
+
 int main(int argc, char **argv)
 {
-	size_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000003, bytes, numel, dims = 0;
+	size_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000003, bytes, numel, dims;
 	struct hanzo_rocm *ctx;
 	struct hanzo_rocm_kernel *add;
 	struct gpu_mem mem = { 0 };
-	struct layout info = { { 0 } };
+	struct hanzo_rocm_layout info;
+	struct hanzo_rocm_geometry geo;
 	const char *target;
 	const void *code;
 	size_t code_size;
@@ -146,6 +158,9 @@ int main(int argc, char **argv)
 	mem.ordinal = 0;
 	if (hanzo_rocm_device_platform(ctx, 0) == HANZO_ROCM_PLATFORM_NVIDIA) {
 		r = cuda_init(&mem);
+	} else if (hanzo_rocm_device_platform(ctx, 0) == HANZO_ROCM_PLATFORM_HOST) {
+		mem.alloc = host_alloc; mem.htod = host_htod; mem.dtoh = host_dtoh; mem.release = host_free;
+		r = 0;
 	} else {
 		r = hip_init(&mem);
 	}
@@ -168,12 +183,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	/* badd_f32(numel, num_dims, layout, lhs, rhs, out); num_dims 0 = contiguous. */
+	/*
+	 * badd_f32(numel, num_dims, layout, lhs, rhs, out): the layout holds
+	 * the dims and each input's strides (0 = broadcast), by value.  Here
+	 * one dim, both inputs contiguous (NULL strides); a candle port would
+	 * call hanzo_rocm_layout_from_candle(&info, num_dims, 2,
+	 * dims_and_strides) with its own packed array.
+	 */
 	numel = n;
+	dims = 1;
+	r = hanzo_rocm_layout_init(&info, dims, &n, 2, NULL);
+	if (r < 0) {
+		fprintf(stderr, "layout: %s\n", hanzo_rocm_strerror(r));
+		return 1;
+	}
 	void *args[] = { &numel, &dims, &info, &da, &db, &dc };
-	unsigned grid[3] = { (unsigned)((n + 255) / 256), 1, 1 }, block[3] = { 256, 1, 1 };
 
-	r = hanzo_rocm_kernel_launch(add, grid, block, 0, NULL, args);
+	/* Work = n elements: the library picks grid and block (and tells). */
+	if (hanzo_rocm_kernel_geometry(add, n, 1, &geo) == 0)
+		printf("launch: grid %u x block %u for %zu elements\n", geo.grid[0], geo.block[0], n);
+	r = hanzo_rocm_kernel_launch_work(add, n, 1, NULL, args);
 	if (r < 0) {
 		fprintf(stderr, "launch: %s\n", hanzo_rocm_strerror(r));
 		return 1;

@@ -49,6 +49,8 @@ template <typename T>
 HR_DEVICE void affine_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			  const T *inp, T *out, T mul, T add)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	typedef typename hr_compute<T>::type C;
 	const op_affine<C> op = { hr_to_compute(mul), hr_to_compute(add) };
 	const uint64_t *dims = HR_DIMS(info), *strides = HR_STRIDES(info, 0);

@@ -124,27 +124,6 @@ struct predicate {
 /* ------------------------------------------------------------------ */
 /* Index mapping                                                        */
 /* ------------------------------------------------------------------ */
-/* Offsets of linear index i (< numel) in both operands, one decomposition
- * for both; num_dims >= 1. */
-HR_DEVICE void offsets2(uint64_t i, uint64_t num_dims, const uint64_t *dims,
-			const uint64_t *s0, const uint64_t *s1,
-			uint64_t *o0, uint64_t *o1)
-{
-	uint64_t a = 0, b = 0;
-	/* i < numel, so what is left for the outermost dim needs no division.
-	 * Not unrolled, to keep the register count down (see
-	 * hr_strided_offset). */
-#pragma unroll 1
-	for (uint64_t d = num_dims - 1; d > 0; d--) {
-		uint64_t r;
-		i = hr_divmod(i, dims[d], &r);
-		a += r * s0[d];
-		b += r * s1[d];
-	}
-	*o0 = a + i * s0[0];
-	*o1 = b + i * s1[0];
-}
-
 /*
  * An operand whose strides are row-major contiguous over its innermost
  * dims and 0 over the rest (a bias row broadcast over a batch, or a fully
@@ -178,17 +157,7 @@ HR_DEVICE uint64_t period_offset(uint64_t i, uint64_t period, uint64_t numel)
 /* ------------------------------------------------------------------ */
 /* Contiguous and row-broadcast path: 16-byte vector loads and stores  */
 /* ------------------------------------------------------------------ */
-/* N elements moved as one 16-byte (or smaller) memory operation. */
-template <typename T, int N>
-struct alignas(sizeof(T) * N) vec {
-	T v[N];
-};
-
-HR_DEVICE bool is_aligned(const void *p, uint64_t to)
-{
-	return ((uintptr_t)p & (to - 1)) == 0;
-}
-
+/* Vectors: hr_vecn and hr_aligned_to (hr-kernel.h). */
 /*
  * out[i] = f(lhs[i % lp], rhs[i % rp]): contiguous operands (period >=
  * numel, no division) and row broadcasts.  N elements per vector: 16 bytes
@@ -200,21 +169,21 @@ template <typename T, typename R, typename F>
 HR_DEVICE void binary_periodic(uint64_t numel, uint64_t lp, uint64_t rp,
 			       const T *lhs, const T *rhs, R *out)
 {
-	constexpr int N = 16 / (sizeof(T) > sizeof(R) ? sizeof(T) : sizeof(R));
+	constexpr int N = HR_VEC_BYTES / (sizeof(T) > sizeof(R) ? sizeof(T) : sizeof(R));
 	const F f;
 	uint64_t done = 0;
 
-	if (is_aligned(lhs, sizeof(T) * N) && is_aligned(rhs, sizeof(T) * N) &&
-	    is_aligned(out, sizeof(R) * N) &&
+	if (hr_aligned_to(lhs, sizeof(T) * N) && hr_aligned_to(rhs, sizeof(T) * N) &&
+	    hr_aligned_to(out, sizeof(R) * N) &&
 	    (lp >= numel || lp % N == 0) && (rp >= numel || rp % N == 0)) {
-		const vec<T, N> *l = (const vec<T, N> *)lhs;
-		const vec<T, N> *r = (const vec<T, N> *)rhs;
-		vec<R, N> *o = (vec<R, N> *)out;
+		const hr_vecn<T, N> *l = (const hr_vecn<T, N> *)lhs;
+		const hr_vecn<T, N> *r = (const hr_vecn<T, N> *)rhs;
+		hr_vecn<R, N> *o = (hr_vecn<R, N> *)out;
 		HR_GRID_STRIDE_LOOP(k, numel / N) {
 			/* k * N is a multiple of N, and so is its remainder. */
-			vec<T, N> a = l[period_offset(k * N, lp, numel) / N];
-			vec<T, N> b = r[period_offset(k * N, rp, numel) / N];
-			vec<R, N> c;
+			hr_vecn<T, N> a = l[period_offset(k * N, lp, numel) / N];
+			hr_vecn<T, N> b = r[period_offset(k * N, rp, numel) / N];
+			hr_vecn<R, N> c;
 #pragma unroll
 			for (int j = 0; j < N; j++)
 				c.v[j] = f(a.v[j], b.v[j]);
@@ -237,24 +206,24 @@ HR_DEVICE bool binary_rows(uint64_t numel, uint64_t num_dims, const uint64_t *di
 			   const uint64_t *ls, const uint64_t *rs,
 			   const T *lhs, const T *rhs, R *out)
 {
-	constexpr int N = 16 / (sizeof(T) > sizeof(R) ? sizeof(T) : sizeof(R));
+	constexpr int N = HR_VEC_BYTES / (sizeof(T) > sizeof(R) ? sizeof(T) : sizeof(R));
 	const F f;
 
-	if (sizeof(T) > 4 || !is_aligned(lhs, sizeof(T) * N) ||
-	    !is_aligned(rhs, sizeof(T) * N) || !is_aligned(out, sizeof(R) * N) ||
+	if (sizeof(T) > 4 || !hr_aligned_to(lhs, sizeof(T) * N) ||
+	    !hr_aligned_to(rhs, sizeof(T) * N) || !hr_aligned_to(out, sizeof(R) * N) ||
 	    !hr_rows_vectorizable(num_dims, dims, ls, N) ||
 	    !hr_rows_vectorizable(num_dims, dims, rs, N))
 		return false;
 	HR_GRID_STRIDE_LOOP(k, numel / N) {
-		uint64_t lo, ro;
-		offsets2(k * N, num_dims, dims, ls, rs, &lo, &ro);
-		vec<T, N> a = *(const vec<T, N> *)(lhs + lo);
-		vec<T, N> b = *(const vec<T, N> *)(rhs + ro);
-		vec<R, N> c;
+		uint64_t o[2];
+		hr_strided_offsets<2>(k * N, num_dims, dims, { ls, rs }, o);
+		hr_vecn<T, N> a = *(const hr_vecn<T, N> *)(lhs + o[0]);
+		hr_vecn<T, N> b = *(const hr_vecn<T, N> *)(rhs + o[1]);
+		hr_vecn<R, N> c;
 #pragma unroll
 		for (int j = 0; j < N; j++)
 			c.v[j] = f(a.v[j], b.v[j]);
-		((vec<R, N> *)out)[k] = c;
+		((hr_vecn<R, N> *)out)[k] = c;
 	}
 	return true;
 }
@@ -267,6 +236,8 @@ HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
 			  const hr_layout &info, const T *lhs, const T *rhs,
 			  R *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const F f;
 	const uint64_t *dims = HR_DIMS(info);
 	const uint64_t *ls = HR_STRIDES(info, 0);
@@ -284,9 +255,9 @@ HR_DEVICE void binary_map(uint64_t numel, uint64_t num_dims,
 		/* done: sliced views, 16-byte accesses */
 	} else {
 		HR_GRID_STRIDE_LOOP(i, numel) {
-			uint64_t lo, ro;
-			offsets2(i, num_dims, dims, ls, rs, &lo, &ro);
-			out[i] = f(lhs[lo], rhs[ro]);
+			uint64_t o[2];
+			hr_strided_offsets<2>(i, num_dims, dims, { ls, rs }, o);
+			out[i] = f(lhs[o[0]], rhs[o[1]]);
 		}
 	}
 }

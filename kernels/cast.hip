@@ -86,17 +86,7 @@ struct conv_fn {
 /* ------------------------------------------------------------------ */
 /* Contiguous fast path: 16-byte vector loads and stores                */
 /* ------------------------------------------------------------------ */
-/* N elements moved as one 16-byte (or smaller) memory operation. */
-template <typename T, int N>
-struct alignas(sizeof(T) * N) vec {
-	T v[N];
-};
-
-HR_DEVICE bool is_aligned(const void *p, uint64_t to)
-{
-	return ((uintptr_t)p & (to - 1)) == 0;
-}
-
+/* Vectors: hr_vecn and hr_aligned_to (hr-kernel.h). */
 /*
  * Elements per vector: 16 bytes of the wider of S and D.  Pointers not
  * aligned to the vector (odd element offsets) take the scalar loop.
@@ -104,15 +94,15 @@ HR_DEVICE bool is_aligned(const void *p, uint64_t to)
 template <typename S, typename D>
 HR_DEVICE void cast_contiguous(uint64_t numel, const S *inp, D *out)
 {
-	constexpr int N = 16 / (sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D));
+	constexpr int N = HR_VEC_BYTES / (sizeof(S) > sizeof(D) ? sizeof(S) : sizeof(D));
 	uint64_t done = 0;
 
-	if (is_aligned(inp, sizeof(S) * N) && is_aligned(out, sizeof(D) * N)) {
-		const vec<S, N> *in = (const vec<S, N> *)inp;
-		vec<D, N> *o = (vec<D, N> *)out;
+	if (hr_aligned_to(inp, sizeof(S) * N) && hr_aligned_to(out, sizeof(D) * N)) {
+		const hr_vecn<S, N> *in = (const hr_vecn<S, N> *)inp;
+		hr_vecn<D, N> *o = (hr_vecn<D, N> *)out;
 		HR_GRID_STRIDE_LOOP(k, numel / N) {
-			vec<S, N> a = in[k];
-			vec<D, N> c;
+			hr_vecn<S, N> a = in[k];
+			hr_vecn<D, N> c;
 #pragma unroll
 			for (int j = 0; j < N; j++)
 				c.v[j] = conv<S, D>::f(a.v[j]);
@@ -131,6 +121,8 @@ template <typename S, typename D>
 HR_DEVICE void cast_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			const S *inp, D *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info);
 	const uint64_t *strides = HR_STRIDES(info, 0);
 

@@ -36,6 +36,8 @@ template <typename T>
 HR_DEVICE void const_set_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			     T value, T *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info), *strides = HR_STRIDES(info, 0);
 
 	if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {

@@ -231,27 +231,22 @@ static HR_HOST_ALWAYS T atomicAdd(T *p, T v)
 	}
 }
 
-template <typename T>
-static HR_HOST_ALWAYS T atomicMax(T *p, T v)
+/* Stores v while it beats the value there (v_first: v < old beats). */
+template <bool v_first, typename T>
+static HR_HOST_ALWAYS T hr_host_atomic_extreme(T *p, T v)
 {
 	T old = *p;
 
-	while (old < v && !__atomic_compare_exchange(p, &old, &v, true, __ATOMIC_RELAXED,
-						     __ATOMIC_RELAXED))
+	while ((v_first ? v < old : old < v) &&
+	       !__atomic_compare_exchange(p, &old, &v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
 	return old;
 }
 
 template <typename T>
-static HR_HOST_ALWAYS T atomicMin(T *p, T v)
-{
-	T old = *p;
-
-	while (v < old && !__atomic_compare_exchange(p, &old, &v, true, __ATOMIC_RELAXED,
-						     __ATOMIC_RELAXED))
-		;
-	return old;
-}
+static HR_HOST_ALWAYS T atomicMax(T *p, T v) { return hr_host_atomic_extreme<false>(p, v); }
+template <typename T>
+static HR_HOST_ALWAYS T atomicMin(T *p, T v) { return hr_host_atomic_extreme<true>(p, v); }
 
 template <typename T>
 static HR_HOST_ALWAYS T atomicExch(T *p, T v)

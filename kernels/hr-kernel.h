@@ -84,6 +84,11 @@ struct hr_layout {
 };
 
 #define HR_LAYOUT_PARAM(name) const HR_GRID_CONSTANT hr_layout name
+/*
+ * A layout holds HR_MAX_DIMS dims: a kernel given more writes nothing
+ * rather than read past it (the caller's error, but never a stray access).
+ */
+#define hr_dims_ok(num_dims) ((uint64_t)(num_dims) <= HR_MAX_DIMS)
 #define HR_DIMS(info) ((info).v)
 #define HR_STRIDES(info, operand) ((info).v + HR_MAX_DIMS * (1 + (operand)))
 
@@ -144,6 +149,31 @@ HR_DEVICE uint64_t hr_strided_offset(uint64_t i, uint64_t num_dims,
 	return off + i * strides[0];
 }
 
+/*
+ * The offsets of linear index i (< the element count) in K operands of the
+ * same dims, one decomposition for all; num_dims >= 1.  The dims loop is not
+ * unrolled, for the reason given at hr_strided_offset.
+ */
+template <int K>
+HR_DEVICE void hr_strided_offsets(uint64_t i, uint64_t num_dims, const uint64_t *dims,
+				  const uint64_t *const (&strides)[K], uint64_t (&off)[K])
+{
+#pragma unroll
+	for (int k = 0; k < K; k++)
+		off[k] = 0;
+#pragma unroll 1
+	for (uint64_t d = num_dims - 1; d > 0; d--) {
+		uint64_t r;
+		i = hr_divmod(i, dims[d], &r);
+#pragma unroll
+		for (int k = 0; k < K; k++)
+			off[k] += r * strides[k][d];
+	}
+#pragma unroll
+	for (int k = 0; k < K; k++)
+		off[k] += i * strides[k][0];
+}
+
 /* True when strides describe a dense row-major layout (size-1 dims ignored). */
 HR_DEVICE bool hr_is_contiguous(uint64_t num_dims, const uint64_t *dims,
 				const uint64_t *strides)
@@ -168,51 +198,6 @@ HR_DEVICE bool hr_is_contiguous(uint64_t num_dims, const uint64_t *dims,
  */
 #define HR_VEC_BYTES 16
 
-struct __attribute__((aligned(16))) hr_vec16 {
-	uint32_t w[4];
-};
-
-template <typename T>
-union hr_pack {
-	hr_vec16 raw;
-	T e[HR_VEC_BYTES / sizeof(T)];
-};
-
-HR_DEVICE bool hr_vec_aligned(const void *a, const void *b)
-{
-	return (((uintptr_t)a | (uintptr_t)b) % HR_VEC_BYTES) == 0;
-}
-
-/* out[i] = f(in[i]) for i < n, contiguous; in == out is allowed. */
-template <typename T, typename F>
-HR_DEVICE void hr_map_contiguous(uint64_t n, const T *in, T *out, const F &f)
-{
-	const int N = HR_VEC_BYTES / sizeof(T);
-	const uint64_t gid = hr_global_id(), gsize = hr_global_size();
-	uint64_t done = 0;
-
-	/* 8-byte elements already load efficiently one by one, and packing
-	 * two heavy f64 ops (normcdf) per thread spills SGPRs on CDNA. */
-	if (sizeof(T) <= 4 && hr_vec_aligned(in, out)) {
-		const uint64_t nv = n / N;
-		const hr_vec16 *vin = (const hr_vec16 *)in;
-		hr_vec16 *vout = (hr_vec16 *)out;
-
-		for (uint64_t v = gid; v < nv; v += gsize) {
-			hr_pack<T> p;
-
-			p.raw = vin[v];
-#pragma unroll
-			for (int k = 0; k < N; k++)
-				p.e[k] = f(p.e[k]);
-			vout[v] = p.raw;
-		}
-		done = nv * N;
-	}
-	for (uint64_t i = done + gid; i < n; i += gsize)
-		out[i] = f(in[i]);
-}
-
 /* N elements of T moved as one 16-byte (or smaller) memory operation. */
 template <typename T, int N>
 struct alignas(sizeof(T) * N) hr_vecn {
@@ -222,6 +207,35 @@ struct alignas(sizeof(T) * N) hr_vecn {
 HR_DEVICE bool hr_aligned_to(const void *p, uint64_t to)
 {
 	return ((uintptr_t)p & (to - 1)) == 0;
+}
+
+/* out[i] = f(in[i]) for i < n, contiguous; in == out is allowed. */
+template <typename T, typename F>
+HR_DEVICE void hr_map_contiguous(uint64_t n, const T *in, T *out, const F &f)
+{
+	constexpr int N = HR_VEC_BYTES / sizeof(T);
+	const uint64_t gid = hr_global_id(), gsize = hr_global_size();
+	uint64_t done = 0;
+
+	/* 8-byte elements already load efficiently one by one, and packing
+	 * two heavy f64 ops (normcdf) per thread spills SGPRs on CDNA. */
+	if (sizeof(T) <= 4 && hr_aligned_to(in, HR_VEC_BYTES) && hr_aligned_to(out, HR_VEC_BYTES)) {
+		const uint64_t nv = n / N;
+		const hr_vecn<T, N> *vin = (const hr_vecn<T, N> *)in;
+		hr_vecn<T, N> *vout = (hr_vecn<T, N> *)out;
+
+		for (uint64_t v = gid; v < nv; v += gsize) {
+			hr_vecn<T, N> p = vin[v];
+
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				p.v[k] = f(p.v[k]);
+			vout[v] = p;
+		}
+		done = nv * N;
+	}
+	for (uint64_t i = done + gid; i < n; i += gsize)
+		out[i] = f(in[i]);
 }
 
 /*
@@ -286,20 +300,20 @@ HR_DEVICE void hr_map_strided(uint64_t n, uint64_t num_dims, const uint64_t *dim
 template <typename T>
 HR_DEVICE void hr_fill_contiguous(uint64_t n, T *buf, T value)
 {
-	const int N = HR_VEC_BYTES / sizeof(T);
+	constexpr int N = HR_VEC_BYTES / sizeof(T);
 	const uint64_t gid = hr_global_id(), gsize = hr_global_size();
 	uint64_t done = 0;
 
-	if (hr_vec_aligned(buf, buf)) {
+	if (hr_aligned_to(buf, HR_VEC_BYTES)) {
 		const uint64_t nv = n / N;
-		hr_vec16 *vbuf = (hr_vec16 *)buf;
-		hr_pack<T> p;
+		hr_vecn<T, N> *vbuf = (hr_vecn<T, N> *)buf;
+		hr_vecn<T, N> p;
 
 #pragma unroll
 		for (int k = 0; k < N; k++)
-			p.e[k] = value;
+			p.v[k] = value;
 		for (uint64_t v = gid; v < nv; v += gsize)
-			vbuf[v] = p.raw;
+			vbuf[v] = p;
 		done = nv * N;
 	}
 	for (uint64_t i = done + gid; i < n; i += gsize)
@@ -333,36 +347,20 @@ HR_DEVICE int hr_lane_id(void)
 #endif
 }
 
+/* HIP's shuffle __OP(v, ...), CUDA's __OP_sync(all lanes, v, ...). */
+#if defined(HR_HIP) || defined(HR_HOST)
+#define HR_SHFL_CALL(op, ...) __##op(__VA_ARGS__)
+#else
+#define HR_SHFL_CALL(op, ...) __##op##_sync(0xffffffffu, __VA_ARGS__)
+#endif
+
 /* width must be a power of two <= the wave size; pass it explicitly. */
 template <typename T>
-HR_DEVICE T hr_shfl_xor(T v, int lane_mask, int width)
-{
-#if defined(HR_HIP) || defined(HR_HOST)
-	return __shfl_xor(v, lane_mask, width);
-#else
-	return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
-#endif
-}
-
+HR_DEVICE T hr_shfl_xor(T v, int lane_mask, int width) { return HR_SHFL_CALL(shfl_xor, v, lane_mask, width); }
 template <typename T>
-HR_DEVICE T hr_shfl_down(T v, unsigned int delta, int width)
-{
-#if defined(HR_HIP) || defined(HR_HOST)
-	return __shfl_down(v, delta, width);
-#else
-	return __shfl_down_sync(0xffffffffu, v, delta, width);
-#endif
-}
-
+HR_DEVICE T hr_shfl_down(T v, unsigned int delta, int width) { return HR_SHFL_CALL(shfl_down, v, delta, width); }
 template <typename T>
-HR_DEVICE T hr_shfl(T v, int src_lane, int width)
-{
-#if defined(HR_HIP) || defined(HR_HOST)
-	return __shfl(v, src_lane, width);
-#else
-	return __shfl_sync(0xffffffffu, v, src_lane, width);
-#endif
-}
+HR_DEVICE T hr_shfl(T v, int src_lane, int width) { return HR_SHFL_CALL(shfl, v, src_lane, width); }
 
 /* Butterfly sums/maxima across `width` lanes; every lane gets the result. */
 template <typename T>

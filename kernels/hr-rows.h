@@ -33,6 +33,13 @@ struct hr_maxsum {
 	C m, s;
 };
 
+/* Count, mean and sum of squared deviations (M2) of a set of values: the
+ * partial of a LayerNorm split across blocks (Chan et al.'s merge). */
+template <typename C>
+struct hr_meanm2 {
+	C n, mean, m2;
+};
+
 /* Shuffles of the pairs, one member at a time. */
 template <typename C>
 HR_DEVICE hr_argval<C> hr_shfl_xor(hr_argval<C> a, int lane_mask, int width)
@@ -47,6 +54,15 @@ HR_DEVICE hr_maxsum<C> hr_shfl_xor(hr_maxsum<C> a, int lane_mask, int width)
 {
 	a.m = hr_shfl_xor(a.m, lane_mask, width);
 	a.s = hr_shfl_xor(a.s, lane_mask, width);
+	return a;
+}
+
+template <typename C>
+HR_DEVICE hr_meanm2<C> hr_shfl_xor(hr_meanm2<C> a, int lane_mask, int width)
+{
+	a.n = hr_shfl_xor(a.n, lane_mask, width);
+	a.mean = hr_shfl_xor(a.mean, lane_mask, width);
+	a.m2 = hr_shfl_xor(a.m2, lane_mask, width);
 	return a;
 }
 
@@ -133,6 +149,32 @@ struct hr_op_maxsum {
 			return b;
 		r.m = hr_max(a.m, b.m);
 		r.s = a.s * hr_exp(a.m - r.m) + b.s * hr_exp(b.m - r.m);
+		return r;
+	}
+};
+
+/*
+ * Chan's merge of two (n, mean, M2) sets: the mean moves by the difference
+ * of the means weighted by the counts, M2 gains that difference squared -
+ * no sum of squares of large values is ever subtracted, so rows far from
+ * zero (+-7e9) keep their variance.  An empty side contributes nothing.
+ */
+struct hr_op_meanm2 {
+	template <typename C>
+	HR_INLINE hr_meanm2<C> operator()(hr_meanm2<C> a, hr_meanm2<C> b) const
+	{
+		hr_meanm2<C> r;
+		C d, wb;
+
+		if (b.n == (C)0)
+			return a;
+		if (a.n == (C)0)
+			return b;
+		r.n = a.n + b.n;
+		wb = b.n / r.n;
+		d = b.mean - a.mean;
+		r.mean = a.mean + d * wb;
+		r.m2 = a.m2 + b.m2 + d * d * a.n * wb;
 		return r;
 	}
 };

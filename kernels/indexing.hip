@@ -67,6 +67,8 @@ HR_DEVICE void index_select(uint64_t numel, uint64_t num_dims, const hr_layout &
 			    const I *ids, const T *inp, T *out, uint64_t src_dim,
 			    uint64_t ids_dim, uint64_t right)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info), *strides = HR_STRIDES(info, 0);
 	const bool contig = num_dims == 0 || hr_is_contiguous(num_dims, dims, strides);
 	const uint64_t ids_stride = num_dims == 0 ? 1 : HR_STRIDES(info, 1)[0];

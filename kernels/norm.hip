@@ -27,6 +27,34 @@
  *   add_rmsnorm: h = x + residual, rounded to T and stored in residual_out
  *              (which may be x or residual); y = rmsnorm(h) * alpha - what
  *              the unfused add then rmsnorm would give.
+ *
+ * When rows are few and long (32 rows x 151936 logits) one block per row
+ * leaves most of the GPU idle, so each op also has a two-pass form over
+ * (row, chunk) blocks, the same split as reduce's fast_OP_split_T:
+ *
+ *   softmax_split_T(const T *src, void *ws, int ncols)
+ *   rmsnorm_split_T(const T *x, void *ws, int ncols)
+ *   layernorm_split_T(const T *x, void *ws, int ncols)
+ *   add_rmsnorm_split_T(const T *x, const T *residual, T *residual_out,
+ *                       void *ws, int ncols)
+ *       grid (rows, splits): block (r, y) reduces chunk y of row r into
+ *       ws[r * splits + y] - softmax (max, sum of exp(x - max)), rmsnorm a
+ *       sum of squares, layernorm the chunk's mean and M2 (two reads of the
+ *       chunk), add_rmsnorm the sum of squares of h, which it also stores.
+ *   softmax_apply_T(const T *src, T *dst, int ncols, const void *ws, int splits)
+ *   rmsnorm_apply_T(const T *x, T *dst, const T *alpha, int ncols, float eps,
+ *                   const void *ws, int splits)
+ *   layernorm_apply_T(const T *x, T *dst, const T *alpha, const T *beta,
+ *                     int ncols, float eps, const void *ws, int splits)
+ *   add_rmsnorm_apply_T(const T *residual_out, T *dst, const T *alpha,
+ *                       int ncols, float eps, const void *ws, int splits)
+ *       grid (rows, any): every block of row r merges the row's `splits`
+ *       partials in a fixed order (the same statistics in every block, the
+ *       same result every run - no atomics), then writes its chunk of the
+ *       row.  splits is the split pass's grid y.
+ *
+ * Chunk y of splits: columns [y * c, (y + 1) * c) clipped to ncols, with
+ * c = ceil(ncols / splits) - empty chunks write the identity.
  */
 #include "hr-kernel.h"
 #include "hr-rows.h"
@@ -136,6 +164,260 @@ HR_DEVICE void layernorm_row(const T *x, T *dst, const T *alpha, const T *beta, 
 	}
 }
 
+/* ---- two-pass (split) form ---- */
+
+/* Chunk y of `splits` chunks of a row of n columns: [*begin, *end). */
+HR_DEVICE void chunk_range(uint64_t n, uint64_t splits, uint64_t y, uint64_t *begin,
+			   uint64_t *end)
+{
+	const uint64_t c = (n + splits - 1) / splits;
+	const uint64_t b = y * c < n ? y * c : n;
+
+	*begin = b;
+	*end = b + c < n ? b + c : n;
+}
+
+/* This block's chunk of its row (blockIdx.y of gridDim.y chunks). */
+HR_DEVICE void my_chunk(uint64_t n, uint64_t *begin, uint64_t *end)
+{
+	chunk_range(n, gridDim.y, blockIdx.y, begin, end);
+}
+
+HR_DEVICE uint64_t ncols_of(int ncols)
+{
+	return ncols > 0 ? (uint64_t)ncols : 0;
+}
+
+/* The partial slot of this block (split pass). */
+template <typename P>
+HR_DEVICE P *my_part(void *ws)
+{
+	return (P *)ws + (uint64_t)blockIdx.x * gridDim.y + blockIdx.y;
+}
+
+/* Merge of row blockIdx.x's `splits` partials by the whole block, in a
+ * fixed order: thread t folds partials t, t + B, ... then the block tree. */
+template <typename P, typename Op>
+HR_DEVICE P merge_parts(const void *ws, int splits, P acc, const Op &op)
+{
+	const uint64_t s = splits > 0 ? (uint64_t)splits : 0;
+	const P *part = (const P *)ws + (uint64_t)blockIdx.x * s;
+
+	for (uint64_t y = threadIdx.x; y < s; y += blockDim.x)
+		acc = op(acc, part[y]);
+	return hr_block_reduce(acc, op);
+}
+
+template <typename T>
+HR_DEVICE void softmax_split(const T *src, void *ws, int ncols)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols);
+	hr_maxsum<C> a = { (C)-INFINITY, (C)0 };
+	uint64_t b, e;
+
+	my_chunk(n, &b, &e);
+	src += (uint64_t)blockIdx.x * n;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x)
+		a = hr_maxsum_add(a, hr_to_compute(src[j]));
+	a = hr_block_reduce(a, hr_op_maxsum());
+	if (threadIdx.x == 0)
+		*my_part<hr_maxsum<C> >(ws) = a;
+}
+
+template <typename T>
+HR_DEVICE void softmax_apply(const T *src, T *dst, int ncols, const void *ws, int splits)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols), off = (uint64_t)blockIdx.x * n;
+	hr_maxsum<C> a = { (C)-INFINITY, (C)0 };
+	uint64_t b, e;
+
+	a = merge_parts(ws, splits, a, hr_op_maxsum());
+	my_chunk(n, &b, &e);
+	src += off;
+	dst += off;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x)
+		dst[j] = hr_from_compute<T>(hr_exp(hr_to_compute(src[j]) - a.m) / a.s);
+}
+
+template <typename T>
+HR_DEVICE void rmsnorm_split(const T *x, void *ws, int ncols)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols);
+	uint64_t b, e;
+	C ss = 0;
+
+	my_chunk(n, &b, &e);
+	x += (uint64_t)blockIdx.x * n;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x) {
+		C v = hr_to_compute(x[j]);
+		ss += v * v;
+	}
+	ss = hr_block_reduce(ss, hr_op_sum());
+	if (threadIdx.x == 0)
+		*my_part<C>(ws) = ss;
+}
+
+/* h = x + residual rounded to T into residual_out, and its sum of squares
+ * (thread t reads and writes the same j: residual_out may alias either). */
+template <typename T>
+HR_DEVICE void add_rmsnorm_split(const T *x, const T *residual, T *residual_out, void *ws,
+				 int ncols)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols), off = (uint64_t)blockIdx.x * n;
+	uint64_t b, e;
+	C ss = 0;
+
+	my_chunk(n, &b, &e);
+	x += off;
+	residual += off;
+	residual_out += off;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x) {
+		T h = hr_from_compute<T>(hr_to_compute(x[j]) + hr_to_compute(residual[j]));
+		C v = hr_to_compute(h);
+
+		residual_out[j] = h;
+		ss += v * v;
+	}
+	ss = hr_block_reduce(ss, hr_op_sum());
+	if (threadIdx.x == 0)
+		*my_part<C>(ws) = ss;
+}
+
+/* rmsnorm_apply_T and add_rmsnorm_apply_T (x = the stored h). */
+template <typename T>
+HR_DEVICE void rmsnorm_apply(const T *x, T *dst, const T *alpha, int ncols, float eps,
+			     const void *ws, int splits)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols), off = (uint64_t)blockIdx.x * n;
+	uint64_t b, e;
+	C ss, scale;
+
+	if (n == 0)
+		return;
+	ss = merge_parts(ws, splits, (C)0, hr_op_sum());
+	scale = (C)1 / hr_sqrt(ss / (C)n + (C)eps);
+	my_chunk(n, &b, &e);
+	x += off;
+	dst += off;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x)
+		dst[j] = hr_from_compute<T>(hr_to_compute(x[j]) * scale * weight_or(alpha, j, 1.0f));
+}
+
+/* Stored partial of layernorm: the chunk's mean and M2 (its count follows
+ * from ncols and splits). */
+template <typename C>
+struct ln_part {
+	C mean, m2;
+};
+
+template <typename T>
+HR_DEVICE void layernorm_split(const T *x, void *ws, int ncols)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols);
+	uint64_t b, e;
+	C sum = 0, m2 = 0, mean;
+	ln_part<C> p;
+
+	my_chunk(n, &b, &e);
+	x += (uint64_t)blockIdx.x * n;
+	/* Two reads of the chunk, as the one-pass kernel does for the row: the
+	 * deviations are taken from the chunk's own mean. */
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x)
+		sum += hr_to_compute(x[j]);
+	sum = hr_block_reduce(sum, hr_op_sum());
+	mean = e > b ? sum / (C)(e - b) : (C)0;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x) {
+		C d = hr_to_compute(x[j]) - mean;
+		m2 += d * d;
+	}
+	m2 = hr_block_reduce(m2, hr_op_sum());
+	p.mean = mean;
+	p.m2 = m2;
+	if (threadIdx.x == 0)
+		*my_part<ln_part<C> >(ws) = p;
+}
+
+template <typename T>
+HR_DEVICE void layernorm_apply(const T *x, T *dst, const T *alpha, const T *beta, int ncols,
+			       float eps, const void *ws, int splits)
+{
+	typedef typename hr_compute<T>::type C;
+	const uint64_t n = ncols_of(ncols), off = (uint64_t)blockIdx.x * n;
+	const uint64_t s = splits > 0 ? (uint64_t)splits : 0;
+	const ln_part<C> *part = (const ln_part<C> *)ws + (uint64_t)blockIdx.x * s;
+	hr_meanm2<C> a = { (C)0, (C)0, (C)0 };
+	uint64_t b, e;
+	C rstd;
+
+	if (n == 0)
+		return;
+	for (uint64_t y = threadIdx.x; y < s; y += blockDim.x) {
+		hr_meanm2<C> p;
+
+		chunk_range(n, s, y, &b, &e);
+		p.n = (C)(e - b);
+		p.mean = part[y].mean;
+		p.m2 = part[y].m2;
+		a = hr_op_meanm2()(a, p);
+	}
+	a = hr_block_reduce(a, hr_op_meanm2());
+	rstd = (C)1 / hr_sqrt(a.m2 / (C)n + (C)eps);
+	my_chunk(n, &b, &e);
+	x += off;
+	dst += off;
+	for (uint64_t j = b + threadIdx.x; j < e; j += blockDim.x) {
+		C y = (hr_to_compute(x[j]) - a.mean) * rstd * weight_or(alpha, j, 1.0f);
+		dst[j] = hr_from_compute<T>(y + weight_or(beta, j, 0.0f));
+	}
+}
+
+#define NORMS_SPLIT(T, SUF) \
+	HR_KERNEL void softmax_split_##SUF(const T *src, void *ws, int ncols) \
+	{ \
+		softmax_split<T>(src, ws, ncols); \
+	} \
+	HR_KERNEL void softmax_apply_##SUF(const T *src, T *dst, int ncols, const void *ws, \
+					   int splits) \
+	{ \
+		softmax_apply<T>(src, dst, ncols, ws, splits); \
+	} \
+	HR_KERNEL void rmsnorm_split_##SUF(const T *x, void *ws, int ncols) \
+	{ \
+		rmsnorm_split<T>(x, ws, ncols); \
+	} \
+	HR_KERNEL void rmsnorm_apply_##SUF(const T *x, T *dst, const T *alpha, int ncols, \
+					   float eps, const void *ws, int splits) \
+	{ \
+		rmsnorm_apply<T>(x, dst, alpha, ncols, eps, ws, splits); \
+	} \
+	HR_KERNEL void layernorm_split_##SUF(const T *x, void *ws, int ncols) \
+	{ \
+		layernorm_split<T>(x, ws, ncols); \
+	} \
+	HR_KERNEL void layernorm_apply_##SUF(const T *x, T *dst, const T *alpha, \
+					     const T *beta, int ncols, float eps, \
+					     const void *ws, int splits) \
+	{ \
+		layernorm_apply<T>(x, dst, alpha, beta, ncols, eps, ws, splits); \
+	} \
+	HR_KERNEL void add_rmsnorm_split_##SUF(const T *x, const T *residual, \
+					       T *residual_out, void *ws, int ncols) \
+	{ \
+		add_rmsnorm_split<T>(x, residual, residual_out, ws, ncols); \
+	} \
+	HR_KERNEL void add_rmsnorm_apply_##SUF(const T *residual_out, T *dst, \
+					       const T *alpha, int ncols, float eps, \
+					       const void *ws, int splits) \
+	{ \
+		rmsnorm_apply<T>(residual_out, dst, alpha, ncols, eps, ws, splits); \
+	}
+
 #define NORMS(T, SUF) \
 	HR_KERNEL void softmax_##SUF(const T *src, T *dst, int ncols) \
 	{ \
@@ -165,3 +447,8 @@ NORMS(float, f32)
 NORMS(double, f64)
 NORMS(hr_f16, f16)
 NORMS(hr_bf16, bf16)
+
+NORMS_SPLIT(float, f32)
+NORMS_SPLIT(double, f64)
+NORMS_SPLIT(hr_f16, f16)
+NORMS_SPLIT(hr_bf16, bf16)

@@ -135,6 +135,8 @@ template <int OP, typename T, typename D>
 HR_DEVICE void fast_reduce(uint64_t numel, uint64_t el, uint64_t num_dims,
 			   const hr_layout &info, const T *src, D *dst)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	if (el == 0)
 		return;
 	const row_src<T> s = make_src(el, num_dims, info, src);
@@ -159,6 +161,8 @@ template <int OP, typename T>
 HR_DEVICE void fast_reduce_split(uint64_t numel, uint64_t el, uint64_t num_dims,
 				 const hr_layout &info, const T *src, void *ws)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	typedef red_op<OP, typename hr_compute<T>::type> R;
 	if (el == 0)
 		return;

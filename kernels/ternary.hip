@@ -14,44 +14,10 @@
  */
 #include "hr-kernel.h"
 
-/* Offsets of linear index i (< numel) in all three operands, one
- * decomposition; num_dims >= 1. */
-HR_DEVICE void offsets3(uint64_t i, uint64_t num_dims, const hr_layout &info,
-			uint64_t *o0, uint64_t *o1, uint64_t *o2)
-{
-	const uint64_t *dims = HR_DIMS(info);
-	const uint64_t *s0 = HR_STRIDES(info, 0);
-	const uint64_t *s1 = HR_STRIDES(info, 1);
-	const uint64_t *s2 = HR_STRIDES(info, 2);
-	uint64_t a = 0, b = 0, c = 0;
+/* The three operands' strides, for hr_strided_offsets. */
+#define WHERE_STRIDES(info) { HR_STRIDES(info, 0), HR_STRIDES(info, 1), HR_STRIDES(info, 2) }
 
-	/* i < numel, so what is left for the outermost dim needs no division.
-	 * Not unrolled, to keep the register count down (see
-	 * hr_strided_offset). */
-#pragma unroll 1
-	for (uint64_t d = num_dims - 1; d > 0; d--) {
-		uint64_t r;
-		i = hr_divmod(i, dims[d], &r);
-		a += r * s0[d];
-		b += r * s1[d];
-		c += r * s2[d];
-	}
-	*o0 = a + i * s0[0];
-	*o1 = b + i * s1[0];
-	*o2 = c + i * s2[0];
-}
-
-/* N elements moved as one 16-byte (or smaller) memory operation. */
-template <typename T, int N>
-struct alignas(sizeof(T) * N) vec {
-	T v[N];
-};
-
-HR_DEVICE bool is_aligned(const void *p, uint64_t to)
-{
-	return ((uintptr_t)p & (to - 1)) == 0;
-}
-
+/* Vectors: hr_vecn and hr_aligned_to (hr-kernel.h). */
 /*
  * Contiguous fast path with 16-byte vectors of the wider of I and T (both t
  * and f are read: a sector holds both branches' values anyway).  Pointers
@@ -61,18 +27,18 @@ template <typename I, typename T>
 HR_DEVICE void where_contiguous(uint64_t numel, const I *ids, const T *t,
 				const T *f, T *out)
 {
-	constexpr int N = 16 / (sizeof(I) > sizeof(T) ? sizeof(I) : sizeof(T));
+	constexpr int N = HR_VEC_BYTES / (sizeof(I) > sizeof(T) ? sizeof(I) : sizeof(T));
 	uint64_t done = 0;
 
-	if (is_aligned(ids, sizeof(I) * N) && is_aligned(t, sizeof(T) * N) &&
-	    is_aligned(f, sizeof(T) * N) && is_aligned(out, sizeof(T) * N)) {
-		const vec<I, N> *c = (const vec<I, N> *)ids;
-		const vec<T, N> *a = (const vec<T, N> *)t;
-		const vec<T, N> *b = (const vec<T, N> *)f;
-		vec<T, N> *o = (vec<T, N> *)out;
+	if (hr_aligned_to(ids, sizeof(I) * N) && hr_aligned_to(t, sizeof(T) * N) &&
+	    hr_aligned_to(f, sizeof(T) * N) && hr_aligned_to(out, sizeof(T) * N)) {
+		const hr_vecn<I, N> *c = (const hr_vecn<I, N> *)ids;
+		const hr_vecn<T, N> *a = (const hr_vecn<T, N> *)t;
+		const hr_vecn<T, N> *b = (const hr_vecn<T, N> *)f;
+		hr_vecn<T, N> *o = (hr_vecn<T, N> *)out;
 		HR_GRID_STRIDE_LOOP(k, numel / N) {
-			vec<I, N> ck = c[k];
-			vec<T, N> ak = a[k], bk = b[k], ok;
+			hr_vecn<I, N> ck = c[k];
+			hr_vecn<T, N> ak = a[k], bk = b[k], ok;
 #pragma unroll
 			for (int j = 0; j < N; j++)
 				ok.v[j] = ck.v[j] != 0 ? ak.v[j] : bk.v[j];
@@ -93,27 +59,27 @@ template <typename I, typename T>
 HR_DEVICE bool where_rows(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			  const I *ids, const T *t, const T *f, T *out)
 {
-	constexpr int N = 16 / (sizeof(I) > sizeof(T) ? sizeof(I) : sizeof(T));
+	constexpr int N = HR_VEC_BYTES / (sizeof(I) > sizeof(T) ? sizeof(I) : sizeof(T));
 	const uint64_t *dims = HR_DIMS(info);
 
 	if (sizeof(I) > 4 || sizeof(T) > 4 ||
-	    !is_aligned(ids, sizeof(I) * N) || !is_aligned(t, sizeof(T) * N) ||
-	    !is_aligned(f, sizeof(T) * N) || !is_aligned(out, sizeof(T) * N) ||
+	    !hr_aligned_to(ids, sizeof(I) * N) || !hr_aligned_to(t, sizeof(T) * N) ||
+	    !hr_aligned_to(f, sizeof(T) * N) || !hr_aligned_to(out, sizeof(T) * N) ||
 	    !hr_rows_vectorizable(num_dims, dims, HR_STRIDES(info, 0), N) ||
 	    !hr_rows_vectorizable(num_dims, dims, HR_STRIDES(info, 1), N) ||
 	    !hr_rows_vectorizable(num_dims, dims, HR_STRIDES(info, 2), N))
 		return false;
 	HR_GRID_STRIDE_LOOP(k, numel / N) {
-		uint64_t io, to, fo;
-		offsets3(k * N, num_dims, info, &io, &to, &fo);
-		vec<I, N> ck = *(const vec<I, N> *)(ids + io);
-		vec<T, N> ak = *(const vec<T, N> *)(t + to);
-		vec<T, N> bk = *(const vec<T, N> *)(f + fo);
-		vec<T, N> ok;
+		uint64_t o[3];
+		hr_strided_offsets<3>(k * N, num_dims, dims, WHERE_STRIDES(info), o);
+		hr_vecn<I, N> ck = *(const hr_vecn<I, N> *)(ids + o[0]);
+		hr_vecn<T, N> ak = *(const hr_vecn<T, N> *)(t + o[1]);
+		hr_vecn<T, N> bk = *(const hr_vecn<T, N> *)(f + o[2]);
+		hr_vecn<T, N> ok;
 #pragma unroll
 		for (int j = 0; j < N; j++)
 			ok.v[j] = ck.v[j] != 0 ? ak.v[j] : bk.v[j];
-		((vec<T, N> *)out)[k] = ok;
+		((hr_vecn<T, N> *)out)[k] = ok;
 	}
 	return true;
 }
@@ -122,6 +88,8 @@ template <typename I, typename T>
 HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			 const I *ids, const T *t, const T *f, T *out)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info);
 
 	/* Uniform across the grid: every thread takes the same branch. */
@@ -134,9 +102,9 @@ HR_DEVICE void where_map(uint64_t numel, uint64_t num_dims, const hr_layout &inf
 		/* done: sliced views, 16-byte accesses */
 	} else {
 		HR_GRID_STRIDE_LOOP(i, numel) {
-			uint64_t io, to, fo;
-			offsets3(i, num_dims, info, &io, &to, &fo);
-			out[i] = ids[io] != 0 ? t[to] : f[fo];
+			uint64_t o[3];
+			hr_strided_offsets<3>(i, num_dims, dims, WHERE_STRIDES(info), o);
+			out[i] = ids[o[0]] != 0 ? t[o[1]] : f[o[2]];
 		}
 	}
 }

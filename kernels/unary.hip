@@ -9,7 +9,8 @@
  *   upowf_T(..., T exponent, const T *inp, T *out)
  *
  * In-place use (out == inp, contiguous) is allowed: each element is read
- * before it is written, by the same thread.
+ * before it is written, by the same thread.  inp == NULL is in place on
+ * out, whatever the layout (candle's `x = inp ? inp[strided_i] : out[i]`).
  */
 #include "hr-kernel.h"
 
@@ -26,9 +27,13 @@ template <typename T, typename Op>
 HR_DEVICE void unary_map(uint64_t numel, uint64_t num_dims, const hr_layout &info,
 			 const T *inp, T *out, const Op &op)
 {
+	if (!hr_dims_ok(num_dims))
+		return;
 	const uint64_t *dims = HR_DIMS(info), *strides = HR_STRIDES(info, 0);
 
-	if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {
+	if (!inp) {
+		hr_map_contiguous(numel, out, out, store_op<T, Op>(op));
+	} else if (num_dims == 0 || hr_is_contiguous(num_dims, dims, strides)) {
 		hr_map_contiguous(numel, inp, out, store_op<T, Op>(op));
 	} else {
 		hr_map_strided(numel, num_dims, dims, strides, inp, out, store_op<T, Op>(op));

@@ -18,6 +18,17 @@
  * -ENOEXEC when the driver refuses a code object, -ENOENT for a missing
  * kernel, -ENODEV for no device, -EIO for other driver errors.
  */
+/*
+ * What the launch geometry needs to know about a device (lib/launch.c);
+ * 0 in a field = unknown (the runtime fills a default).
+ */
+struct hr_device_limits {
+	unsigned multiprocessors;       /* SMs, CUs, or host workers */
+	unsigned wave;                  /* 32 or 64 */
+	unsigned max_block;             /* threads per block */
+	unsigned max_shared;            /* shared memory bytes per block */
+};
+
 struct hr_backend_ops {
 	const char *name;       /* "CUDA" or "HIP", for messages */
 	int (*device_count)(void *b, int *count);
@@ -41,6 +52,12 @@ struct hr_backend_ops {
 	/* Waits for "end", then the milliseconds between the two records. */
 	int (*event_elapsed)(void *b, int ordinal, void *dc, void *start, void *end, float *ms);
 	void (*event_destroy)(void *b, int ordinal, void *dc, void *ev);
+	/* Optional (NULL: not known to this backend). */
+	int (*limits)(void *b, int ordinal, void *dc, struct hr_device_limits *l);
+	/* Resident blocks per multiprocessor of fn at that block and dynamic
+	 * shared size (cuOccupancyMaxActiveBlocksPerMultiprocessor, ...). */
+	int (*occupancy)(void *b, int ordinal, void *dc, void *fn, unsigned block,
+	                 size_t shared, unsigned *blocks);
 };
 
 #endif

@@ -27,31 +27,22 @@ struct hr_backends {
 	struct be_slot cuda, hip, host;
 };
 
-static struct hr_backends *backends_get(struct hanzo_rocm *ctx)
+static int backends_new(struct hanzo_rocm *ctx, void **ret)
 {
-	struct hr_backends *bs = __atomic_load_n(&ctx->backends, __ATOMIC_ACQUIRE);
-	struct hr_backends *expected = NULL;
+	struct hr_backends *bs = calloc(1, sizeof(*bs));
 
-	if (bs)
-		return bs;
-	bs = calloc(1, sizeof(*bs));
+	(void)ctx;
 	if (!bs)
-		return NULL;
+		return -ENOMEM;
 	pthread_mutex_init(&bs->lock, NULL);
-	/* No ctx->lock: callers may hold it (or locks ordered after it). */
-	if (!__atomic_compare_exchange_n(&ctx->backends, &expected, bs, false,
-	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_destroy(&bs->lock);
-		free(bs);
-		return expected;
-	}
-	return bs;
+	*ret = bs;
+	return 0;
 }
 
-void hr_backends_free(struct hr_backends *bs)
+static void backends_free(void *p)
 {
-	if (!bs)
-		return;
+	struct hr_backends *bs = p;
+
 	if (bs->cuda.b)
 		hr_cuda_close(bs->cuda.b);
 	if (bs->hip.b)
@@ -67,14 +58,16 @@ int hr_backend_get(struct hanzo_rocm *ctx, int platform,
 {
 	struct hr_backends *bs;
 	struct be_slot *s;
+	void *p;
 	int r;
 
 	if (platform != HR_PLATFORM_NVIDIA && platform != HR_PLATFORM_AMD &&
 	    platform != HR_PLATFORM_HOST)
 		return -EINVAL;
-	bs = backends_get(ctx);
-	if (!bs)
-		return -ENOMEM;
+	r = hr_ctx_lazy(ctx, HR_SLOT_BACKENDS, backends_new, backends_free, &p);
+	if (r < 0)
+		return r;
+	bs = p;
 	s = platform == HR_PLATFORM_NVIDIA ? &bs->cuda :
 	    platform == HR_PLATFORM_HOST ? &bs->host : &bs->hip;
 	pthread_mutex_lock(&bs->lock);

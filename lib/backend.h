@@ -2,9 +2,9 @@
 /*
  * The backends of a context (layer: backends, above their implementations
  * lib/cuda.c, lib/hip.c and lib/host-backend.c): each opened once, on first use, and kept
- * until the context is freed.  State hangs off ctx->backends, created with
- * a compare-and-swap; its one lock is a leaf, so devices and the runtime
- * may ask for a backend under any lock of theirs.
+ * until the context is freed.  State is the context's backends slot
+ * (hr_ctx_lazy); its one lock comes after every lock of devices and the
+ * runtime (runtime.h), so they may ask for a backend under any of theirs.
  */
 #ifndef HR_BACKEND_H
 #define HR_BACKEND_H

@@ -45,10 +45,10 @@ struct hr_cache {
 	char **warned;        /* messages already logged once */
 };
 
-void hr_cache_free(struct hr_cache *c)
+static void cache_free(void *state)
 {
-	if (!c)
-		return;
+	struct hr_cache *c = state;
+
 	for (size_t i = 0; i < c->n_buckets; i++) {
 		struct mem_entry *m = c->buckets[i], *next;
 
@@ -70,31 +70,30 @@ void hr_cache_free(struct hr_cache *c)
 	free(c);
 }
 
+static int cache_new(struct hanzo_rocm *ctx, void **ret)
+{
+	struct hr_cache *c = calloc(1, sizeof(*c));
+
+	(void)ctx;
+	if (!c)
+		return -ENOMEM;
+	c->n_buckets = 64;
+	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets)); // NOLINT(bugprone-sizeof-expression): an array of pointers
+	if (!c->buckets) {
+		free(c);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->compile_lock, NULL);
+	*ret = c;
+	return 0;
+}
+
 struct hr_cache *hr_cache_get(struct hanzo_rocm *ctx)
 {
-	struct hr_cache *c = __atomic_load_n(&ctx->cache, __ATOMIC_ACQUIRE);
+	void *c;
 
-	if (c)
-		return c;
-	pthread_mutex_lock(&ctx->lock);
-	c = ctx->cache;
-	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (c) {
-			c->n_buckets = 64;
-			c->buckets = calloc(c->n_buckets, sizeof(*c->buckets)); // NOLINT(bugprone-sizeof-expression): an array of pointers
-			if (!c->buckets) {
-				free(c);
-				c = NULL;
-			} else {
-				pthread_mutex_init(&c->lock, NULL);
-				pthread_mutex_init(&c->compile_lock, NULL);
-				__atomic_store_n(&ctx->cache, c, __ATOMIC_RELEASE);
-			}
-		}
-	}
-	pthread_mutex_unlock(&ctx->lock);
-	return c;
+	return hr_ctx_lazy(ctx, HR_SLOT_CACHE, cache_new, cache_free, &c) < 0 ? NULL : c;
 }
 
 /* FNV-1a over "family\0target". */

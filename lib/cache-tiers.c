@@ -176,7 +176,7 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n)
 
 int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n)
 {
-	const struct hr_config *cfg = ctx ? ctx->config : NULL;
+	const struct hr_config *cfg = ctx ? hr_ctx_config(ctx) : NULL;
 	struct hr_tier_dir *v = NULL, user = { 0 };
 	size_t k = 0;
 	char *pkg = NULL;

@@ -155,8 +155,8 @@ int hr_cache_gc(struct hanzo_rocm *ctx, const char *dir, uint64_t max_size,
                 const char *keep, struct hr_gc_stats *st);
 
 /*
- * The in-process memory tier, ctx->cache (created on first use): a hash
- * table (family, target) -> bytes.  A lookup is a mutex and a hash probe.
+ * The in-process memory tier, the context's cache slot (created on first
+ * use): a hash table (family, target) -> bytes.  A lookup is a mutex and a hash probe.
  */
 struct hr_cache;
 struct hr_cache *hr_cache_get(struct hanzo_rocm *ctx);   /* NULL on ENOMEM */

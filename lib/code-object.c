@@ -35,7 +35,7 @@ struct lookup {
 static void key_for(const struct lookup *l, const char *target,
                     struct hr_cache_key *key)
 {
-	const struct hr_config *cfg = l->ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
 
 	hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
 	                     (const char *const *)l->fam->flags,
@@ -171,7 +171,7 @@ static int no_compile_error(struct lookup *l)
  */
 static const struct hr_tier_dir *user_tier(struct lookup *l)
 {
-	const struct hr_config *cfg = l->ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
 	char msg[512];
 
 	for (size_t k = 0; k < l->n_tiers; k++) {
@@ -194,7 +194,7 @@ static const struct hr_tier_dir *user_tier(struct lookup *l)
 /* [cache] max_size: a publish is rare (it follows a compile), so scan then. */
 static void bound_user_tier(struct lookup *l, const struct hr_tier_dir *user)
 {
-	const struct hr_config *cfg = l->ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
 	char *keep = hr_entry_path(user->path, l->target, l->family);
 	struct hr_gc_stats st;
 
@@ -229,7 +229,7 @@ static int compile_source(struct lookup *l, const struct hr_toolchain *tc,
                           const struct hanzo_rocm_plugin *desc,
                           void **obj, size_t *obj_size)
 {
-	const struct hr_config *cfg = l->ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
 	char *diag = NULL;
 	int r;
 
@@ -375,7 +375,7 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 	if (r == -ENOENT) {
 		if (skip_mask & (1u << HR_TIER_COMPILED))
 			r = -ENOENT;
-		else if (ctx->config && ctx->config->compile == HR_COMPILE_NEVER)
+		else if (hr_ctx_config(ctx) && hr_ctx_config(ctx)->compile == HR_COMPILE_NEVER)
 			r = no_compile_error(&l);
 		else
 			r = compile_serialised(&l, data, size, &got);

@@ -41,6 +41,10 @@ enum {
 	CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
 	CUDA_ERROR_INVALID_SOURCE = 300,
 	CUDA_ERROR_NOT_FOUND = 500,
+	CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+	CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+	CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+	CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 	CU_EVENT_DEFAULT = 0,
@@ -82,6 +86,8 @@ enum {
 struct hr_cuda {
 	struct hanzo_rocm *ctx;
 	void *dl;
+	/* Optional (CUDA 6.5+): NULL leaves the launch geometry an estimate. */
+	CUresult (*OccupancyMaxActiveBlocks)(int *n, CUfunction f, int block, size_t shared);
 /* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
 #define X(field, sym, params) CUresult (*field) params; // NOLINT(bugprone-macro-parentheses)
 	HR_CUDA_SYMBOLS(X)
@@ -172,6 +178,8 @@ static int cuda_resolve(struct hanzo_rocm *ctx, struct hr_cuda *c, const char *l
 		}
 		memcpy((char *)c + cuda_symbols[i].offset, &p, sizeof(p));
 	}
+	*(void **)&c->OccupancyMaxActiveBlocks =
+		dlsym(c->dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	return 0;
 }
 
@@ -448,6 +456,51 @@ static void cuda_event_destroy(void *b, int ordinal, void *dc, void *ev)
 	CU_IN(c, dc, c->EventDestroy(ev), "cuEventDestroy");
 }
 
+/* An attribute the driver does not know stays 0: the runtime's default. */
+static int cuda_limits(void *b, int ordinal, void *dc, struct hr_device_limits *l)
+{
+	static const struct {
+		int attr;
+		size_t offset;
+	} attrs[] = {
+		{ CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, offsetof(struct hr_device_limits, multiprocessors) },
+		{ CU_DEVICE_ATTRIBUTE_WARP_SIZE, offsetof(struct hr_device_limits, wave) },
+		{ CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, offsetof(struct hr_device_limits, max_block) },
+		{ CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, offsetof(struct hr_device_limits, max_shared) },
+	};
+	struct hr_cuda *c = b;
+	CUdevice dev;
+
+	(void)dc;
+	*l = (struct hr_device_limits){ 0 };
+	if (c->DeviceGet(&dev, ordinal) != CUDA_SUCCESS)
+		return -ENODEV;
+	for (size_t i = 0; i < HR_ARRAY_SIZE(attrs); i++) {
+		int v = 0;
+
+		if (c->DeviceGetAttribute(&v, attrs[i].attr, dev) == CUDA_SUCCESS && v > 0)
+			*(unsigned *)((char *)l + attrs[i].offset) = (unsigned)v;
+	}
+	return 0;
+}
+
+static int cuda_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned block,
+                          size_t shared, unsigned *blocks)
+{
+	struct hr_cuda *c = b;
+	int n = 0, r;
+
+	(void)ordinal;
+	*blocks = 0;
+	if (!c->OccupancyMaxActiveBlocks)
+		return -ENOTSUP;
+	r = CU_IN(c, dc, c->OccupancyMaxActiveBlocks(&n, fn, (int)block, shared),
+	          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	if (r == 0 && n > 0)
+		*blocks = (unsigned)n;
+	return r;
+}
+
 const struct hr_backend_ops hr_cuda_ops = {
 	.name = "CUDA",
 	.device_count = cuda_device_count,
@@ -466,4 +519,6 @@ const struct hr_backend_ops hr_cuda_ops = {
 	.event_record = cuda_event_record,
 	.event_elapsed = cuda_event_elapsed,
 	.event_destroy = cuda_event_destroy,
+	.limits = cuda_limits,
+	.occupancy = cuda_occupancy,
 };

@@ -37,11 +37,6 @@ struct hr_devices {
 	struct hr_device dev[];
 };
 
-void hr_devices_free(struct hr_devices *d)
-{
-	free(d);
-}
-
 /* ---- KFD ----------------------------------------------------------------- */
 
 /* sysfs files report a 4096-byte st_size whatever they hold: read to EOF. */
@@ -93,6 +88,7 @@ static int read_small_file(const char *path, size_t max, char **ret)
 struct kfd_props {
 	bool has_version, has_simd;
 	uint64_t gfx_target_version, simd_count, capability;
+	uint64_t simd_per_cu, wave_front_size, lds_size_in_kb;
 };
 
 /* "key value" lines, every value an unsigned decimal; anything else is -EINVAL at that line. */
@@ -132,6 +128,12 @@ static int parse_props(char *text, struct kfd_props *p, unsigned *bad_line)
 			p->has_simd = true;
 		} else if (strcmp(key, "capability") == 0) {
 			p->capability = v;
+		} else if (strcmp(key, "simd_per_cu") == 0) {
+			p->simd_per_cu = v;
+		} else if (strcmp(key, "wave_front_size") == 0) {
+			p->wave_front_size = v;
+		} else if (strcmp(key, "lds_size_in_kb") == 0) {
+			p->lds_size_in_kb = v;
 		}
 	}
 	return 0;
@@ -292,6 +294,13 @@ static int kfd_node(struct hanzo_rocm *ctx, const char *nodes_dir, uint32_t id,
 		goto out;
 	}
 	*dev = (struct hr_device){ .platform = HR_PLATFORM_AMD, .kfd_node = id };
+	/* Launch geometry facts; implausible values stay 0 (unknown). */
+	if (p.simd_per_cu && p.simd_count / p.simd_per_cu <= 4096)
+		dev->compute_units = (unsigned)(p.simd_count / p.simd_per_cu);
+	if (p.wave_front_size == 32 || p.wave_front_size == 64)
+		dev->wave = (unsigned)p.wave_front_size;
+	if (p.lds_size_in_kb && p.lds_size_in_kb <= 1024)
+		dev->lds_bytes = (unsigned)p.lds_size_in_kb << 10;
 	add_features(gfx, p.capability, dev->detected, sizeof(dev->detected));
 	read_node_name(node_dir, dev->name, sizeof(dev->name));
 	if (!dev->name[0])
@@ -307,7 +316,7 @@ out:
 static int detect_amd(struct hanzo_rocm *ctx, struct hr_device *devs,
                       size_t max, size_t *n)
 {
-	const struct hr_config *cfg = ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(ctx);
 	char *dir = hr_root_path(cfg ? cfg->root : NULL, KFD_NODES);
 	uint32_t *ids = NULL;
 	size_t n_ids = 0;
@@ -415,7 +424,7 @@ static const char *map_lookup(const struct hr_config *cfg, const char *detected)
 static void apply_precedence(struct hanzo_rocm *ctx, struct hr_device *devs,
                              size_t n)
 {
-	const struct hr_config *cfg = ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(ctx);
 	const char *arch = NULL, *ovr = NULL, *hsa = NULL;
 	char hsa_buf[HR_TARGET_MAX];
 	bool any_amd = false;
@@ -461,7 +470,7 @@ assign:
 static void add_host(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
                      size_t *n)
 {
-	char *const *host = ctx->config ? ctx->config->host : NULL;
+	char *const *host = hr_ctx_config(ctx) ? hr_ctx_config(ctx)->host : NULL;
 
 	for (size_t i = 0; host && host[i] && *n < max; i++) {
 		struct hr_device *d = &devs[*n];
@@ -478,7 +487,8 @@ static void add_host(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
 	}
 }
 
-static int detect(struct hanzo_rocm *ctx, struct hr_devices **ret)
+/* Detects unlocked (sysfs, a driver); hr_ctx_lazy frees a lost race's copy. */
+static int detect(struct hanzo_rocm *ctx, void **ret)
 {
 	struct hr_devices *d;
 	size_t n_amd = 0, n_nv = 0;
@@ -503,28 +513,16 @@ static int detect(struct hanzo_rocm *ctx, struct hr_devices **ret)
 int hr_devices_get(struct hanzo_rocm *ctx, const struct hr_device **devs,
                    size_t *n)
 {
-	struct hr_devices *d;
+	const struct hr_devices *d;
+	void *p;
 	int r;
 
 	if (!ctx || !devs || !n)
 		return -EINVAL;
-	pthread_mutex_lock(&ctx->lock);
-	d = ctx->devices;
-	pthread_mutex_unlock(&ctx->lock);
-	if (!d) {
-		/* Detect unlocked (sysfs, a driver): a lost race frees a copy. */
-		r = detect(ctx, &d);
-		if (r < 0)
-			return r;
-		pthread_mutex_lock(&ctx->lock);
-		if (ctx->devices) {
-			free(d);
-			d = ctx->devices;
-		} else {
-			ctx->devices = d;
-		}
-		pthread_mutex_unlock(&ctx->lock);
-	}
+	r = hr_ctx_lazy(ctx, HR_SLOT_DEVICES, detect, free, &p);
+	if (r < 0)
+		return r;
+	d = p;
 	*devs = d->dev;
 	*n = d->n;
 	return 0;

@@ -15,8 +15,8 @@ struct hanzo_rocm;
 
 /*
  * Detect devices and apply precedence (env arch > [targets] override >
- * HSA_OVERRIDE_GFX_VERSION > map > detected).  Cached in ctx->devices; the
- * array stays owned by ctx.  No GPU is success with *n == 0.
+ * HSA_OVERRIDE_GFX_VERSION > map > detected).  Cached in the context's
+ * devices slot; the array stays owned by ctx.  No GPU is success with *n == 0.
  */
 int hr_devices_get(struct hanzo_rocm *ctx, const struct hr_device **devs,
                    size_t *n);

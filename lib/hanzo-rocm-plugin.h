@@ -33,6 +33,13 @@ struct hanzo_rocm_plugin {
 	const char *const *flags;                  /* extra compile flags, NULL-terminated */
 	const struct hanzo_rocm_kernel_info *kernels;
 	size_t n_kernels;
+	/*
+	 * Launch metadata: the "#@launch PATTERN KIND key=value..." lines of
+	 * the family's list, newline-separated, NUL-terminated (NULL: none;
+	 * hanzo_rocm_kernel_launch_work is then -ENOTSUP).  Read only when
+	 * struct_size covers it, so older plugins stay loadable.
+	 */
+	const char *launch;
 };
 
 typedef const struct hanzo_rocm_plugin *(*hanzo_rocm_plugin_entry_fn)(void);

@@ -115,6 +115,80 @@ int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
                              unsigned shared_mem_bytes, void *stream,
                              void **args);
 
+/*
+ * Launch by amount of work: the library derives grid, block and dynamic
+ * shared memory from the kernel's launch metadata (the `#@launch` lines of
+ * its family's list, carried by the plugin) and from the device
+ * (multiprocessors, wave size, shared memory, the driver's occupancy), once
+ * per (kernel, device); a launch after the first is a few integer operations
+ * on top of hanzo_rocm_kernel_launch.
+ *
+ * Work is rows x cols.  Element-wise kernels (one grid-stride loop over n
+ * items) take rows = n, cols = 1; row-wise kernels (reductions, norms,
+ * sorts, mat-vec) take the number of rows and the row length.  Zero work
+ * launches nothing and returns 0.  Errors: -EINVAL (NULL kernel),
+ * -ENODATA (the plugin carries no launch metadata for the kernel: use
+ * hanzo_rocm_kernel_launch), -EBADMSG (the plugin's metadata is malformed),
+ * -E2BIG (the work does not fit one launch of this kernel on this device,
+ * e.g. a row longer than shared memory: use the family's wide/split form),
+ * -EOVERFLOW (rows x cols overflows 64 bits), and the launch's own errors.
+ */
+int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
+                                  uint64_t rows, uint64_t cols, void *stream,
+                                  void **args);
+
+/*
+ * What hanzo_rocm_kernel_launch_work would launch for that work (the same
+ * errors; -EINVAL for a NULL geometry).  Callers of kernels that take their
+ * block size as an argument (norm's block_size) or size a scratch by the
+ * number of splits (reduce's split form) read it here first.
+ */
+struct hanzo_rocm_geometry {
+	unsigned grid[3];       /* all zero for zero work: nothing to launch */
+	unsigned block[3];
+	unsigned shared;        /* dynamic shared memory bytes per block */
+	unsigned splits;        /* rows-split kernels: partials per row (grid[1]); else 1 */
+};
+int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                               uint64_t cols, struct hanzo_rocm_geometry *geometry);
+
+/*
+ * The kernels' tensor layout, passed by value (no device copy of shapes):
+ * v[0..8) dims, then the strides (in elements, 0 = broadcast) of operand 0
+ * at v[8..16), operand 1 at v[16..24), operand 2 at v[24..32).  A kernel's
+ * num_dims argument of 0 means every operand is contiguous; kernels given
+ * num_dims > HANZO_ROCM_MAX_DIMS write nothing.  Element offsets (storage
+ * offsets) are applied to the pointers by the caller.
+ */
+#define HANZO_ROCM_MAX_DIMS 8
+#define HANZO_ROCM_MAX_OPERANDS 3
+struct hanzo_rocm_layout {
+	uint64_t v[(1 + HANZO_ROCM_MAX_OPERANDS) * HANZO_ROCM_MAX_DIMS];
+};
+
+/*
+ * Fill a layout from num_dims dims and, for each of n_operands operands
+ * (1..3), its strides (strides[i] == NULL: contiguous row-major).  Unused
+ * entries are zeroed.  -EINVAL: NULL layout, num_dims > 8, n_operands out
+ * of range, or NULL dims with num_dims > 0.
+ */
+int hanzo_rocm_layout_init(struct hanzo_rocm_layout *layout, size_t num_dims,
+                           const size_t *dims, size_t n_operands,
+                           const size_t *const *strides);
+/*
+ * From candle's packed dims_and_strides array: num_dims dims followed by
+ * num_dims strides of each of n_operands operands (unary and affine 1,
+ * binary 2, where 3), so a candle port passes the same array.  Errors as
+ * hanzo_rocm_layout_init.
+ */
+int hanzo_rocm_layout_from_candle(struct hanzo_rocm_layout *layout,
+                                  size_t num_dims, size_t n_operands,
+                                  const size_t *dims_and_strides);
+/* Back to candle's packed array ((1 + n_operands) * num_dims entries). */
+int hanzo_rocm_layout_to_candle(const struct hanzo_rocm_layout *layout,
+                                size_t num_dims, size_t n_operands,
+                                size_t *dims_and_strides);
+
 #ifdef __cplusplus
 }
 #endif

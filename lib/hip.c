@@ -61,6 +61,8 @@ enum {
 struct hr_hip {
 	struct hanzo_rocm *ctx;
 	void *dl;
+	/* Optional: NULL leaves the launch geometry an estimate. */
+	hipError_t (*OccupancyMaxActiveBlocks)(int *n, hipFunction_t f, int block, size_t shared);
 	const char *(*GetErrorName)(hipError_t r);
 /* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
 #define X(field, sym, params) hipError_t (*field) params; // NOLINT(bugprone-macro-parentheses)
@@ -174,6 +176,8 @@ int hr_hip_open(struct hanzo_rocm *ctx, void **b)
 		}
 		memcpy((char *)h + hip_symbols[i].offset, &p, sizeof(p));
 	}
+	*(void **)&h->OccupancyMaxActiveBlocks =
+		dlsym(h->dl, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
 	hr = h->Init(0);
 	if (hr != hipSuccess) {
 		hr_info(ctx, "%s: hipInit: %s (%d)\n", lib, hip_name(h, hr), hr);
@@ -374,6 +378,28 @@ static void hip_event_destroy(void *b, int ordinal, void *dc, void *ev)
 	HIP_IN(h, ordinal, h->EventDestroy(ev), "hipEventDestroy");
 }
 
+/*
+ * Device limits come from KFD (lib/devices.c), not hipDeviceGetAttribute,
+ * whose enum is not the same in every ROCm; occupancy is a call on the
+ * function, the same in ROCm 5 and 6.
+ */
+static int hip_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned block,
+                         size_t shared, unsigned *blocks)
+{
+	struct hr_hip *h = b;
+	int n = 0, r;
+
+	(void)dc;
+	*blocks = 0;
+	if (!h->OccupancyMaxActiveBlocks)
+		return -ENOTSUP;
+	r = HIP_IN(h, ordinal, h->OccupancyMaxActiveBlocks(&n, fn, (int)block, shared),
+	           "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
+	if (r == 0 && n > 0)
+		*blocks = (unsigned)n;
+	return r;
+}
+
 const struct hr_backend_ops hr_hip_ops = {
 	.name = "HIP",
 	.device_count = hip_device_count,
@@ -392,4 +418,5 @@ const struct hr_backend_ops hr_hip_ops = {
 	.event_record = hip_event_record,
 	.event_elapsed = hip_event_elapsed,
 	.event_destroy = hip_event_destroy,
+	.occupancy = hip_occupancy,
 };

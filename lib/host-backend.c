@@ -336,6 +336,33 @@ static void host_event_destroy(void *b, int ordinal, void *dc, void *ev)
 	free(ev);
 }
 
+/* One block runs per worker at a time: the workers are the multiprocessors. */
+static int host_limits(void *b, int ordinal, void *dc, struct hr_device_limits *l)
+{
+	struct host_dev *d = dc;
+
+	(void)b;
+	(void)ordinal;
+	*l = (struct hr_device_limits){
+		.multiprocessors = hr_host_default_workers(),
+		.wave = d->wave,
+		.max_block = HR_HOST_MAX_BLOCK,
+		.max_shared = HR_HOST_MAX_SHARED,
+	};
+	return 0;
+}
+
+static int host_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned block,
+                          size_t shared, unsigned *blocks)
+{
+	(void)b;
+	(void)ordinal;
+	(void)dc;
+	(void)fn;
+	*blocks = block <= HR_HOST_MAX_BLOCK && shared <= HR_HOST_MAX_SHARED ? 1 : 0;
+	return 0;
+}
+
 const struct hr_backend_ops hr_host_ops = {
 	.name = "host",
 	.device_count = host_device_count,
@@ -354,4 +381,6 @@ const struct hr_backend_ops hr_host_ops = {
 	.event_record = host_event_record,
 	.event_elapsed = host_event_elapsed,
 	.event_destroy = host_event_destroy,
+	.limits = host_limits,
+	.occupancy = host_occupancy,
 };

@@ -581,16 +581,20 @@ static void worker_free(struct worker *w)
 	free(w);
 }
 
+unsigned hr_host_default_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
 int hr_host_pool_new(unsigned workers, struct hr_host_pool **ret)
 {
 	struct hr_host_pool *p;
 
 	*ret = NULL;
-	if (workers == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		workers = n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
-	}
+	if (workers == 0)
+		workers = hr_host_default_workers();
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;

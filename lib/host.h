@@ -29,6 +29,11 @@ void hr_host_close(void *b);
 /* ---- the execution model (host-exec.c) ----------------------------- */
 struct hr_host_pool;
 
+/* The block-size and shared-memory limits the host backend reports: a
+ * GPU's, so launch geometry (and its fallbacks) behave as on a GPU. */
+#define HR_HOST_MAX_BLOCK 1024u
+#define HR_HOST_MAX_SHARED (64u << 10)
+
 typedef void (*hr_host_entry_fn)(void **args, struct hr_host_thread *t);
 
 struct hr_host_launch {
@@ -43,7 +48,9 @@ struct hr_host_launch {
 /* The runtime's side of the code-object interface (static, immutable). */
 const struct hr_host_rt *hr_host_rt_table(void);
 
-/* workers == 0: one per online CPU.  Threads start on the first launch. */
+/* workers == 0: one per online CPU (hr_host_default_workers, at most 256).
+ * Threads start on the first launch. */
+unsigned hr_host_default_workers(void);
 int hr_host_pool_new(unsigned workers, struct hr_host_pool **ret);
 void hr_host_pool_free(struct hr_host_pool *p);
 

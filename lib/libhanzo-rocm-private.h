@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The context and logging shared by every module of the library.  Modules
- * keep their own state behind the pointers below and initialise it lazily
- * (under ctx->lock) so that hanzo_rocm_new() stays cheap.
+ * keep their own state in the context's slots and create it lazily
+ * (hr_ctx_lazy) so that hanzo_rocm_new() stays cheap.
  * Layer: context (lib/layers).
  */
 #ifndef HR_PRIVATE_H
@@ -18,39 +18,49 @@
 #define HR_EXPORT __attribute__((visibility("default")))
 #define HR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
-struct hr_config;
-struct hr_devices;
-struct hr_plugins;
-struct hr_cache;
-struct hr_runtime;
-struct hr_backends;
-
-struct hanzo_rocm {
-	int refcount;                   /* atomic (__atomic builtins) */
-	/*
-	 * log_fn and log_data change together under log_lock (written by
-	 * hanzo_rocm_set_log_fn, read for every message), so a message never
-	 * goes to one function with another's data, and once set_log_fn
-	 * returns the old function is no longer running.
-	 */
-	pthread_rwlock_t log_lock;
-	hanzo_rocm_log_fn log_fn;
-	void *log_data;
-	int log_priority;
-	struct hr_config *config;       /* loaded by hanzo_rocm_new, immutable after */
-	pthread_mutex_t lock;           /* guards the lazy pointers below */
-	struct hr_devices *devices;     /* target.c */
-	struct hr_plugins *plugins;     /* plugin.c */
-	struct hr_cache *cache;         /* cache.c: memory tier */
-	struct hr_runtime *runtime;     /* runtime.c (compare-and-swap, no lock) */
-	struct hr_backends *backends;   /* backend.c (compare-and-swap, no lock) */
-	/*
-	 * Set by a tool (hr_tools_set_cancel) to a flag its SIGINT/SIGTERM
-	 * handler raises: compiles in flight are killed (their whole process
-	 * group) and their temp dirs removed, no new one starts.  NULL: never.
-	 */
-	const volatile sig_atomic_t *cancel;
+/*
+ * struct hanzo_rocm is defined in context.c only; everything else uses the
+ * accessors below.
+ *
+ * Each module keeps its state in a slot of the context, created on first
+ * use by hr_ctx_lazy: create() runs unlocked (two threads may both run
+ * it), the first result is published by a compare-and-swap and a loser's
+ * is destroyed.  So creating module state takes no lock and orders against
+ * none; the library's lock order is written once, in runtime.h.  The last
+ * unref destroys the slots in this order (the runtime's modules live in
+ * backend contexts, the configuration is read by everyone's teardown).
+ */
+enum hr_ctx_slot {
+	HR_SLOT_RUNTIME,        /* runtime.c */
+	HR_SLOT_BACKENDS,       /* backend.c */
+	HR_SLOT_CACHE,          /* cache-memory.c: memory tier */
+	HR_SLOT_PLUGINS,        /* plugin.c */
+	HR_SLOT_DEVICES,        /* devices.c */
+	HR_SLOT_CONFIG,         /* libhanzo-rocm.c, immutable once published */
+	HR_SLOT_N
 };
+
+int hr_ctx_lazy(struct hanzo_rocm *ctx, enum hr_ctx_slot slot,
+                int (*create)(struct hanzo_rocm *ctx, void **ret),
+                void (*destroy)(void *), void **ret);
+/* Publishes p unless the slot is taken (then destroys p); returns the winner. */
+void *hr_ctx_publish(struct hanzo_rocm *ctx, enum hr_ctx_slot slot, void *p,
+                     void (*destroy)(void *));
+/* The slot's state if created, else NULL (creates nothing). */
+void *hr_ctx_peek(const struct hanzo_rocm *ctx, enum hr_ctx_slot slot);
+
+/* A context with logging set up and no module state (hanzo_rocm_new). */
+int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
+               struct hanzo_rocm **ret);
+/* The configuration ctx was created with (conf.h; NULL only while loading). */
+struct hr_config;
+static inline const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx)
+{
+	return hr_ctx_peek(ctx, HR_SLOT_CONFIG);
+}
+/* The cancel flag a tool set (hr_tools_set_cancel), or NULL. */
+const volatile sig_atomic_t *hr_ctx_cancel(const struct hanzo_rocm *ctx);
+void hr_ctx_set_cancel(struct hanzo_rocm *ctx, const volatile sig_atomic_t *flag);
 
 void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
             const char *fn, const char *format, ...) HR_PRINTF(6, 7);
@@ -76,17 +86,10 @@ void hr_log(struct hanzo_rocm *ctx, int priority, const char *file, int line,
  */
 void hr_warn_admin(struct hanzo_rocm *ctx, const char *format, ...) HR_PRINTF(2, 3);
 
-/* The default logger (stderr) and $HANZO_ROCM_LOG's level (0 = unset): log.c. */
+/* The default logger (stderr) and $HANZO_ROCM_LOG's level (0 = unset): context.c. */
 void hr_log_stderr(void *data, int priority, const char *file, int line,
                    const char *fn, const char *format, va_list args)
 	__attribute__((format(printf, 6, 0)));
 int hr_log_priority_from_env(void);
-
-/* Teardown hooks each module provides (NULL-safe). */
-void hr_devices_free(struct hr_devices *devices);
-void hr_plugins_free(struct hr_plugins *plugins);
-void hr_cache_free(struct hr_cache *cache);
-void hr_runtime_free(struct hr_runtime *runtime);
-void hr_backends_free(struct hr_backends *backends);
 
 #endif

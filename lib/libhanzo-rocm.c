@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The library context's lifetime (layer: top): creating it (configuration
- * loaded, logging set up) and freeing it with every module's lazy state.
- * The only file that ties all modules together; logging is lib/log.c.
+ * Creating the library context (layer: top): logging set up, then the
+ * configuration loaded and published; and the tools' accessors
+ * (hanzo-rocm-tools.h).  The context itself, its teardown and logging are
+ * lib/context.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,12 +16,18 @@
 #include "hanzo-rocm-tools.h"
 #include "util.h"
 
+static void config_destroy(void *cfg)
+{
+	hr_config_free(cfg);
+}
+
 HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
                                           struct hanzo_rocm **ret)
 {
 	struct hanzo_rocm_options o = { 0 };
 	struct hanzo_rocm *ctx;
-	int r, env_prio;
+	struct hr_config *cfg = NULL;
+	int r;
 
 	if (!ret)
 		return -EINVAL;
@@ -30,33 +37,19 @@ HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
 			return -EINVAL;
 		memcpy(&o, opts, sizeof(o) < opts->size ? sizeof(o) : opts->size);
 	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return -ENOMEM;
-	ctx->refcount = 1;
-	pthread_mutex_init(&ctx->lock, NULL);
-	{
-		/* Writer first: threads logging back to back must not starve set_log_fn. */
-		pthread_rwlockattr_t a;
-
-		pthread_rwlockattr_init(&a);
-		pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-		pthread_rwlock_init(&ctx->log_lock, &a);
-		pthread_rwlockattr_destroy(&a);
-	}
-	ctx->log_fn = o.log_fn ? o.log_fn : hr_log_stderr;
-	ctx->log_data = o.log_data;
-	env_prio = hr_log_priority_from_env();
-	ctx->log_priority = env_prio ? env_prio : o.log_priority;
-
+	r = hr_ctx_new(o.log_fn, o.log_data, o.log_priority, &ctx);
+	if (r < 0)
+		return r;
 	/* Lenient: a bad setting is reported and left out, not fatal. */
-	r = hr_config_load(ctx, o.root, o.config, false, &ctx->config);
+	r = hr_config_load(ctx, o.root, o.config, false, &cfg);
 	if (r == 0 && o.host)
-		r = hr_config_set_host(ctx, ctx->config, o.host, "options.host");
+		r = hr_config_set_host(ctx, cfg, o.host, "options.host");
 	if (r < 0) {
+		hr_config_free(cfg);
 		hanzo_rocm_unref(ctx);
 		return r;
 	}
+	hr_ctx_publish(ctx, HR_SLOT_CONFIG, cfg, config_destroy);
 	hr_info(ctx, "context %p created\n", (void *)ctx);
 	*ret = ctx;
 	return 0;
@@ -67,38 +60,12 @@ HR_EXPORT int hanzo_rocm_new(struct hanzo_rocm **ret)
 	return hanzo_rocm_new_with_options(NULL, ret);
 }
 
-HR_EXPORT struct hanzo_rocm *hanzo_rocm_ref(struct hanzo_rocm *ctx)
-{
-	if (ctx)
-		__atomic_add_fetch(&ctx->refcount, 1, __ATOMIC_RELAXED);
-	return ctx;
-}
-
-HR_EXPORT struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx)
-{
-	if (!ctx)
-		return NULL;
-	if (__atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_ACQ_REL) > 0)
-		return ctx;
-	/* Runtime first: it holds modules built from cached code objects. */
-	hr_runtime_free(ctx->runtime);
-	hr_backends_free(ctx->backends);   /* after the contexts living in them */
-	hr_cache_free(ctx->cache);
-	hr_plugins_free(ctx->plugins);
-	hr_devices_free(ctx->devices);
-	hr_config_free(ctx->config);
-	pthread_mutex_destroy(&ctx->lock);
-	pthread_rwlock_destroy(&ctx->log_lock);
-	free(ctx);
-	return NULL;
-}
-
 const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx)
 {
-	return ctx->config;
+	return hr_ctx_config(ctx);
 }
 
 void hr_tools_set_cancel(struct hanzo_rocm *ctx, const volatile sig_atomic_t *flag)
 {
-	ctx->cancel = flag;
+	hr_ctx_set_cancel(ctx, flag);
 }

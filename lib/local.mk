@@ -6,7 +6,7 @@ lib_LTLIBRARIES += lib/libhanzo-rocm.la
 include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 
 lib_libhanzo_rocm_internal_la_SOURCES = \
-	lib/libhanzo-rocm-private.h lib/log.c lib/libhanzo-rocm.c \
+	lib/libhanzo-rocm-private.h lib/context.c lib/libhanzo-rocm.c \
 	lib/hanzo-rocm-tools.h \
 	lib/util.h lib/util.c \
 	lib/conf.h lib/config-private.h lib/config.c lib/config-keys.c \
@@ -19,12 +19,14 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/cache-memory.c lib/cache-tiers.c \
 	lib/code-object.h lib/code-object.c \
 	lib/precompile.h lib/precompile.c lib/precompile-targets.c \
-	lib/precompile-stamp.c \
+	lib/precompile-stamp.c lib/precompile-dest.c \
 	lib/plugin.h lib/plugin-private.h lib/plugin.c lib/plugin-index.c \
+	lib/plugin-index-write.c \
 	lib/hr-cuda.h lib/cuda.c \
 	lib/hr-hip.h lib/hip.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c \
+	lib/launch-meta.h lib/launch-meta.c lib/launch.h lib/launch.c lib/layout.c \
 	lib/host-target.h lib/host-target.c \
 	lib/host.h lib/host-backend.c lib/host-exec.c
 lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the plugin loader's files share (layer: build; included by
- * plugin.c and plugin-index.c only): limits, the family table, where to
- * look, the candidates of a scan, and the helpers both use.
+ * What the plugin loader's files share (layer: build; included by plugin.c,
+ * plugin-index.c and plugin-index-write.c only): limits, the family table,
+ * where to look, the candidates of a scan, and the helpers they use.
  */
 #ifndef HR_PLUGIN_PRIVATE_H
 #define HR_PLUGIN_PRIVATE_H
@@ -49,6 +49,16 @@ struct settings {
 };
 
 enum cand_state { CAND_OK, CAND_REJECTED, CAND_DISABLED };
+
+/* The index's spelling of each state (plugin-index-write.c). */
+#define CAND_N_STATES 3
+extern const char *const hr_plugin_state_names[CAND_N_STATES];
+
+/* A stat time as the index stores it: nanoseconds. */
+static inline unsigned long long hr_plugin_ts_ns(const struct timespec *t)
+{
+	return (unsigned long long)t->tv_sec * 1000000000ull + (unsigned long long)t->tv_nsec;
+}
 
 /* One *.so found in a plugin directory, and what came of it. */
 struct cand {

@@ -269,7 +269,7 @@ void hr_plugin_settings_release(struct settings *s)
 int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s)
 {
 	/* Every context has its configuration (hanzo_rocm_new loads it). */
-	const struct hr_config *cfg = ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(ctx);
 
 	memset(s, 0, sizeof(*s));
 	s->index_dirs[0] = cfg->system_dir;
@@ -709,22 +709,27 @@ oom:
 	return -ENOMEM;
 }
 
+static int plugins_new(struct hanzo_rocm *ctx, void **ret)
+{
+	struct hr_plugins *p = calloc(1, sizeof(*p));
+
+	(void)ctx;
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_init(&p->lock, NULL);
+	*ret = p;
+	return 0;
+}
+
+static void plugins_free(void *state);
+
 static int plugins_get(struct hanzo_rocm *ctx, struct hr_plugins **ret)
 {
-	struct hr_plugins *p;
+	void *p;
+	int r = hr_ctx_lazy(ctx, HR_SLOT_PLUGINS, plugins_new, plugins_free, &p);
 
-	pthread_mutex_lock(&ctx->lock);
-	p = ctx->plugins;
-	if (!p) {
-		p = calloc(1, sizeof(*p));
-		if (p) {
-			pthread_mutex_init(&p->lock, NULL);
-			ctx->plugins = p;
-		}
-	}
-	pthread_mutex_unlock(&ctx->lock);
-	*ret = p;
-	return p ? 0 : -ENOMEM;
+	*ret = r < 0 ? NULL : p;
+	return r;
 }
 
 /* Fill the table once: from the first fresh index, else by scanning. */
@@ -967,10 +972,10 @@ void hr_plugin_status_free(struct hr_plugin_status *list, size_t n)
 	free(list);
 }
 
-void hr_plugins_free(struct hr_plugins *p)
+static void plugins_free(void *state)
 {
-	if (!p)
-		return;
+	struct hr_plugins *p = state;
+
 	for (size_t i = 0; i < p->n_fams; i++)
 		hr_plugin_fam_free(p->fams[i]);
 	free(p->fams);

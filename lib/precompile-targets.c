@@ -51,9 +51,9 @@ int hr_targets_for_precompile(struct hanzo_rocm *ctx, char ***targets,
 	bool detected = false;
 	int r;
 
-	if (!ctx || !targets || !ctx->config)
+	if (!ctx || !targets || !hr_ctx_config(ctx))
 		return -EINVAL;
-	cfg = ctx->config;
+	cfg = hr_ctx_config(ctx);
 	*targets = NULL;
 	v = hr_strv_new();
 	if (!v)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * precompile (layer: top): every (target, family) pair into one cache tier.
- * Its target choice is precompile-targets.c, its toolchain stamps
- * precompile-stamp.c.  Over 600 lines on purpose: the three phases share
- * one run structure and worker pool, read best in order in one file.
+ * Its target choice is precompile-targets.c, its destination and the tiers
+ * that already serve it precompile-dest.c, its toolchain stamps
+ * precompile-stamp.c.  The three phases share one run structure and worker
+ * pool, and read best in order in one file.
  *
  * Three phases:
  *  1. classify every pair without spawning anything: the destination entry
@@ -128,139 +129,6 @@ static void report(struct pc_run *run, const struct pc_pair *p,
 	pthread_mutex_unlock(&run->lock);
 }
 
-/* ---- the destination -------------------------------------------------- */
-
-static bool user_tier_usable(struct hanzo_rocm *ctx)
-{
-	struct hr_tier_dir *tiers = NULL;
-	size_t n = 0;
-	bool found = false;
-
-	if (hr_cache_tiers(ctx, &tiers, &n) < 0)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		found = found || tiers[i].tier == HR_TIER_USER;
-	hr_cache_tiers_free(tiers, n);
-	return found;
-}
-
-static int dest_prepare(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                        const struct hr_precompile_opts *o, const char **dir,
-                        bool *readonly)
-{
-	const char *d = NULL, *what = "output";
-	mode_t mode = 0755;
-	struct stat st;
-	int r;
-
-	switch (o->dest) {
-	case HR_PRECOMPILE_SYSTEM:
-		d = cfg->system_dir;
-		what = "system cache";
-		break;
-	case HR_PRECOMPILE_USER:
-		d = cfg->user_dir;
-		what = "user cache";
-		mode = 0700; /* per user (DESIGN §5) */
-		if (cfg->policy == HR_POLICY_OFF)
-			hr_warn(ctx, "[cache] policy = off: the library will not read the user cache this fills\n");
-		if (!d) {
-			hr_err(ctx, "no user cache directory: set HOME, XDG_CACHE_HOME or HANZO_ROCM_CACHE_DIR\n");
-			return -ENOENT;
-		}
-		/* Fill only a tier the library would read: no trees under a missing HOME. */
-		if (cfg->policy != HR_POLICY_OFF && !user_tier_usable(ctx)) {
-			hr_err(ctx, "user cache %s is disabled (see the warning above)\n", d);
-			return -ENOENT;
-		}
-		break;
-	case HR_PRECOMPILE_OUTPUT:
-		d = o->output;
-		break;
-	}
-	if (!d || !*d) {
-		hr_err(ctx, "precompile: no %s directory given\n", what);
-		return -EINVAL;
-	}
-	r = hr_mkdir_p(d, mode);
-	if (r < 0 && r != -EEXIST) {
-		hr_err(ctx, "cannot create %s directory %s: %s%s\n", what, d,
-		       strerror(-r),
-		       o->dest == HR_PRECOMPILE_SYSTEM && (r == -EACCES || r == -EPERM)
-		               ? " (precompile --system needs root)" : "");
-		return r == -EPERM ? -EACCES : r;
-	}
-	if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		r = stat(d, &st) < 0 ? -errno : -ENOTDIR;
-		hr_err(ctx, "%s %s: %s\n", what, d, strerror(-r));
-		return r;
-	}
-	if (access(d, W_OK | X_OK) < 0) {
-		r = -errno;
-		/*
-		 * A read-only user cache (a shared home mounted read-only, a
-		 * locked-down node) that already holds every pair is fine:
-		 * only a pair that needs building fails.
-		 */
-		if (o->dest == HR_PRECOMPILE_USER && (r == -EACCES || r == -EROFS)) {
-			hr_dbg(ctx, "%s %s is not writable: checking only\n", what, d);
-			*readonly = true;
-			*dir = d;
-			return 0;
-		}
-		hr_err(ctx, "%s %s is not writable: %s%s\n", what, d, strerror(-r),
-		       o->dest == HR_PRECOMPILE_SYSTEM ? " (precompile --system needs root)" : "");
-		return r;
-	}
-	*dir = d;
-	return 0;
-}
-
-/*
- * Read-only tiers searched before the destination: an entry there already
- * serves every process, so building it again would only waste disk (this is
- * how Debian cache packages avoid recompiles).  --output gets none: it is
- * for building packages and images, which must be complete.
- */
-static int ro_dirs_collect(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                           const struct hr_precompile_opts *o, const char *dest,
-                           char ***ret)
-{
-	struct hr_tier_dir *tiers = NULL;
-	size_t n = 0;
-	char **v = hr_strv_new();
-	char *pkg;
-	int r = 0;
-
-	if (!v)
-		return -ENOMEM;
-	*ret = v;
-	if (o->dest == HR_PRECOMPILE_OUTPUT)
-		return 0;
-	if (hr_cache_tiers(ctx, &tiers, &n) < 0) {
-		hr_warn(ctx, "cannot list cache tiers; not looking for provided entries\n");
-		n = 0;
-	}
-	for (size_t i = 0; i < n && r == 0; i++) {
-		if (tiers[i].tier == HR_TIER_USER || tiers[i].tier == HR_TIER_MEMORY)
-			continue;
-		if (tiers[i].tier == HR_TIER_SYSTEM && o->dest == HR_PRECOMPILE_SYSTEM)
-			continue;
-		if (strcmp(tiers[i].path, dest) != 0 && !hr_strv_contains(v, tiers[i].path))
-			r = hr_strv_push(&v, tiers[i].path);
-	}
-	hr_cache_tiers_free(tiers, n);
-	/* The packaged tier (cache packages install here). */
-	pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
-	if (!pkg)
-		r = -ENOMEM;
-	else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg))
-		r = hr_strv_push(&v, pkg);
-	free(pkg);
-	*ret = v;
-	return r;
-}
-
 /* Probe once per kind, then remember the result in the destination. */
 static int kind_probe(struct pc_run *run, enum hr_compiler k)
 {
@@ -271,7 +139,7 @@ static int kind_probe(struct pc_run *run, enum hr_compiler k)
 	pk->probed = true;
 	pk->err = hr_toolchain_find(run->ctx, k, &pk->tc);
 	if (pk->err == 0)
-		hr_stamp_save(run->ctx, run->ctx->config, run->dest, pk->tc);
+		hr_stamp_save(run->ctx, hr_ctx_config(run->ctx), run->dest, pk->tc);
 	return pk->err;
 }
 
@@ -360,10 +228,10 @@ static void pair_settle_probed(struct pc_run *run, struct pc_pair *p)
 	if (pk->err < 0) {
 		if (pk->err == -ENOENT)
 			snprintf(why, sizeof(why), "%s not found",
-			         hr_precompile_compiler_name(run->ctx->config, p->kind));
+			         hr_precompile_compiler_name(hr_ctx_config(run->ctx), p->kind));
 		else
 			snprintf(why, sizeof(why), "%s unusable: %s",
-			         hr_precompile_compiler_name(run->ctx->config, p->kind),
+			         hr_precompile_compiler_name(hr_ctx_config(run->ctx), p->kind),
 			         strerror(-pk->err));
 		report(run, p, pk->err == -ENOENT ? HR_PRECOMPILE_SKIPPED : HR_PRECOMPILE_FAILED,
 		       why, NULL, 0, 0);
@@ -457,7 +325,7 @@ static void pair_build(struct pc_run *run, struct pc_pair *p)
 	}
 	r = hr_toolchain_compile(ctx, tc, desc->source, desc->source_len,
 	                         (const char *const *)p->fam->flags,
-	                         ctx->config->flags, p->target, &obj, &obj_size,
+	                         hr_ctx_config(ctx)->flags, p->target, &obj, &obj_size,
 	                         &diag);
 	if (r < 0) {
 		snprintf(why, sizeof(why), "%s: %s", hr_compiler_name(p->kind),
@@ -501,7 +369,7 @@ static void *worker(void *arg)
 
 static unsigned jobs_effective(const struct pc_run *run)
 {
-	unsigned j = run->o->jobs ? run->o->jobs : run->ctx->config->jobs;
+	unsigned j = run->o->jobs ? run->o->jobs : hr_ctx_config(run->ctx)->jobs;
 
 	if (j == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -617,7 +485,7 @@ static int families_get(struct pc_run *run, struct hr_family ***ret, size_t *n)
 
 static int pairs_make(struct pc_run *run, struct hr_family **fams, size_t n_fams)
 {
-	const struct hr_config *cfg = run->ctx->config;
+	const struct hr_config *cfg = hr_ctx_config(run->ctx);
 	size_t nt = hr_strv_len(run->targets), k = 0;
 
 	run->pairs = calloc(nt * n_fams + 1, sizeof(*run->pairs));
@@ -663,7 +531,7 @@ static void phases(struct pc_run *run)
 {
 	for (int k = 0; k < N_KINDS; k++)
 		if (!run->o->force)
-			run->kinds[k].stamp = hr_stamp_load(run->ctx->config, run->dest,
+			run->kinds[k].stamp = hr_stamp_load(hr_ctx_config(run->ctx), run->dest,
 			                                 (enum hr_compiler)k);
 	/* 1: no process spawned for anything settled here. */
 	for (size_t i = 0; i < run->n_pairs; i++) {
@@ -696,7 +564,7 @@ static void phases(struct pc_run *run)
 int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
                   struct hr_precompile_summary *sum)
 {
-	const struct hr_config *cfg = ctx ? ctx->config : NULL;
+	const struct hr_config *cfg = ctx ? hr_ctx_config(ctx) : NULL;
 	struct pc_run run = { .ctx = ctx, .o = o, .sum = sum };
 	struct hr_family **fams = NULL;
 	size_t n_fams = 0;
@@ -710,7 +578,7 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 		return -EINVAL;
 	}
 	pthread_mutex_init(&run.lock, NULL);
-	r = dest_prepare(ctx, cfg, o, &run.dest, &run.dest_readonly);
+	r = hr_precompile_dest(ctx, cfg, o, &run.dest, &run.dest_readonly);
 	if (r < 0)
 		goto out;
 	sum->dir = strdup(run.dest);
@@ -724,7 +592,7 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 	r = families_get(&run, &fams, &n_fams);
 	if (r < 0)
 		goto out;
-	r = ro_dirs_collect(ctx, cfg, o, run.dest, &run.ro_dirs);
+	r = hr_precompile_ro_dirs(ctx, cfg, o, run.dest, &run.ro_dirs);
 	if (r < 0)
 		goto out;
 	r = pairs_make(&run, fams, n_fams);

@@ -99,6 +99,17 @@ struct hr_toolchain *hr_stamp_load(const struct hr_config *cfg,
                                    const char *dest, enum hr_compiler k);
 void hr_stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
                    const char *dest, const struct hr_toolchain *tc);
+/*
+ * precompile's destination (precompile-dest.c): the directory o names, made
+ * ready; *readonly when it is a user cache we may only check.  And the
+ * read-only tiers searched before dest (none for --output).
+ */
+int hr_precompile_dest(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                       const struct hr_precompile_opts *o, const char **dir,
+                       bool *readonly);
+int hr_precompile_ro_dirs(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                          const struct hr_precompile_opts *o, const char *dest,
+                          char ***ret);
 /* The compiler name the configuration gives for kind (hipcc/nvcc). */
 const char *hr_precompile_compiler_name(const struct hr_config *cfg,
                                         enum hr_compiler k);

@@ -42,6 +42,7 @@ struct rt_device {
 	void *b;
 	int ordinal;
 	void *dc;                       /* backend per-device context */
+	struct hr_device_limits limits; /* filled at open, defaults for unknowns */
 };
 
 struct rt_module {
@@ -59,6 +60,8 @@ struct hanzo_rocm_kernel {
 	char *family, *name;
 	struct rt_device *dev;
 	void *fn;
+	struct hanzo_rocm *ctx;
+	void *plan;                     /* launch.c's, published once (CAS); freed with the handle */
 };
 
 struct hr_runtime {
@@ -74,42 +77,33 @@ struct hr_runtime {
 
 /* ---- lifetime --------------------------------------------------------- */
 
-static struct hr_runtime *runtime_new(struct hanzo_rocm *ctx)
+static int runtime_new(struct hanzo_rocm *ctx, void **ret)
 {
 	struct hr_runtime *rt = calloc(1, sizeof(*rt));
 
 	if (!rt)
-		return NULL;
+		return -ENOMEM;
 	rt->ctx = ctx;
 	pthread_mutex_init(&rt->dev_lock, NULL);
 	pthread_mutex_init(&rt->load_lock, NULL);
 	pthread_mutex_init(&rt->map_lock, NULL);
-	return rt;
+	*ret = rt;
+	return 0;
 }
 
-/* Created with a compare-and-swap: no lock to order against the others. */
+static void runtime_free(void *p);
+
 static struct hr_runtime *runtime_get(struct hanzo_rocm *ctx)
 {
-	struct hr_runtime *rt = __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE);
-	struct hr_runtime *expected = NULL;
+	void *rt;
 
-	if (rt)
-		return rt;
-	rt = runtime_new(ctx);
-	if (!rt)
-		return NULL;
-	if (!__atomic_compare_exchange_n(&ctx->runtime, &expected, rt, false,
-	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		hr_runtime_free(rt);
-		return expected;
-	}
-	return rt;
+	return hr_ctx_lazy(ctx, HR_SLOT_RUNTIME, runtime_new, runtime_free, &rt) < 0 ? NULL : rt;
 }
 
-void hr_runtime_free(struct hr_runtime *rt)
+static void runtime_free(void *p)
 {
-	if (!rt)
-		return;
+	struct hr_runtime *rt = p;
+
 	/* Modules before the contexts they live in, contexts before backends. */
 	for (struct rt_module *m = rt->modules, *next; m; m = next) {
 		struct rt_device *d = m->device < RT_MAX_DEVICES ? rt->devs[m->device] : NULL;
@@ -133,6 +127,7 @@ void hr_runtime_free(struct hr_runtime *rt)
 			next = k->next;
 			free(k->family);
 			free(k->name);
+			free(k->plan);
 			free(k);
 		}
 	}
@@ -143,6 +138,29 @@ void hr_runtime_free(struct hr_runtime *rt)
 }
 
 /* ---- backends and devices --------------------------------------------- */
+
+/*
+ * The launch geometry's device facts, once per device: the backend's, else
+ * KFD's (AMD: HIP's attribute enum differs between ROCm releases), else a
+ * default for the platform.
+ */
+static void device_limits(struct rt_device *d, const struct hr_device *hd)
+{
+	struct hr_device_limits *l = &d->limits;
+	bool nv = hd->platform == HR_PLATFORM_NVIDIA;
+
+	if (!d->ops->limits || d->ops->limits(d->b, d->ordinal, d->dc, l) < 0)
+		*l = (struct hr_device_limits){ 0 };
+	if (!l->multiprocessors)
+		l->multiprocessors = hd->compute_units ? hd->compute_units : 1;
+	if (l->wave != 32 && l->wave != 64)
+		l->wave = hd->wave ? hd->wave :
+		          nv || strncmp(hd->target, "gfx1", 4) == 0 ? 32 : 64;
+	if (l->max_block < 64 || l->max_block > 1024)
+		l->max_block = 1024;
+	if (!l->max_shared)
+		l->max_shared = hd->lds_bytes ? hd->lds_bytes : nv ? 48u << 10 : 64u << 10;
+}
 
 /* The opened device slot for a hanzo-rocm device number; *target optional. */
 static int rt_device(struct hanzo_rocm *ctx, unsigned device,
@@ -156,7 +174,6 @@ static int rt_device(struct hanzo_rocm *ctx, unsigned device,
 
 	if (!rt)
 		return -ENOMEM;
-	/* ctx->lock (inside hr_devices_get) comes before dev_lock. */
 	r = hr_devices_get(ctx, &devs, &n);
 	if (r < 0)
 		return r;
@@ -176,6 +193,8 @@ static int rt_device(struct hanzo_rocm *ctx, unsigned device,
 			d->ordinal = hd->ordinal;
 			r = d->ops->dev_open(d->b, d->ordinal, &d->dc);
 		}
+		if (r == 0)
+			device_limits(d, hd);
 		if (r < 0) {
 			hr_err(ctx, "device %u (%s): cannot open: %s\n", device, hd->name,
 			       hanzo_rocm_strerror(r));
@@ -359,6 +378,7 @@ static int kernel_load(struct hanzo_rocm *ctx, struct hr_runtime *rt,
 	k->device = device;
 	k->dev = d;
 	k->fn = fn;
+	k->ctx = ctx;
 	map_insert(rt, k);
 	*ret = k;
 	return 0;
@@ -414,6 +434,54 @@ HR_EXPORT int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
 	d = kernel->dev;
 	return d->ops->launch(d->b, d->ordinal, d->dc, kernel->fn, grid, block,
 	                      shared_mem_bytes, stream, args);
+}
+
+/* ---- the kernel layer's view of a handle (launch.c) ------------------- */
+
+void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v)
+{
+	v->ctx = k->ctx;
+	v->device = k->device;
+	v->family = k->family;
+	v->name = k->name;
+	v->limits = &k->dev->limits;
+}
+
+void *hr_kernel_plan(const struct hanzo_rocm_kernel *k)
+{
+	return __atomic_load_n(&k->plan, __ATOMIC_ACQUIRE);
+}
+
+void *hr_kernel_plan_publish(struct hanzo_rocm_kernel *k, void *plan)
+{
+	void *expected = NULL;
+
+	if (__atomic_compare_exchange_n(&k->plan, &expected, plan, false,
+	                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return plan;
+	free(plan);
+	return expected;
+}
+
+int hr_kernel_occupancy(const struct hanzo_rocm_kernel *k, unsigned block,
+                        size_t shared, unsigned *blocks)
+{
+	const struct rt_device *d = k->dev;
+
+	*blocks = 0;
+	if (!d->ops->occupancy)
+		return -ENOTSUP;
+	return d->ops->occupancy(d->b, d->ordinal, d->dc, k->fn, block, shared, blocks);
+}
+
+int hr_kernel_launch_raw(const struct hanzo_rocm_kernel *k, const unsigned grid[3],
+                         const unsigned block[3], unsigned shared, void *stream,
+                         void **args)
+{
+	const struct rt_device *d = k->dev;
+
+	return d->ops->launch(d->b, d->ordinal, d->dc, k->fn, grid, block, shared,
+	                      stream, args);
 }
 
 /* ---- private device-memory API ---------------------------------------- */
@@ -543,7 +611,7 @@ int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
 
 void hr_runtime_stats(struct hanzo_rocm *ctx, struct hr_runtime_stats *s)
 {
-	struct hr_runtime *rt = ctx ? __atomic_load_n(&ctx->runtime, __ATOMIC_ACQUIRE) : NULL;
+	const struct hr_runtime *rt = hr_ctx_peek(ctx, HR_SLOT_RUNTIME);
 
 	memset(s, 0, sizeof(*s));
 	if (!rt)

@@ -3,12 +3,18 @@
  * The runtime (layer: runtime, above devices and backends): per-device
  * contexts and modules over the backends' table of operations
  * (backend-ops.h, opened through backend.h), and the kernel handle table
- * behind hanzo_rocm_kernel_get/launch.  State hangs off ctx->runtime.
+ * behind hanzo_rocm_kernel_get/launch.  State is the context's runtime slot.
  *
- * Lock order (the library's only nesting): rt->load_lock → ctx->lock
- * (brief: lazy pointers, code objects) → rt->dev_lock → the backends' open
- * lock (backend.c, a leaf).  rt->map_lock (kernel table inserts) is a leaf;
- * lookups take no lock.
+ * The library's lock order, written here once.  The context has no lock
+ * (module state is published by compare-and-swap, hr_ctx_lazy), so the only
+ * nesting is the load of a missing kernel:
+ *   rt->load_lock → the cache's compile_lock (code-object.c: one compile at
+ *   a time) → rt->dev_lock (opening a device) → the backends' open lock
+ *   (backend.c) → a backend's own locks (host-backend.c).
+ * Every other lock is a leaf, held around its own data only: the memory
+ * tier's lock and the plugin table's lock (each taken with or without the
+ * above), rt->map_lock (kernel table inserts; lookups take no lock) and the
+ * context's log_lock (held while the log function runs).
  */
 #ifndef HR_RUNTIME_H
 #define HR_RUNTIME_H
@@ -17,6 +23,8 @@
 #include <stdint.h>
 
 struct hanzo_rocm;
+struct hanzo_rocm_kernel;
+struct hr_device_limits;
 
 /*
  * Private device-memory API for the tests, the selftest and the benchmarks:
@@ -54,6 +62,30 @@ void hr_runtime_module_unload(struct hanzo_rocm *ctx, unsigned device, void *mod
 int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned shared, void *stream, void **args);
+
+/*
+ * The kernel layer's access to a handle (lib/launch.c): what it is, the
+ * device's limits (computed once when the device was opened), the driver's
+ * occupancy, and one pointer the launch layer publishes once (a
+ * compare-and-swap: the loser's plan is freed and the winner's returned);
+ * the runtime frees it with the handle.  No lock anywhere.
+ */
+struct hr_kernel_view {
+	struct hanzo_rocm *ctx;
+	unsigned device;
+	const char *family, *name;
+	const struct hr_device_limits *limits;
+};
+void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v);
+void *hr_kernel_plan(const struct hanzo_rocm_kernel *k);
+void *hr_kernel_plan_publish(struct hanzo_rocm_kernel *k, void *plan);
+/* -ENOTSUP when the backend cannot tell. */
+int hr_kernel_occupancy(const struct hanzo_rocm_kernel *k, unsigned block,
+                        size_t shared, unsigned *blocks);
+/* hanzo_rocm_kernel_launch without its argument checks. */
+int hr_kernel_launch_raw(const struct hanzo_rocm_kernel *k, const unsigned grid[3],
+                         const unsigned block[3], unsigned shared, void *stream,
+                         void **args);
 
 /*
  * Counters for tests: kernel table misses (hits are not counted: a shared

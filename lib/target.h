@@ -26,6 +26,8 @@ struct hr_device {
 	char target[HR_TARGET_MAX];     /* after overrides and map */
 	char name[64];                  /* marketing name when known */
 	uint32_t kfd_node;              /* AMD: topology node id */
+	/* AMD, from KFD (0 = not reported): for the launch geometry. */
+	unsigned compute_units, wave, lds_bytes;
 };
 
 /* 0 if t is a valid target ID (gfx… with optional :feature±, sm_NN[a], host-w64/w32), else -EINVAL. */

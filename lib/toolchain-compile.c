@@ -316,7 +316,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 		return -EINVAL;
 	*obj = NULL;
 	*obj_size = 0;
-	if (ctx && ctx->cancel && *ctx->cancel)
+	if (ctx && hr_ctx_cancel(ctx) && *hr_ctx_cancel(ctx))
 		return -ECANCELED;
 	if (asprintf(&dir, "%s/hanzo-rocm-XXXXXX", tmp) < 0)
 		return -ENOMEM;
@@ -352,7 +352,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 	s.timeout_ms = tc->timeout_s == 0 ? HR_COMPILE_TIMEOUT_S * 1000u
 	             : tc->timeout_s > UINT_MAX / 1000u ? UINT_MAX : tc->timeout_s * 1000u;
 	s.max_output = MAX_DIAG;
-	s.cancel = ctx ? ctx->cancel : NULL;
+	s.cancel = ctx ? hr_ctx_cancel(ctx) : NULL;
 	r = hr_spawn_run(&s);
 	if (r == -ECANCELED) {
 		snprintf(what, sizeof(what), "%s: killed compiling for %s (interrupted)",

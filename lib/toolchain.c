@@ -304,7 +304,7 @@ static char *find_devlib_dir(struct hanzo_rocm *ctx, const char *hipcc_path)
 static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 {
 	char *text = NULL, *hip = NULL, *clang = NULL;
-	const char *label = ctx && ctx->config ? ctx->config->version_label : NULL;
+	const char *label = ctx && hr_ctx_config(ctx) ? hr_ctx_config(ctx)->version_label : NULL;
 	int r, k;
 
 	r = probe(ctx, tc->path, "--version", false, &text);
@@ -340,7 +340,7 @@ static int init_hipcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 
 static int init_nvcc(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 {
-	const char *label = ctx && ctx->config ? ctx->config->version_label : NULL;
+	const char *label = ctx && hr_ctx_config(ctx) ? hr_ctx_config(ctx)->version_label : NULL;
 	char *text = NULL, *rel, *build;
 	int r, k;
 
@@ -412,7 +412,7 @@ enum hr_compiler hr_compiler_for(int platform)
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
                       struct hr_toolchain **ret)
 {
-	const struct hr_config *cfg = ctx ? ctx->config : NULL;
+	const struct hr_config *cfg = ctx ? hr_ctx_config(ctx) : NULL;
 	const char *name;
 	struct hr_toolchain *tc;
 	int r;

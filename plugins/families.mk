@@ -107,3 +107,12 @@ plugins/quantized.c: $(top_srcdir)/kernels/quantized.hip $(top_srcdir)/kernels/q
 	$(HR_EMBED)
 EXTRA_DIST += kernels/quantized.hip kernels/quantized.list
 CLEANFILES += plugins/quantized.c
+
+# family conv
+plugins_LTLIBRARIES += plugins/conv.la
+nodist_plugins_conv_la_SOURCES = plugins/conv.c
+plugins_conv_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/conv.c: $(top_srcdir)/kernels/conv.hip $(top_srcdir)/kernels/conv.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/conv.hip kernels/conv.list
+CLEANFILES += plugins/conv.c

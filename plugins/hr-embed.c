@@ -15,6 +15,10 @@
  * The .list holds one kernel per line: its name, then its argument list as
  * written in the source.  Blank lines and lines starting with '#' are
  * ignored; "@flag ARG" adds an extra compile flag for the family.
+ * "#@launch PATTERN KIND key=value..." lines (lib/launch-meta.h) are the
+ * kernels' launch metadata: validated here with the library's own parser
+ * (a malformed line, or a kernel no line matches when the list has any, is
+ * an error) and embedded verbatim as the descriptor's launch text.
  *
  * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
  * (inside #ifdef HR_HOST): the C++ entry points lib/host-exec.c calls.
@@ -31,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "launch-meta.h"
 
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_FLAGS 32
@@ -243,6 +249,8 @@ struct list {
 	size_t n;
 	char *flags[MAX_FLAGS + 1];
 	size_t n_flags;
+	struct buf launch;      /* the #@launch lines, newline-terminated */
+	unsigned launch_lines;
 };
 
 static bool is_ident(const char *s)
@@ -291,6 +299,18 @@ static void parse_list(struct list *l, const char *path)
 		lineno++;
 		line = strip(p);
 		p = nl ? nl + 1 : NULL;
+		if (strncmp(line, HR_LAUNCH_PREFIX, strlen(HR_LAUNCH_PREFIX)) == 0) {
+			char pattern[HR_LAUNCH_MAX_PATTERN + 1], why[160];
+			struct hr_launch_meta m;
+
+			if (hr_launch_meta_parse(line, pattern, sizeof(pattern), &m, why,
+			                         sizeof(why)) < 0)
+				die("%s:%u: %s", path, lineno, why);
+			buf_add(&l->launch, line, strlen(line));
+			buf_add(&l->launch, "\n", 1);
+			l->launch_lines++;
+			continue;
+		}
 		if (!*line || *line == '#')
 			continue;
 		if (strncmp(line, "@flag", 5) == 0 && (line[5] == ' ' || line[5] == '\t')) {
@@ -322,6 +342,15 @@ static void parse_list(struct list *l, const char *path)
 	}
 	if (l->n == 0)
 		die("%s: lists no kernel", path);
+	for (size_t i = 0; l->launch_lines && i < l->n; i++) {
+		struct hr_launch_meta m;
+		unsigned no;
+		char why[160];
+
+		if (hr_launch_meta_find(l->launch.data, l->launch.len, l->k[i].name, &m, &no,
+		                        why, sizeof(why)) < 0)
+			die("%s: no #@launch line matches kernel \"%s\"", path, l->k[i].name);
+	}
 	free(text);
 }
 
@@ -377,6 +406,17 @@ static void write_c(FILE *f, const char *family, const char *hip, const char *ls
 	}
 	fputs("\tNULL\n};\n\n", f);
 
+	if (l->launch_lines) {
+		fputs("/* Launch metadata: the #@launch lines of the list. */\n"
+		      "static const char hr_launch[] = {", f);
+		for (size_t i = 0; i <= l->launch.len; i++) {
+			unsigned char c = i < l->launch.len ? (unsigned char)l->launch.data[i] : 0;
+
+			fprintf(f, "%s0x%02x,", i % 16 ? " " : "\n\t", c);
+		}
+		fputs("\n};\n\n", f);
+	}
+
 	fputs("static const struct hanzo_rocm_plugin hr_plugin = {\n"
 	      "\t.abi = HANZO_ROCM_PLUGIN_ABI,\n"
 	      "\t.struct_size = sizeof(struct hanzo_rocm_plugin),\n"
@@ -388,8 +428,9 @@ static void write_c(FILE *f, const char *family, const char *hip, const char *ls
 	      "\t.source_len = sizeof(hr_source) - 1,\n"
 	      "\t.flags = hr_flags,\n"
 	      "\t.kernels = hr_kernels,\n"
-	      "\t.n_kernels = sizeof(hr_kernels) / sizeof(hr_kernels[0]),\n"
-	      "};\n\n", f);
+	      "\t.n_kernels = sizeof(hr_kernels) / sizeof(hr_kernels[0]),\n", f);
+	fputs(l->launch_lines ? "\t.launch = hr_launch,\n" : "\t.launch = NULL,\n", f);
+	fputs("};\n\n", f);
 	fputs("/* The only exported symbol of the plugin. */\n"
 	      "__attribute__((visibility(\"default\")))\n"
 	      "const struct hanzo_rocm_plugin *hanzo_rocm_plugin_entry(void);\n\n"
@@ -475,5 +516,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < l.n_flags; i++)
 		free(l.flags[i]);
 	free(l.k);
+	free(l.launch.data);
 	return 0;
 }

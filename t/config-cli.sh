@@ -119,12 +119,12 @@ for k in $keys; do
 done
 [ -z "$missing" ]; ok $? "every key is in hanzo-rocm.conf(5) and etc/hanzo-rocm.conf${missing:+ (missing:$missing)}"
 if command -v groff >/dev/null 2>&1; then
-	for m in hanzo-rocm.1 hanzo-rocm.conf.5; do
+	for m in hanzo-rocm.1 hanzo-rocm.conf.5 libhanzo-rocm.3; do
 		LC_ALL=C groff -man -Tutf8 -ww -z "$top_srcdir/doc/$m" >"$T/groff" 2>&1 && [ ! -s "$T/groff" ]
 		ok $? "$m renders without groff warnings"
 	done
 else
-	skip 2 "no groff"
+	skip 3 "no groff"
 fi
 # A FIFO (or a symlink) where the configuration is expected: an error, never
 # a hang (timeout exits 124) nor a read through the link.

@@ -22,3 +22,8 @@ EXTRA_DIST += \
 check_PROGRAMS += t/test-log
 t_test_log_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-log
+
+# The context's lazy module state (hr_ctx_lazy) under racing threads.
+check_PROGRAMS += t/test-context
+t_test_context_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-context

@@ -4,9 +4,10 @@
 # for every dtype, the full 7x7 cast matrix, where_<I>_<T> for every ids
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
-# finish), norm and rope for f32 f64 f16 bf16, indexing (five ops for
-# every ids and data dtype), sort, and quantized (8 formats, q8_1 mat-vec
-# at batch 1..8), in candle's argument order.
+# finish), norm (four ops, each one-pass, split and apply) and rope for
+# f32 f64 f16 bf16, indexing (five ops for every ids and data dtype), sort,
+# quantized (8 formats, q8_1 mat-vec at batch 1..8) and conv (11 ops for
+# f32 f64 f16 bf16, candle's info by value), in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
 . "$top_srcdir/t/tap.sh"
@@ -70,6 +71,15 @@ expected() {
 			printf 'rmsnorm_%s\tconst %s *x, %s *dst, const %s *alpha, int ncols, int block_size, float eps\n' $t $c $c $c
 			printf 'layernorm_%s\tconst %s *x, %s *dst, const %s *alpha, const %s *beta, int ncols, int block_size, float eps\n' $t $c $c $c $c
 			printf 'add_rmsnorm_%s\tconst %s *x, const %s *residual, %s *dst, %s *residual_out, const %s *alpha, int ncols, int block_size, float eps\n' $t $c $c $c $c $c
+			W='const void *ws, int splits'
+			printf 'softmax_split_%s\tconst %s *src, void *ws, int ncols\n' $t $c
+			printf 'softmax_apply_%s\tconst %s *src, %s *dst, int ncols, %s\n' $t $c $c "$W"
+			printf 'rmsnorm_split_%s\tconst %s *x, void *ws, int ncols\n' $t $c
+			printf 'rmsnorm_apply_%s\tconst %s *x, %s *dst, const %s *alpha, int ncols, float eps, %s\n' $t $c $c $c "$W"
+			printf 'layernorm_split_%s\tconst %s *x, void *ws, int ncols\n' $t $c
+			printf 'layernorm_apply_%s\tconst %s *x, %s *dst, const %s *alpha, const %s *beta, int ncols, float eps, %s\n' $t $c $c $c $c "$W"
+			printf 'add_rmsnorm_split_%s\tconst %s *x, const %s *residual, %s *residual_out, void *ws, int ncols\n' $t $c $c $c
+			printf 'add_rmsnorm_apply_%s\tconst %s *residual_out, %s *dst, const %s *alpha, int ncols, float eps, %s\n' $t $c $c $c "$W"
 		done ;;
 	rope)
 		for t in f32 f64 f16 bf16; do
@@ -116,10 +126,28 @@ expected() {
 				printf 'mul_mat_vec_%s_q8_1_cuda%s\tconst void *vx, const void *vy, float *dst, int ncols_x, int nrows_x, int nrows_y, int nrows_dst\n' $q $b
 			done
 		done ;;
+	conv)
+		for t in f32 f64 f16 bf16; do
+			c=$(ctype $t)
+			K="const $c *src, const $c *kernel, $c *dst"
+			S="const $c *src, $c *dst"
+			printf 'conv1d_%s\tsize_t src_numel, size_t l_out, size_t stride, size_t padding, size_t dilation, hr_layout info, %s\n' $t "$K"
+			printf 'conv2d_%s\tsize_t src_numel, size_t w_out, size_t h_out, size_t stride, size_t padding, size_t dilation, hr_layout info, %s\n' $t "$K"
+			printf 'conv_transpose1d_%s\tsize_t src_numel, size_t l_out, size_t stride, size_t padding, size_t out_padding, size_t dilation, hr_layout info, %s\n' $t "$K"
+			printf 'conv_transpose2d_%s\tsize_t src_numel, size_t w_out, size_t h_out, size_t stride, size_t padding, size_t out_padding, size_t dilation, hr_layout info, %s\n' $t "$K"
+			printf 'im2col1d_%s\tsize_t dst_numel, size_t l_out, size_t l_k, size_t stride, size_t padding, size_t dilation, hr_layout info, %s\n' $t "$S"
+			printf 'col2im1d_%s\tsize_t dst_el, size_t l_out, size_t l_in, size_t c_out, size_t k_size, size_t stride, %s\n' $t "$S"
+			printf 'im2col_%s\tsize_t dst_numel, size_t h_out, size_t w_out, size_t h_k, size_t w_k, size_t stride, size_t padding, size_t dilation, hr_layout info, %s\n' $t "$S"
+			for op in avg max; do
+				printf '%s_pool2d_%s\tsize_t src_numel, size_t w_k, size_t h_k, size_t w_stride, size_t h_stride, hr_layout info, %s\n' $op $t "$S"
+			done
+			printf 'upsample_nearest2d_%s\tsize_t w_out, size_t h_out, double w_scale, double h_scale, hr_layout info, %s\n' $t "$S"
+			printf 'upsample_bilinear2d_%s\tsize_t w_out, size_t h_out, bool align_corners, bool has_scale_h, double scale_h_factor, bool has_scale_w, double scale_w_factor, hr_layout info, %s\n' $t "$S"
+		done ;;
 	esac | LC_ALL=C sort
 }
 
-for fam in binary cast ternary reduce norm rope indexing sort quantized; do
+for fam in binary cast ternary reduce norm rope indexing sort quantized conv; do
 	expected $fam >"$T/$fam.want"
 	grep -v -e '^#' -e '^@' -e '^[[:space:]]*$' "$K/$fam.list" | LC_ALL=C sort >"$T/$fam.got"
 	cmp -s "$T/$fam.want" "$T/$fam.got"

@@ -13,6 +13,23 @@
 EXTRA_DIST += t/package-static.sh
 TESTS += t/package-static.sh
 
+# debian/control is generated from plugins/families (debian/gen-control) and
+# must be in the source package: make keeps it current, so adding a family
+# is one line in plugins/families.  Written only when it changes (a
+# read-only source tree, as in distcheck, is left alone when up to date).
+all-local: all-local-debian-control
+all-local-debian-control: debian/control.stamp
+debian/control.stamp: $(srcdir)/plugins/families $(srcdir)/debian/gen-control \
+		$(srcdir)/debian/control.in $(srcdir)/debian/control.plugin.in \
+		$(srcdir)/debian/control.cache.in $(srcdir)/debian/cache-targets
+	$(AM_V_GEN)$(MKDIR_P) debian && \
+	$(SHELL) $(srcdir)/debian/gen-control >debian/control.tmp && \
+	{ cmp -s debian/control.tmp $(srcdir)/debian/control || \
+	  cp debian/control.tmp $(srcdir)/debian/control; } && \
+	rm -f debian/control.tmp && touch $@
+CLEANFILES += debian/control.stamp
+.PHONY: all-local-debian-control
+
 HR_PKG_WORK = $(abs_top_builddir)/_build/package-check
 HR_CHROOT_CACHE = $(abs_top_builddir)/_build/package-chroot
 HR_PKG_CHANGED_FAMILY = fill
@@ -65,7 +82,7 @@ clean-local-package:
 EXTRA_DIST += \
 	debian/changelog debian/control debian/control.in debian/control.plugin.in \
 	debian/control.cache.in debian/copyright debian/rules debian/source/format \
-	debian/families debian/cache-targets debian/gen-control \
+	debian/cache-targets debian/gen-control \
 	debian/hanzo-rocm.install.in debian/hanzo-rocm.postinst debian/hanzo-rocm.postrm \
 	debian/hanzo-rocm.triggers.in debian/hanzo-rocm.lintian-overrides \
 	debian/libhanzo-rocm1.install debian/libhanzo-rocm1.symbols \

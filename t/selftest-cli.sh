@@ -42,7 +42,7 @@ rows = json.load(open(sys.argv[1]))
 names = [l.split()[0] for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
 got = {r["kernel"] for r in rows}
 assert got == set(names), (sorted(got), names)
-assert {r["case"] for r in rows} == {"contig", "offset", "strided", "bcast"}, rows
+assert {r["case"] for r in rows} == {"contig", "offset", "strided", "bcast", "sliced"}, rows
 assert all(not r["ok"] and r["error"] for r in rows), [r for r in rows if r["ok"]]
 assert all(r["gbps"] is not None for r in rows if r["case"] == "contig")
 PY

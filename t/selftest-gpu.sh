@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# On a GPU: `hanzo-rocm selftest --json` runs every kernel of the six
-# families (compiled on a miss into a private cache) against the CPU
-# reference; exit 0, and every kernel of every kernels/*.list is reported,
+# On a GPU: `hanzo-rocm selftest --json` runs every kernel of every family
+# of plugins/families (compiled on a miss into a private cache) against the
+# CPU reference; exit 0, and every kernel of every family list is reported,
 # with every case ok.  Without a GPU: 1..0 # SKIP no GPU.
 # HR_SELFTEST_BENCH_LOG2 sets --bench-size (default 20: quick).
 . "$top_srcdir/t/tap.sh"
@@ -29,14 +29,15 @@ fi
 [ $s -eq 0 ]
 ok $? "selftest --json exits 0 (exit $s)"
 [ $s -eq 0 ] || sed 's/^/# /' "$T/st.err" | head -20
-"$PY" - "$T/st.json" "$top_srcdir/kernels" <<'PY'
+"$PY" - "$T/st.json" "$top_srcdir/kernels" "$top_srcdir/plugins/families" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 bad = [r for r in rows if not r["ok"]]
 for r in bad[:20]:
     print(f"# FAIL {r['kernel']} {r['case']}: {r['error']}")
 missing = []
-for fam in ("unary", "binary", "affine", "cast", "fill", "ternary"):
+fams = [l.strip() for l in open(sys.argv[3]) if l.strip() and not l.startswith("#")]
+for fam in fams:
     names = [l.split()[0] for l in open(f"{sys.argv[2]}/{fam}.list") if l.strip() and not l.startswith("#")]
     seen = {r["kernel"] for r in rows if r["family"] == fam and r["ok"]}
     missing += [f"{fam}/{n}" for n in names if n not in seen]

@@ -19,6 +19,7 @@
 #include "cache.h"
 #include "code-object.h"
 #include "conf.h"
+#include "hanzo-rocm-tools.h"
 #include "libhanzo-rocm-private.h"
 #include "plugin.h"
 #include "tap.h"
@@ -125,7 +126,7 @@ static int key_for(struct hanzo_rocm *ctx, const char *target, struct hr_cache_k
 	if (r == 0)
 		hr_cache_key_compute(fam->family, fam->source_sha256,
 		                     (const char *const *)fam->flags,
-		                     ctx->config->flags, target, key);
+		                     hr_tools_config(ctx)->flags, target, key);
 	return r;
 }
 

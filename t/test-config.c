@@ -15,6 +15,7 @@
 
 #include "tap.h"
 #include "conf.h"
+#include "hanzo-rocm-tools.h"
 #include "libhanzo-rocm-private.h"
 #include "util.h"
 
@@ -396,8 +397,8 @@ static void test_context(void)
 	logged("W", f, 7, "invalid value 'lots' for max_size");
 	ok(strstr(logbuf, "W 1 bad setting left out of the configuration") != NULL,
 	   "and says it was left out");
-	if (c && c->config)
-		is_int(c->config->max_size, (long long)(UINT64_C(1) << 30),
+	if (c && hr_tools_config(c))
+		is_int(hr_tools_config(c)->max_size, (long long)(UINT64_C(1) << 30),
 		       "max_size keeps its default");
 	else
 		skip(1, "no context");
@@ -437,8 +438,8 @@ static void test_lenient(const char *tmp)
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(3);
 		_exit(hanzo_rocm_new_with_options(&o, &c) == 0 && c &&
-		      c->config && !c->config->env_arch &&
-		      c->config->policy == HR_POLICY_READWRITE ? 0 : 1);
+		      hr_tools_config(c) && !hr_tools_config(c)->env_arch &&
+		      hr_tools_config(c)->policy == HR_POLICY_READWRITE ? 0 : 1);
 	}
 	waitpid(pid, &st, 0);
 	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0,

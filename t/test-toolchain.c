@@ -19,6 +19,7 @@
 #include "hr-spawn.h"
 
 #include "conf.h"
+#include "hanzo-rocm-tools.h"
 #include "libhanzo-rocm-private.h"
 #include "target.h"
 #include "toolchain.h"
@@ -260,7 +261,7 @@ static void test_missing(struct hanzo_rocm *ctx)
 	hanzo_rocm_unref(c2);
 	/* The config refuses it (leaves it out: the default name is used). */
 	c2 = new_ctx("[compiler]\nhipcc = bin/hipcc\n");
-	ok(c2 && strcmp(c2->config->hipcc, "hipcc") == 0,
+	ok(c2 && strcmp(hr_tools_config(c2)->hipcc, "hipcc") == 0,
 	   "relative compiler path refused");
 	hanzo_rocm_unref(c2);
 }

@@ -59,7 +59,7 @@ json() { # FILE PYTHON-EXPRESSION-OF-d: prints its value
 }
 okr() { ok "$@"; return "$1"; }
 show() { sed 's/^/#   /' "$1" | tail -n "${2:-15}"; }
-families=$(sed -e 's/#.*//' "$top_srcdir/debian/families" | tr -s ' \n' '  ')
+families=$(sed -e 's/#.*//' "$top_srcdir/plugins/families" | tr -s ' \n' '  ')
 n_fam=$(echo "$families" | wc -w) n_tgt=$(echo "$targets" | wc -w)
 
 # ---- offline builds -----------------------------------------------------------

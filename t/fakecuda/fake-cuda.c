@@ -30,7 +30,8 @@ API int cuDeviceGet(int *d, int o) { if (o < 0 || o >= ndev()) return 101; *d = 
 API int cuDeviceGetAttribute(int *v, int a, int d)
 {
 	(void)d;
-	*v = a == 75 ? 9 : a == 76 ? 0 : 0;
+	/* sm_90; 4 SMs (16), the rest unknown (0): the launch geometry's defaults */
+	*v = a == 75 ? 9 : a == 76 ? 0 : a == 16 ? 4 : 0;
 	return 0;
 }
 API int cuDeviceGetName(char *s, int n, int d) { (void)d; strncpy(s, "Fake GPU", (size_t)n); return 0; }
@@ -78,6 +79,14 @@ API int cuEventRecord(void *e, void *s) { (void)e; (void)s; return 0; }
 API int cuEventSynchronize(void *e) { (void)e; return 0; }
 API int cuEventElapsedTime(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1.5f; return 0; }
 API int cuEventDestroy_v2(void *e) { free(e); return 0; }
+/* Launch geometry: 2048 resident threads per SM. */
+API int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t shared)
+{
+	(void)f;
+	(void)shared;
+	*n = block > 0 ? 2048 / block : 0;
+	return 0;
+}
 API int cuGetErrorName(int r, const char **s)
 {
 	*s = r == 0 ? "CUDA_SUCCESS" : r == 1 ? "CUDA_ERROR_INVALID_VALUE" : r == 100 ? "CUDA_ERROR_NO_DEVICE" :

@@ -62,7 +62,7 @@ show() { sed 's/^/#   /' "$1" | tail -n "${2:-25}"; }
 cache=$root/var/cache/hanzo-rocm
 targets="gfx90a gfx1030"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-families=$(sed -e 's/#.*//' "$top_srcdir/debian/families")
+families=$(sed -e 's/#.*//' "$top_srcdir/plugins/families")
 
 # ---- 1. minimal system, no compiler ------------------------------------
 # The admin's target list (no GPU here), as an image build would set it.

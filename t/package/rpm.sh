@@ -25,6 +25,7 @@ else
 	(cd "$src" && tar --exclude=./_build --exclude=./autom4te.cache -cf - .)
 fi | tar -xf - -C "$top/stage/hanzo-rocm-$version"
 tar -C "$top/stage" -czf "$top/SOURCES/hanzo-rocm-$version.tar.gz" "hanzo-rocm-$version"
+cp "$src/plugins/families" "$top/SOURCES/families"   # the spec's Source1
 rm -rf "$top/stage"
 
 rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodeps --without check \

@@ -42,7 +42,7 @@ in_root() {
 needs() { sed -n "s/.*{ \"$1\", \"\([0-9.]*\)\" }.*/\1/p" "$src"/lib/*.c | head -n 1; }
 # version_ge A B: A >= B
 version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]; }
-families=$(sed -e 's/#.*//' "$src/debian/families")
+families=$(sed -e 's/#.*//' "$src/plugins/families")
 matrix=$work/matrix.md
 : >"$work/matrix.rows"
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Launch by amount of work (layer: kernel, above the runtime): the
+ * geometry derivation, pure so the tests can drive it with a made-up device,
+ * and the per-(kernel, device) plan behind hanzo_rocm_kernel_launch_work and
+ * hanzo_rocm_kernel_geometry.
+ */
+#ifndef HR_LAUNCH_H
+#define HR_LAUNCH_H
+
+#include <stdint.h>
+
+#include "backend-ops.h"
+#include "hanzo-rocm.h"
+#include "launch-meta.h"
+
+/* occ[b / 32]: resident blocks per multiprocessor at block b (0 = unknown). */
+#define HR_LAUNCH_OCC (1024 / 32 + 1)
+#define HR_LAUNCH_GRID_X_MAX 0x7fffffffu
+#define HR_LAUNCH_GRID_Y_MAX 65535u
+
+/*
+ * Grid, block and dynamic shared memory for rows x cols of work (the
+ * meaning of which is the kind's, launch-meta.h) on a device described by
+ * d and occ (NULL: every occupancy unknown, estimated as 2048 resident
+ * threads per multiprocessor).  Deterministic.  Zero work: 0 with an
+ * all-zero grid.  -EOVERFLOW rows x cols overflows; -E2BIG the work does
+ * not fit one launch (grid y or an exact grid x too large, a row's shared
+ * memory beyond the device's).
+ */
+int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limits *d,
+                     const uint16_t *occ, uint64_t rows, uint64_t cols,
+                     struct hanzo_rocm_geometry *g);
+
+#endif

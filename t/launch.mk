@@ -1,0 +1,11 @@
+# t/launch.mk: the launch API (lib/launch*.c, lib/layout.c): the #@launch
+# grammar, every list's coverage, the geometry on made-up devices, the
+# layout helpers, and launches by work on the host backend.
+check_PROGRAMS += t/test-launch
+t_test_launch_LDADD = lib/libhanzo-rocm-internal.la -lm
+TESTS += t/test-launch
+
+
+# examples/vector-add on the host backend: the public API end to end.
+EXTRA_DIST += t/launch-example.sh
+TESTS += t/launch-example.sh

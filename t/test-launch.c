@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The launch API (lib/launch*.c, lib/layout.c): the `#@launch` grammar and
+ * its refusals; every kernel of every kernels/F.list covered by a line; the
+ * geometry derivation on made-up devices (tiny, > 2^32 elements, odd and
+ * zero work, wave 32 and 64, a row longer than shared memory, splits); the
+ * layout helpers against candle's packed array; and on the host backend
+ * with the real plugins: a reduction launched by work, a unary kernel in
+ * place (NULL input), num_dims 200 through the raw call staying in bounds
+ * (the sanitized build makes a stray access fatal), a plugin without
+ * metadata refused with -ENODATA.  The element-wise kernels on views go
+ * through the same call in t/host-selftest.sh (common/selftest-run.c).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "hanzo-rocm.h"
+#include "launch-meta.h"
+#include "launch.h"
+#include "runtime.h"
+#include "tap.h"
+
+/* ---- the grammar ------------------------------------------------------ */
+
+static int parse(const char *line, struct hr_launch_meta *m, char *why)
+{
+	char pattern[HR_LAUNCH_MAX_PATTERN + 1];
+
+	return hr_launch_meta_parse(line, pattern, sizeof(pattern), m, why, 160);
+}
+
+static void test_grammar(void)
+{
+	static const char *const bad[] = {
+		"#@launch",                                     /* no pattern */
+		"#@launch u*",                                  /* no kind */
+		"#@launch u* rowz",                             /* unknown kind */
+		"#@launch u* elementwise speed=9",              /* unknown key */
+		"#@launch u* elementwise vec=4 vec=4",          /* twice */
+		"#@launch u* elementwise vec=0",                /* out of range */
+		"#@launch u* elementwise vec=65",
+		"#@launch u* elementwise vec=4x",
+		"#@launch u* elementwise block=100",            /* not a multiple of 32 */
+		"#@launch u* elementwise block=auto",           /* auto is for rows */
+		"#@launch u* rows block=96",                    /* rows: multiple of 64 */
+		"#@launch u* rows vec=2",                       /* vec is element-wise */
+		"#@launch u* elementwise pad=pow2",
+		"#@launch u* rows pad=pow3",
+		"#@launch u* rows grid=maybe",
+		"#@launch u* rows shared_per_col=0",
+		"#@launch u* elementwise waves=65",
+		"#@launch u/x elementwise",                     /* not a glob of names */
+		"#@launchu* elementwise",
+		"#@launch u* elementwise vec=99999999999999999999",
+		"#@launch u* elementwise \x7f",
+		"#@launch u* elementwise \xc3\xa9",
+		"#@launch u* elementwise vec=",
+		"#@launch u* elementwise =4",
+	};
+	struct hr_launch_meta m;
+	char why[160], line[700];
+	unsigned no;
+	const char *text;
+	int r;
+
+	r = parse("#@launch u*_f32 elementwise vec=4", &m, why);
+	ok(r == 0 && m.kind == HR_LAUNCH_ELEMENTWISE && m.vec == 4 && m.block == 0 &&
+	   m.waves == 2, "elementwise vec=4 parses, defaults block auto and 2 waves");
+	r = parse("#@launch\tasort_*\trows grid=exact pad=pow2 block=auto per_thread=2 shared_per_col=4",
+	          &m, why);
+	ok(r == 0 && m.kind == HR_LAUNCH_ROWS && m.exact && m.pad_pow2 && m.per_thread == 2 &&
+	   m.shared_per_col == 4 && m.waves == 0, "rows with every key parses (tabs too)");
+	r = parse("#@launch fast_*_split_* rows-split block=256 shared=512", &m, why);
+	ok(r == 0 && m.kind == HR_LAUNCH_ROWS_SPLIT && m.block == 256 && m.shared == 512,
+	   "rows-split parses");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		r = parse(bad[i], &m, why);
+		ok(r == -EINVAL && why[0], "refused: '%s' (%s)", bad[i], why);
+	}
+	memset(line, 'a', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	memcpy(line, "#@launch a* elementwise ", 24);
+	is_int(parse(line, &m, why), -EINVAL, "a line longer than %u bytes is refused",
+	       HR_LAUNCH_MAX_LINE);
+
+	text = "#@launch ucopy_* elementwise vec=1\n#@launch u* elementwise vec=4\n";
+	r = hr_launch_meta_find(text, strlen(text), "ucopy_f32", &m, &no, why, sizeof(why));
+	ok(r == 0 && m.vec == 1 && no == 1, "the first matching line wins");
+	r = hr_launch_meta_find(text, strlen(text), "uexp_f32", &m, &no, why, sizeof(why));
+	ok(r == 0 && m.vec == 4 && no == 2, "  ... the next one for another name");
+	r = hr_launch_meta_find(text, strlen(text), "badd_f32", &m, &no, why, sizeof(why));
+	is_int(r, -ENOENT, "no matching line: -ENOENT");
+	text = "#@launch u* elementwise\n# a comment\n";
+	r = hr_launch_meta_find(text, strlen(text), "uexp_f32", &m, &no, why, sizeof(why));
+	ok(r == -EINVAL && no == 2, "any line that is not metadata is refused, even after a match (line %u)", no);
+	text = "#@launch u* elementwise\n\0#@launch x* rows";
+	r = hr_launch_meta_find(text, 40, "uexp_f32", &m, &no, why, sizeof(why));
+	is_int(r, -EINVAL, "a NUL byte inside the text is refused");
+}
+
+/* ---- every kernel of every list has a line ----------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = (cap ? cap * 2 : 8192));
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+static void test_lists(const char *srcdir)
+{
+	char path[1024], *fams, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/plugins/families", srcdir);
+	fams = slurp(path);
+	if (!fams) {
+		skip(1, "no plugins/families");
+		return;
+	}
+	for (char *fam = strtok_r(fams, "\n", &save); fam; fam = strtok_r(NULL, "\n", &save)) {
+		char *text, *meta, *ls = NULL;
+		size_t n_meta = 0, kernels = 0, uncovered = 0;
+		char first[128] = "";
+
+		if (fam[0] == '#' || !fam[0])
+			continue;
+		snprintf(path, sizeof(path), "%s/kernels/%s.list", srcdir, fam);
+		text = slurp(path);
+		meta = text ? calloc(1, strlen(text) + 1) : NULL;
+		if (!meta) {
+			ok(0, "%s: cannot read its list", fam);
+			free(text);
+			continue;
+		}
+		/* The metadata as hr-embed embeds it: the #@launch lines. */
+		for (char *p = text; *p;) {
+			size_t n = strcspn(p, "\n");
+
+			if (strncmp(p, HR_LAUNCH_PREFIX, strlen(HR_LAUNCH_PREFIX)) == 0) {
+				memcpy(meta + n_meta, p, n);
+				n_meta += n;
+				meta[n_meta++] = '\n';
+			}
+			p += n + (p[n] == '\n');
+		}
+		for (char *l = strtok_r(text, "\n", &ls); l; l = strtok_r(NULL, "\n", &ls)) {
+			struct hr_launch_meta m;
+			char name[128], why[160];
+			unsigned no;
+
+			if (l[0] == '#' || l[0] == '@' || !l[0])
+				continue;
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(l, " \t"), l);
+			kernels++;
+			if (hr_launch_meta_find(meta, n_meta, name, &m, &no, why, sizeof(why)) < 0) {
+				if (!uncovered++)
+					snprintf(first, sizeof(first), "%s", name);
+			}
+		}
+		ok(kernels > 0 && n_meta > 0 && uncovered == 0,
+		   "%s: each of its %zu kernels matches a #@launch line%s%s", fam, kernels,
+		   uncovered ? "; not: " : "", first);
+		free(meta);
+		free(text);
+	}
+	free(fams);
+}
+
+/* ---- the derivation on made-up devices ---------------------------------- */
+
+static struct hr_launch_meta meta(const char *line)
+{
+	struct hr_launch_meta m;
+	char why[160];
+
+	if (parse(line, &m, why) < 0)
+		diag("bad test line '%s': %s", line, why);
+	return m;
+}
+
+#define GEO(g, gx, gy, bx, sh)                                                 \
+	((g).grid[0] == (gx) && (g).grid[1] == (gy) && (g).grid[2] == ((gx) ? 1u : 0u) && \
+	 (g).block[0] == (bx) && (g).shared == (sh))
+
+static void show(const char *what, const struct hanzo_rocm_geometry *g)
+{
+	diag("%s: grid %u %u %u block %u %u %u shared %u splits %u", what, g->grid[0],
+	     g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2], g->shared, g->splits);
+}
+
+static void test_geometry(void)
+{
+	/* An H100-like and an MI300-like device, a small RDNA one. */
+	const struct hr_device_limits nv = { 132, 32, 1024, 48u << 10 };
+	const struct hr_device_limits amd = { 304, 64, 1024, 64u << 10 };
+	const struct hr_device_limits odd = { 7, 32, 1000, 64u << 10 };
+	struct hr_launch_meta ew4 = meta("#@launch x elementwise vec=4");
+	struct hr_launch_meta ew = meta("#@launch x elementwise");
+	struct hr_launch_meta full = meta("#@launch x elementwise waves=0");
+	struct hr_launch_meta big = meta("#@launch x elementwise block=1024");
+	struct hr_launch_meta e2 = meta("#@launch x elementwise2d");
+	struct hr_launch_meta sort = meta("#@launch x rows grid=exact pad=pow2 block=auto per_thread=2 shared_per_col=4");
+	struct hr_launch_meta norm = meta("#@launch x rows grid=exact block=auto per_thread=8 shared=512");
+	struct hr_launch_meta red = meta("#@launch x rows block=256 shared=512");
+	struct hr_launch_meta split = meta("#@launch x rows-split block=256 shared=512");
+	uint16_t occ[HR_LAUNCH_OCC] = { 0 };
+	struct hanzo_rocm_geometry g, g2;
+	int r;
+
+	occ[256 / 32] = 8;
+	occ[1024 / 32] = 2;
+
+	r = hr_launch_derive(&ew4, &nv, occ, 1, 1, &g);
+	ok(r == 0 && GEO(g, 1, 1, 256, 0) && g.splits == 1, "tiny: one element is one block of 256");
+	r = hr_launch_derive(&ew4, &nv, occ, 5125, 1, &g);
+	ok(r == 0 && GEO(g, 6, 1, 256, 0), "odd: 5125 elements, vec 4 -> 1282 threads -> 6 blocks");
+	r = hr_launch_derive(&ew4, &nv, occ, 1, 5125, &g2);
+	ok(r == 0 && memcmp(&g, &g2, sizeof(g)) == 0, "  ... 1 x 5125 is the same work for an element-wise kernel");
+	r = hr_launch_derive(&ew4, &nv, occ, 0, 1, &g);
+	ok(r == 0 && GEO(g, 0, 0, 0, 0), "zero elements: nothing to launch");
+	r = hr_launch_derive(&norm, &nv, occ, 5, 0, &g);
+	ok(r == 0 && g.grid[0] == 0, "zero columns: nothing to launch");
+	r = hr_launch_derive(&ew4, &nv, occ, (1ull << 32) + 3, 1, &g);
+	ok(r == 0 && GEO(g, 132 * 8 * 2, 1, 256, 0),
+	   "> 2^32 elements: capped at 2 waves of resident blocks (132 SMs x 8 x 2)");
+	if (tap_failed)
+		show("2^32+3", &g);
+	r = hr_launch_derive(&ew4, &nv, NULL, (1ull << 32) + 3, 1, &g);
+	ok(r == 0 && GEO(g, 132 * 8 * 2, 1, 256, 0), "  ... occupancy unknown: estimated as 2048 threads per SM");
+	r = hr_launch_derive(&full, &nv, occ, (1ull << 32) + 3, 1, &g);
+	ok(r == 0 && GEO(g, ((1ull << 32) + 3 + 255) / 256, 1, 256, 0),
+	   "  ... waves=0: one thread per element, %u blocks", g.grid[0]);
+	r = hr_launch_derive(&full, &nv, occ, 1ull << 45, 1, &g);
+	ok(r == 0 && GEO(g, HR_LAUNCH_GRID_X_MAX, 1, 256, 0), "  ... 2^45: the grid stays within 2^31 - 1");
+	r = hr_launch_derive(&ew, &nv, occ, 1ull << 33, 1ull << 31, &g);
+	is_int(r, -EOVERFLOW, "rows x cols overflowing 64 bits is -EOVERFLOW");
+
+	r = hr_launch_derive(&big, &odd, occ, 100000, 1, &g);
+	ok(r == 0 && g.block[0] == 992, "a 1024 block on a device of 1000 threads: 992 at wave 32");
+	{
+		struct hr_device_limits odd64 = odd;
+
+		odd64.wave = 64;
+		r = hr_launch_derive(&big, &odd64, occ, 100000, 1, &g);
+		ok(r == 0 && g.block[0] == 960, "  ... 960 at wave 64");
+		r = hr_launch_derive(&norm, &odd64, occ, 3, 100000, &g);
+		ok(r == 0 && g.block[0] == 960, "  ... and rows kinds use multiples of 64 under it (%u)", g.block[0]);
+	}
+
+	r = hr_launch_derive(&e2, &amd, occ, 7, 3000, &g);
+	ok(r == 0 && GEO(g, 12, 7, 256, 0), "elementwise2d: grid y = rows, x covers the columns");
+	r = hr_launch_derive(&e2, &amd, occ, 70000, 3, &g);
+	is_int(r, -E2BIG, "  ... more rows than grid y allows: -E2BIG");
+
+	r = hr_launch_derive(&norm, &amd, occ, 32, 151936, &g);
+	ok(r == 0 && GEO(g, 32, 1, 1024, 0), "norm 32 x 151936: a block per row, 1024 threads");
+	r = hr_launch_derive(&norm, &amd, occ, 4096, 100, &g);
+	ok(r == 0 && GEO(g, 4096, 1, 64, 0), "norm 4096 x 100: 64 threads (the least)");
+	r = hr_launch_derive(&norm, &nv, occ, 3, 4000, &g);
+	r += hr_launch_derive(&norm, &amd, occ, 3, 4000, &g2);
+	ok(r == 0 && g.block[0] == 512 && g2.block[0] == 512,
+	   "norm 3 x 4000: 512 threads on wave 32 and on wave 64");
+
+	r = hr_launch_derive(&sort, &amd, occ, 10, 16384, &g);
+	ok(r == 0 && GEO(g, 10, 1, 1024, 65536), "sort 16384 columns: 64 KiB of shared memory fits 64 KiB");
+	r = hr_launch_derive(&sort, &amd, occ, 10, 16385, &g);
+	is_int(r, -E2BIG, "sort 16385 columns (pad 32768): the row is longer than shared memory: -E2BIG");
+	r = hr_launch_derive(&sort, &nv, occ, 10, 16384, &g);
+	is_int(r, -E2BIG, "  ... 16384 on a 48 KiB device too");
+	r = hr_launch_derive(&sort, &nv, occ, 10, 1000, &g);
+	ok(r == 0 && GEO(g, 10, 1, 512, 4096), "sort 1000 columns: padded to 1024, 512 threads, 4 KiB");
+	r = hr_launch_derive(&sort, &nv, occ, 1, 1ull << 63, &g);
+	is_int(r, -E2BIG, "  ... 2^63 columns: -E2BIG, no overflow");
+
+	r = hr_launch_derive(&red, &nv, occ, 1000000, 64, &g);
+	ok(r == 0 && GEO(g, 1000000, 1, 256, 0), "reduce: rows grid-strided, uncapped by default");
+	r = hr_launch_derive(&split, &nv, occ, 1, 1 << 24, &g);
+	ok(r == 0 && g.splits == 528 && g.grid[1] == 528 && g.grid[0] == 1,
+	   "rows-split 1 x 2^24 on 132 SMs: 4 x 132 splits (%u)", g.splits);
+	r = hr_launch_derive(&split, &nv, occ, 1, 20000, &g);
+	ok(r == 0 && g.splits == 9, "  ... 1 x 20000: chunks of at least 8 x 256 (9 splits, got %u)", g.splits);
+	r = hr_launch_derive(&split, &nv, occ, 1000, 1 << 20, &g);
+	ok(r == 0 && g.splits == 1, "  ... many rows: one split");
+	r = hr_launch_derive(&split, &amd, occ, 2, 1ull << 40, &g);
+	ok(r == 0 && g.splits == 608, "  ... 2 x 2^40 on 304 CUs: 608 splits (%u)", g.splits);
+}
+
+/* ---- layouts --------------------------------------------------------- */
+
+static void test_layout(void)
+{
+	/* candle: a [2, 3, 4] tensor, lhs transposed-ish, rhs broadcast. */
+	const size_t packed[4 * 3] = { 2, 3, 4, 12, 1, 3, 0, 4, 1, 1, 2, 6 };
+	const size_t dims[3] = { 2, 3, 4 }, s0[3] = { 12, 1, 3 };
+	const size_t *const strides[3] = { s0, NULL, NULL };
+	struct hanzo_rocm_layout l, l2;
+	size_t back[4 * 8];
+	size_t nine[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	bool same = true;
+
+	for (size_t ops = 1; ops <= 3; ops++) {
+		memset(back, 0xee, sizeof(back));
+		ok(hanzo_rocm_layout_from_candle(&l, 3, ops, packed) == 0 &&
+		   hanzo_rocm_layout_to_candle(&l, 3, ops, back) == 0 &&
+		   memcmp(back, packed, (1 + ops) * 3 * sizeof(size_t)) == 0 &&
+		   back[(1 + ops) * 3] == (size_t)0xeeeeeeeeeeeeeeeeull,
+		   "candle's packed array round-trips with %zu operand(s)", ops);
+	}
+	hanzo_rocm_layout_from_candle(&l, 3, 3, packed);
+	for (size_t i = 0; i < 32; i++) {
+		size_t slot = i / 8, d = i % 8;
+		uint64_t want = d < 3 ? packed[slot * 3 + d] : 0;
+
+		same &= l.v[i] == want;
+	}
+	ok(same, "  ... placed as the kernels' hr_layout: dims, then 8 slots per operand, rest 0");
+	ok(hanzo_rocm_layout_init(&l2, 3, dims, 3, strides) == 0 &&
+	   l2.v[8] == 12 && l2.v[9] == 1 && l2.v[10] == 3 &&
+	   l2.v[16] == 12 && l2.v[17] == 4 && l2.v[18] == 1 &&
+	   l2.v[24] == 12 && l2.v[25] == 4 && l2.v[26] == 1 && l2.v[3] == 0,
+	   "layout_init: given strides, NULL = contiguous row-major");
+	is_int(hanzo_rocm_layout_init(&l, 9, nine, 1, NULL), -EINVAL, "9 dims: -EINVAL");
+	is_int(hanzo_rocm_layout_from_candle(&l, 9, 1, nine), -EINVAL, "  ... from candle too");
+	is_int(hanzo_rocm_layout_to_candle(&l, 9, 1, back), -EINVAL, "  ... and back");
+	is_int(hanzo_rocm_layout_init(&l, 3, dims, 4, NULL), -EINVAL, "4 operands: -EINVAL");
+	is_int(hanzo_rocm_layout_init(&l, 3, dims, 0, NULL), -EINVAL, "0 operands: -EINVAL");
+	is_int(hanzo_rocm_layout_init(NULL, 3, dims, 1, NULL), -EINVAL, "NULL layout: -EINVAL");
+	is_int(hanzo_rocm_layout_init(&l, 3, NULL, 1, NULL), -EINVAL, "NULL dims: -EINVAL");
+	ok(hanzo_rocm_layout_init(&l, 0, NULL, 1, NULL) == 0 && l.v[0] == 0,
+	   "0 dims (contiguous): fine, all zero");
+}
+
+/* ---- on the host backend ------------------------------------------------ */
+
+static struct hanzo_rocm *ctx;
+static char logbuf[8192];
+
+static void log_capture(void *data, int prio, const char *file, int line, const char *fn,
+                        const char *fmt, va_list ap)
+{
+	size_t n = strlen(logbuf);
+
+	(void)data;
+	(void)prio;
+	(void)file;
+	(void)line;
+	(void)fn;
+	if (n < sizeof(logbuf) - 1)
+		vsnprintf(logbuf + n, sizeof(logbuf) - n, fmt, ap);
+}
+
+static uint64_t dev_buf(unsigned dev, const void *src, size_t n)
+{
+	uint64_t p = 0;
+
+	if (hr_runtime_alloc(ctx, dev, n, &p) < 0)
+		return 0;
+	if (src)
+		hr_runtime_copy_htod(ctx, dev, p, src, n);
+	return p;
+}
+
+static void test_host(unsigned dev)
+{
+	enum { N = 777, R = 3, C = 5000 };
+	struct hanzo_rocm_kernel *k = NULL, *ks = NULL, *kw = NULL, *kr = NULL, *kc = NULL;
+	float *x = malloc(R * C * sizeof(float)), *y = malloc(R * C * sizeof(float));
+	struct hanzo_rocm_geometry g;
+	struct hanzo_rocm_layout info;
+	size_t numel, ndims, el, src_numel;
+	uint64_t px, py, pnull = 0;
+	bool good = true;
+	int r;
+
+	if (!x || !y)
+		goto out;
+	for (size_t i = 0; i < R * C; i++)
+		x[i] = (float)((i * 7919) % 1000) / 100.0f - 5.0f;
+
+	/* Unary in place: NULL input reads out (candle parity). */
+	r = hanzo_rocm_kernel_get(ctx, dev, "unary", "uneg_f32", &k);
+	is_int(r, 0, "dev %u: uneg_f32 loads", dev);
+	if (r < 0) {
+		diag("log:\n%s", logbuf);
+		goto out;
+	}
+	px = dev_buf(dev, x, N * sizeof(float));
+	numel = N;
+	ndims = 2;
+	{
+		const size_t dims[2] = { 37, 21 }, st[2] = { 1, 37 };
+		const size_t *const strides[1] = { st };
+
+		hanzo_rocm_layout_init(&info, 2, dims, 1, strides);
+	}
+	{
+		void *args[] = { &numel, &ndims, &info, &pnull, &px };
+
+		r = hanzo_rocm_kernel_launch_work(k, numel, 1, NULL, args);
+	}
+	hr_runtime_copy_dtoh(ctx, dev, y, px, N * sizeof(float));
+	for (size_t i = 0; i < N; i++)
+		good &= y[i] == -x[i];
+	ok(r == 0 && good, "dev %u: uneg_f32 with a NULL input negates out in place, whatever the layout", dev);
+
+	/* num_dims 200 through the raw call: nothing written, nothing read
+	 * past the layout (ASan in the sanitized build). */
+	{
+		const unsigned grid[3] = { 2, 1, 1 }, block[3] = { 64, 1, 1 };
+		uint64_t po = dev_buf(dev, NULL, N * sizeof(float));
+		float *poison = malloc(N * sizeof(float));
+
+		memset(&info, 0x7f, sizeof(info));      /* huge dims and strides */
+		ndims = 200;
+		if (poison) {
+			memset(poison, 0xff, N * sizeof(float));
+			hr_runtime_copy_htod(ctx, dev, po, poison, N * sizeof(float));
+		}
+		{
+			void *args[] = { &numel, &ndims, &info, &px, &po };
+
+			r = hanzo_rocm_kernel_launch(k, grid, block, 0, NULL, args);
+		}
+		hr_runtime_copy_dtoh(ctx, dev, y, po, N * sizeof(float));
+		good = poison != NULL;
+		for (size_t i = 0; poison && i < N; i++)
+			good &= memcmp(&y[i], &poison[i], sizeof(float)) == 0;
+		ok(r == 0 && good, "dev %u: uneg_f32 with num_dims 200 (raw launch) writes nothing", dev);
+		if (hanzo_rocm_kernel_get(ctx, dev, "reduce", "fast_sum_f32", &kr) == 0) {
+			el = C;
+			src_numel = R * C;
+			{
+				void *args[] = { &src_numel, &el, &ndims, &info, &px, &po };
+
+				r = hanzo_rocm_kernel_launch(kr, grid, block, 0, NULL, args);
+			}
+			hr_runtime_copy_dtoh(ctx, dev, y, po, N * sizeof(float));
+			good = poison != NULL;
+			for (size_t i = 0; poison && i < N; i++)
+				good &= memcmp(&y[i], &poison[i], sizeof(float)) == 0;
+			ok(r == 0 && good, "dev %u: fast_sum_f32 with num_dims 200 writes nothing", dev);
+		} else {
+			ok(0, "dev %u: fast_sum_f32 loads", dev);
+		}
+		free(poison);
+		hr_runtime_mem_free(ctx, dev, po);
+	}
+	hr_runtime_mem_free(ctx, dev, px);
+
+	/* A row-wise kernel by work: R rows of C, summed. */
+	if (kr) {
+		double want[R] = { 0 };
+
+		px = dev_buf(dev, x, R * C * sizeof(float));
+		py = dev_buf(dev, NULL, R * sizeof(float));
+		el = C;
+		src_numel = R * C;
+		ndims = 0;
+		{
+			void *args[] = { &src_numel, &el, &ndims, &info, &px, &py };
+
+			r = hanzo_rocm_kernel_launch_work(kr, R, C, NULL, args);
+		}
+		hr_runtime_copy_dtoh(ctx, dev, y, py, R * sizeof(float));
+		good = true;
+		for (size_t i = 0; i < R; i++) {
+			for (size_t j = 0; j < C; j++)
+				want[i] += x[i * C + j];
+			good &= fabs(y[i] - want[i]) <= 1e-5 * fmax(1, fabs(want[i])) + 1e-3;
+		}
+		ok(r == 0 && good, "dev %u: fast_sum_f32 over %d x %d by work matches float64", dev, R, C);
+		r = hanzo_rocm_kernel_geometry(kr, R, C, &g);
+		ok(r == 0 && g.block[0] == 256 && g.grid[0] == R, "  ... geometry: %u blocks of %u", g.grid[0], g.block[0]);
+		hr_runtime_mem_free(ctx, dev, px);
+		hr_runtime_mem_free(ctx, dev, py);
+	}
+
+	/* Norm by work: block_size is an argument, read from the geometry. */
+	if (hanzo_rocm_kernel_get(ctx, dev, "norm", "rmsnorm_f32", &kc) == 0) {
+		int ncols = C, bs = 0;
+		float eps = 1e-6f;
+		uint64_t pa = 0;
+
+		px = dev_buf(dev, x, R * C * sizeof(float));
+		py = dev_buf(dev, NULL, R * C * sizeof(float));
+		r = hanzo_rocm_kernel_geometry(kc, R, C, &g);
+		bs = (int)g.block[0];
+		if (r == 0) {
+			void *args[] = { &px, &py, &pa, &ncols, &bs, &eps };
+
+			r = hanzo_rocm_kernel_launch_work(kc, R, C, NULL, args);
+		}
+		hr_runtime_copy_dtoh(ctx, dev, y, py, R * C * sizeof(float));
+		good = true;
+		for (size_t i = 0; i < R; i++) {
+			double ss = 0;
+
+			for (size_t j = 0; j < C; j++)
+				ss += (double)x[i * C + j] * x[i * C + j];
+			ss = 1 / sqrt(ss / C + eps);
+			for (size_t j = 0; j < C; j++)
+				good &= fabs(y[i * C + j] - x[i * C + j] * ss) <= 1e-5 * fmax(1, fabs(x[i * C + j] * ss));
+		}
+		ok(r == 0 && good && g.grid[0] == R && bs == 640,
+		   "dev %u: rmsnorm_f32 %d x %d by work (block %d from the geometry) matches float64",
+		   dev, R, C, bs);
+		hr_runtime_mem_free(ctx, dev, px);
+		hr_runtime_mem_free(ctx, dev, py);
+		kc = NULL;
+	}
+
+	/* The host device's limits reach the plan: 64 KiB of shared memory. */
+	r = hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_f32", &ks);
+	r = r ? r : hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_wide_f32", &kw);
+	if (r == 0) {
+		r = hanzo_rocm_kernel_geometry(ks, 4, 16384, &g);
+		ok(r == 0 && g.shared == 65536 && g.grid[0] == 4, "dev %u: asort 16384 columns: 64 KiB shared", dev);
+		is_int(hanzo_rocm_kernel_geometry(ks, 4, 16385, &g), -E2BIG,
+		       "dev %u: asort 16385 columns: -E2BIG (longer than shared memory)", dev);
+		r = hanzo_rocm_kernel_geometry(kw, 4, 16385, &g);
+		ok(r == 0 && g.shared == 0 && g.block[0] == 1024, "  ... the wide form takes it");
+		is_int(hanzo_rocm_kernel_launch_work(ks, 4, 16385, NULL, NULL), -E2BIG,
+		       "  ... and launch_work refuses it before launching");
+		{
+			int ncols = 1000, pad = 1024;
+			uint32_t *idx = malloc(R * 1000 * sizeof(uint32_t));
+
+			px = dev_buf(dev, x, R * 1000 * sizeof(float));
+			py = dev_buf(dev, NULL, R * 1000 * sizeof(uint32_t));
+			{
+				void *args[] = { &px, &py, &ncols, &pad };
+
+				r = hanzo_rocm_kernel_launch_work(ks, R, 1000, NULL, args);
+			}
+			good = idx != NULL;
+			if (idx) {
+				hr_runtime_copy_dtoh(ctx, dev, idx, py, R * 1000 * sizeof(uint32_t));
+				for (size_t i = 0; i < R; i++)
+					for (size_t j = 1; j < 1000; j++)
+						good &= idx[i * 1000 + j] < 1000 && idx[i * 1000 + j - 1] < 1000 &&
+						        x[i * 1000 + idx[i * 1000 + j - 1]] <= x[i * 1000 + idx[i * 1000 + j]];
+			}
+			ok(r == 0 && good, "dev %u: asort_asc_f32 %d x 1000 by work sorts every row", dev, R);
+			free(idx);
+			hr_runtime_mem_free(ctx, dev, px);
+			hr_runtime_mem_free(ctx, dev, py);
+		}
+	} else {
+		ok(0, "dev %u: sort kernels load", dev);
+	}
+	if (hanzo_rocm_kernel_get(ctx, dev, "reduce", "fast_sum_split_f32", &kc) == 0) {
+		r = hanzo_rocm_kernel_geometry(kc, 1, 1 << 22, &g);
+		ok(r == 0 && g.splits > 1 && g.grid[1] == g.splits,
+		   "dev %u: one long row splits on the host (%u splits)", dev, g.splits);
+	}
+	is_int(hanzo_rocm_kernel_launch_work(k, 0, 1, NULL, NULL), 0, "dev %u: zero work launches nothing", dev);
+	is_int(hanzo_rocm_kernel_launch_work(NULL, 1, 1, NULL, NULL), -EINVAL, "NULL kernel: -EINVAL");
+	is_int(hanzo_rocm_kernel_geometry(k, 1, 1, NULL), -EINVAL, "NULL geometry: -EINVAL");
+out:
+	free(x);
+	free(y);
+}
+
+/* A plugin built from a list without #@launch lines (the host fixture). */
+static void test_no_metadata(const char *builddir, const char *dir)
+{
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+	                                .log_priority = LOG_ERR, .host = "host-w64" };
+	char conf[600];
+	struct hanzo_rocm *c2 = NULL;
+	struct hanzo_rocm_kernel *k;
+	struct hanzo_rocm_geometry g;
+	FILE *f;
+
+	snprintf(conf, sizeof(conf), "%s/nometa.conf", dir);
+	f = fopen(conf, "w");
+	if (!f) {
+		skip(2, "cannot write a config");
+		return;
+	}
+	fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n[plugins]\npath = %s/t/fixtures/host/.libs\n",
+	        dir, dir, builddir);
+	fclose(f);
+	o.config = conf;
+	if (hanzo_rocm_new_with_options(&o, &c2) < 0 ||
+	    hanzo_rocm_kernel_get(c2, 0, "hostcheck", "pairsum_ok", &k) < 0) {
+		skip(2, "no hostcheck fixture");
+		hanzo_rocm_unref(c2);
+		return;
+	}
+	logbuf[0] = '\0';
+	is_int(hanzo_rocm_kernel_geometry(k, 10, 1, &g), -ENODATA,
+	       "a plugin without launch metadata: -ENODATA");
+	ok(strstr(logbuf, "no launch metadata") != NULL, "  ... logged: %s", logbuf);
+	hanzo_rocm_unref(c2);
+}
+
+int main(void)
+{
+	const char *src = getenv("top_srcdir"), *top = getenv("top_builddir");
+	char dir[] = "/tmp/hr-test-launch-XXXXXX", conf[600];
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+	                                .log_priority = LOG_ERR, .host = "host-w64 host-w32" };
+	FILE *f;
+
+	test_grammar();
+	test_geometry();
+	test_layout();
+	if (!src || !top || !mkdtemp(dir)) {
+		skip(1, "top_srcdir/top_builddir not set (run through make check)");
+		return done_testing();
+	}
+	test_lists(src);
+	snprintf(conf, sizeof(conf), "%s/hanzo-rocm.conf", dir);
+	f = fopen(conf, "w");
+	if (f) {
+		fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n[plugins]\npath = %s/plugins/.libs\n",
+		        dir, dir, top);
+		fclose(f);
+		o.config = conf;
+	}
+	if (f && hanzo_rocm_new_with_options(&o, &ctx) == 0 && hanzo_rocm_device_count(ctx) == 2) {
+		test_host(0);
+		test_host(1);
+		test_no_metadata(top, dir);
+	} else {
+		skip(1, "no context with two host devices");
+	}
+	if (tap_failed)
+		diag("log:\n%s", logbuf);
+	hanzo_rocm_unref(ctx);
+	{
+		char cmd[700];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			diag("could not remove %s", dir);
+	}
+	return done_testing();
+}
