@@ -491,8 +491,8 @@ static void test_unknown_targets(const char *tmp)
 	logbuf[0] = '\0';
 	is_int(hanzo_rocm_new_with_options(&o, &c), 0, "run time: the context is created");
 	logged("W", f, 6, "unknown processor 'gfx9999' for extra, left out");
-	if (c && c->config) {
-		const struct hr_config *k = c->config;
+	if (c && hr_tools_config(c)) {
+		const struct hr_config *k = hr_tools_config(c);
 
 		ok(k->override == NULL, "override left out");
 		s = hr_strv_join(k->extra, " ");
@@ -527,7 +527,7 @@ static void test_unknown_targets(const char *tmp)
 	is_int(hanzo_rocm_new_with_options(&o, &c), 0, "run time with HANZO_ROCM_TARGETS=gfx90a gfx9999,sm_90");
 	ok(strstr(logbuf, "W HANZO_ROCM_TARGETS: unknown processor 'gfx9999', left out") != NULL,
 	   "warns naming the variable");
-	s = c && c->config ? hr_strv_join(c->config->env_targets, " ") : NULL;
+	s = c && hr_tools_config(c) ? hr_strv_join(hr_tools_config(c)->env_targets, " ") : NULL;
 	is_str(s, "gfx90a sm_90", "and keeps the known targets");
 	free(s);
 	hanzo_rocm_unref(c);
