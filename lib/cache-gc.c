@@ -70,7 +70,7 @@ static int scan_target(int tfd, const char *dir, const char *target,
 		char *path;
 
 		if (!classify(de->d_name, &kind) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		    fstatat(tfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		/* An entry lookups will refuse: maintenance must see it too. */
 		if (!S_ISREG(st.st_mode)) {
@@ -160,16 +160,16 @@ int hr_cache_scan(const char *dir, const char *target, hr_cache_scan_fn fn,
 		int tfd;
 
 		if (!target && is_root_temp(de->d_name)) {
-			r = scan_root_temp(dirfd(d), dir, de->d_name, fn, data);
+			r = scan_root_temp(fd, dir, de->d_name, fn, data);
 			continue;
 		}
 		if (!hr_name_is_safe(de->d_name) ||
 		    (target && strcmp(target, de->d_name) != 0))
 			continue;
-		tfd = openat(dirfd(d), de->d_name,
+		tfd = openat(fd, de->d_name,
 		             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (tfd < 0) {
-			r = scan_odd_target(dirfd(d), dir, de->d_name, fn, data);
+			r = scan_odd_target(fd, dir, de->d_name, fn, data);
 			continue;
 		}
 		r = scan_target(tfd, dir, de->d_name, fn, data);

@@ -73,6 +73,29 @@ static int parse_target_list(const char *value, const char *seps, char ***out,
 }
 
 /*
+ * A well-formed target whose processor lib/targets.def does not know
+ * (gfx9999): a typo that would otherwise be "skipped" on every precompile.
+ * Reported with the file and line and left out of the list (the others
+ * stay); config check (strict) makes it an error.
+ */
+#define UNKNOWN_TARGET "%s:%d: unknown processor '%s' for %s, left out (" UNKNOWN_WHY ")\n"
+
+static void drop_unknown_targets(struct parser *p, const char *name, char **v)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; v[i]; i++) {
+		if (hr_target_known(v[i])) {
+			v[j++] = v[i];
+			continue;
+		}
+		ERR(p, UNKNOWN_TARGET, p->path, p->line, v[i], name);
+		free(v[i]);
+	}
+	v[j] = NULL;
+}
+
+/*
  * "gfx1031:gfx1030" or "gfx90a:xnack+:gfx90a": the source may carry features
  * (which contain ':' too), so split at the last ':' that starts a target.
  */
@@ -125,6 +148,18 @@ static int parse_map(struct parser *p, const char *value, struct bad *bad)
 	if (r < 0) {
 		hr_config_map_free(map, n);
 		return r;
+	}
+	/* FROM may be a device newer than the table (that is what a map is
+	 * for); TO is what gets built, so it must be a known processor. */
+	for (size_t i = 0, k = 0, all = n; i < all; i++) {
+		if (hr_target_known(map[i].to)) {
+			map[k++] = map[i];
+			continue;
+		}
+		ERR(p, UNKNOWN_TARGET, p->path, p->line, map[i].to, "map");
+		free(map[i].from);
+		free(map[i].to);
+		n--;
 	}
 	hr_config_map_free(p->cfg->map, p->cfg->n_map);
 	p->cfg->map = map;
@@ -239,6 +274,10 @@ static int set_override(struct parser *p, const char *v, struct bad *bad)
 		r = parse_target(v, bad);
 		if (r < 0)
 			return r;
+		if (!hr_target_known(v)) {
+			ERR(p, UNKNOWN_TARGET, p->path, p->line, v, "override");
+			return 0;
+		}
 		s = strdup(v);
 		if (!s)
 			return -ENOMEM;
@@ -315,8 +354,10 @@ static int set_extra(struct parser *p, const char *v, struct bad *bad)
 	char **l = NULL;
 	int r = parse_target_list(v, " \t", &l, bad);
 
-	if (r == 0)
+	if (r == 0) {
+		drop_unknown_targets(p, "extra", l);
 		hr_config_replace_strv(&p->cfg->extra, l);
+	}
 	return r;
 }
 
@@ -325,8 +366,10 @@ static int set_default(struct parser *p, const char *v, struct bad *bad)
 	char **l = NULL;
 	int r = parse_target_list(v, " \t", &l, bad);
 
-	if (r == 0)
+	if (r == 0) {
+		drop_unknown_targets(p, "default", l);
 		hr_config_replace_strv(&p->cfg->default_targets, l);
+	}
 	return r;
 }
 

@@ -56,6 +56,10 @@ struct tally {
 };
 #define TALLY(ctx, t, ...) PROBLEM((ctx), (t)->strict, &(t)->errors, __VA_ARGS__)
 
+/* Why a well-formed target such as gfx9999 is left out (its processor is
+ * not in lib/targets.def; the CLI's --target lists the known ones). */
+#define UNKNOWN_WHY "not a GPU processor this hanzo-rocm knows"
+
 /* inih's handler: sets the key (config-keys.c); always returns 1. */
 int hr_config_handler(void *user, const char *section, const char *name,
                       const char *value);

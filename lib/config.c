@@ -428,6 +428,8 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 		if (hr_target_validate(v) < 0) {
 			TALLY(ctx, t, "%s: invalid value '%s' (expected a target ID like gfx90a or sm_90)\n",
 			      var, v);
+		} else if (!hr_target_known(v)) {
+			TALLY(ctx, t, "%s: unknown processor '%s', left out (" UNKNOWN_WHY ")\n", var, v);
 		} else if (!(cfg->env_arch = strdup(v))) {
 			return -ENOMEM;
 		}
@@ -436,6 +438,7 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 	if (v) {
 		char **l = hr_strv_split(v, ", \t\n");
 		bool bad = false;
+		size_t k = 0;
 
 		if (!l)
 			return -ENOMEM;
@@ -446,6 +449,18 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 				bad = true;
 			}
 		}
+		/* Well-formed but not in lib/targets.def: only that one goes. */
+		for (size_t i = 0; !bad && l[i]; i++) {
+			if (hr_target_known(l[i])) {
+				l[k++] = l[i];
+			} else {
+				TALLY(ctx, t, "HANZO_ROCM_TARGETS: unknown processor '%s', left out (" UNKNOWN_WHY ")\n",
+				      l[i]);
+				free(l[i]);
+			}
+		}
+		if (!bad)
+			l[k] = NULL;
 		if (l[0] && !bad)
 			cfg->env_targets = l;
 		else

@@ -471,10 +471,12 @@ static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
 	c->path = hr_path_join(dir, name);
 	if (!c->path)
 		return -ENOMEM;
-	if (fstatat(dfd, name, &c->st, 0) == 0)
+	if (dfd >= 0 && fstatat(dfd, name, &c->st, 0) == 0)
 		c->have_st = true;
 	if (dir_why)
 		return set_why(c, "directory %s is %s", dir, dir_why);
+	if (dfd < 0)
+		return set_why(c, "cannot open directory %s", dir);
 	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
 		return set_why(c, "cannot stat: %s", strerror(errno));
 	/* O_NONBLOCK: a FIFO named *.so must not hang the host. */
@@ -857,12 +859,14 @@ out:
 int hr_family_load(struct hanzo_rocm *ctx, struct hr_family *family,
                    const struct hanzo_rocm_plugin **desc)
 {
-	struct fam *f = (struct fam *)((char *)family - offsetof(struct fam, pub));
 	struct hr_plugins *p;
+	struct fam *f;
 	int r;
 
 	if (!ctx || !family || !desc)
 		return -EINVAL;
+	/* After the check: arithmetic on a null pointer is undefined. */
+	f = (struct fam *)((char *)family - offsetof(struct fam, pub));
 	*desc = NULL;
 	r = plugins_get(ctx, &p);
 	if (r < 0)

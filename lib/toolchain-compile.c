@@ -120,7 +120,7 @@ static void remove_tree_at(int dfd, const char *name, int depth)
 	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			remove_tree_at(dirfd(d), de->d_name, depth + 1);
+			remove_tree_at(fd, de->d_name, depth + 1);
 	closedir(d);
 	unlinkat(dfd, name, AT_REMOVEDIR);
 }
@@ -246,14 +246,14 @@ int hr_toolchain_tmpdirs_gc(unsigned *removed)
 		int held;
 
 		if (!is_compile_tmpdir(de->d_name) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    !tmpdir_dead(dirfd(d), de->d_name, &st, &held))
+		    !tmpdir_dead(fd, de->d_name, &st, &held))
 			continue;
-		remove_tree_at(dirfd(d), de->d_name, 0);
+		remove_tree_at(fd, de->d_name, 0);
 		if (held >= 0)
 			close(held);
-		if (faccessat(dirfd(d), de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+		if (faccessat(fd, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			(*removed)++;
 	}
 	closedir(d);

@@ -51,13 +51,13 @@ exit_is 0 "-q precompile (nothing failed)" hr -q precompile --target gfx1200 --f
 [ ! -s "$T/out" ]; ok $? "-q prints no table and no summary"
 
 # The bar on a terminal (script(1) gives one), not with TERM=dumb.
-if command -v script >/dev/null 2>&1; then
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
 	TERM=xterm script -qec "$HR_CLI precompile --force --target gfx1200 --family fill" /dev/null >"$T/tty" 2>&1
 	grep -q "$(printf '\033')\[K" "$T/tty"; ok $? "a terminal gets the progress bar"
 	TERM=dumb script -qec "$HR_CLI precompile --force --target gfx1200 --family fill" /dev/null >"$T/tty" 2>&1
 	! grep -q "$(printf '\033')" "$T/tty"; ok $? "TERM=dumb gets no escape sequence"
 else
-	skip 2 "no script(1)"
+	skip 2 "no script(1), or no pseudo-terminal for it"
 fi
 
 # cache list after real compiles: sorted, aligned, precompile's sizes.

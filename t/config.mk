@@ -11,6 +11,7 @@ EXTRA_DIST += \
 	t/fixtures/config/bad-size.conf \
 	t/fixtures/config/good.conf \
 	t/fixtures/config/warn.conf \
+	t/fixtures/config/unknown-target.conf \
 	t/fixtures/config/root-a/etc/hanzo-rocm.conf \
 	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/10-a.conf \
 	t/fixtures/config/root-a/etc/hanzo-rocm.conf.d/20-b.conf \

@@ -89,6 +89,6 @@ EXTRA_DIST += \
 	debian/libhanzo-rocm-dev.install \
 	debian/watch debian/upstream/metadata debian/tests/control \
 	debian/tests/cli-precompile debian/tests/dev-build \
-	rpm/hanzo-rocm.spec rpm/rpmlintrc \
+	rpm/hanzo-rocm.spec rpm/rpmlintrc t/package/rpm-host.macros \
 	t/package/build-debs.sh t/package/chroot-base.sh t/package/lintian.sh \
-	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh t/package/readme-in.sh
+	t/package/proof.sh t/package/rpm.sh t/package/rpm-install.sh t/package/lintian-in.sh t/package/build-in.sh t/package/readme-in.sh t/package/test-in.sh

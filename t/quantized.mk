@@ -7,6 +7,11 @@ check_PROGRAMS += t/test-quantized
 t_test_quantized_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-quantized
 EXTRA_DIST += t/fixtures/quantized/make-vectors.py t/fixtures/quantized/vectors.txt
+# ... and against ggml-vectors.txt, made by real ggml's reference quantizers
+# (ggml-vectors.c, Debian sid's libggml-dev), which also checks vectors.txt
+# bit for bit: as root, sh t/fixtures/quantized/ggml-in.sh SID_ROOT.tar DIR
+EXTRA_DIST += t/fixtures/quantized/ggml-vectors.c t/fixtures/quantized/ggml-vectors.txt \
+	t/fixtures/quantized/ggml-in.sh
 
 # sdot4 on gfx90a, the scalar dot on gfx1010 (hipcc; skips without it).
 EXTRA_DIST += t/quantized-isa.sh

@@ -468,6 +468,74 @@ static void test_lenient(const char *tmp)
 	free(f);
 }
 
+/*
+ * Well-formed targets whose processor lib/targets.def does not know: an
+ * error naming FILE:LINE (or the variable) for config check, a warning at
+ * run time that leaves only that target out.
+ */
+static void test_unknown_targets(const char *tmp)
+{
+	char *f = fixture("unknown-target.conf"), *s;
+	struct hanzo_rocm_options o = { .size = sizeof(o), .config = f, .log_fn = capture,
+	                                .log_priority = LOG_WARNING };
+	struct hanzo_rocm *c = NULL;
+	struct hr_config *cfg = NULL;
+
+	is_int(load("", f, &cfg), -EINVAL, "unknown processors: config check fails");
+	logged("E", f, 4, "unknown processor 'gfx9999' for override, left out");
+	logged("E", f, 5, "unknown processor 'gfx7777' for map, left out");
+	logged("E", f, 6, "unknown processor 'gfx9999' for extra, left out");
+	logged("E", f, 7, "unknown processor 'gfx9999:xnack+' for default, left out");
+	is_int(count("E "), 4, "four errors, nothing else");
+	hr_config_free(cfg);
+
+	logbuf[0] = '\0';
+	is_int(hanzo_rocm_new_with_options(&o, &c), 0, "run time: the context is created");
+	logged("W", f, 6, "unknown processor 'gfx9999' for extra, left out");
+	if (c && hr_tools_config(c)) {
+		const struct hr_config *k = hr_tools_config(c);
+
+		ok(k->override == NULL, "override left out");
+		s = hr_strv_join(k->extra, " ");
+		is_str(s, "gfx90a sm_90", "extra keeps its known targets");
+		free(s);
+		s = hr_strv_join(k->default_targets, " ");
+		is_str(s, "gfx1030", "default keeps its known targets");
+		free(s);
+		ok(k->n_map == 2 && strcmp(k->map[0].to, "gfx1030") == 0 &&
+		   strcmp(k->map[1].from, "gfx9998") == 0 && strcmp(k->map[1].to, "gfx90a") == 0,
+		   "map keeps its pairs to known targets (an unknown FROM is what a map is for)");
+	} else {
+		skip(4, "no context");
+	}
+	hanzo_rocm_unref(c);
+	c = NULL;
+
+	setenv("HANZO_ROCM_TARGETS", "gfx90a gfx9999,sm_90", 1);
+	is_int(load(tmp, NULL, &cfg), -EINVAL, "HANZO_ROCM_TARGETS with an unknown processor: config check fails");
+	ok(strstr(logbuf, "E HANZO_ROCM_TARGETS: unknown processor 'gfx9999', left out") != NULL,
+	   "naming the variable and the target");
+	hr_config_free(cfg);
+	setenv("HANZO_ROCM_ARCH", "gfx9999", 1);
+	is_int(load(tmp, NULL, &cfg), -EINVAL, "HANZO_ROCM_ARCH=gfx9999: config check fails");
+	ok(strstr(logbuf, "E HANZO_ROCM_ARCH: unknown processor 'gfx9999'") != NULL,
+	   "naming the variable");
+	hr_config_free(cfg);
+	unsetenv("HANZO_ROCM_ARCH");
+
+	o.config = "/dev/null";
+	logbuf[0] = '\0';
+	is_int(hanzo_rocm_new_with_options(&o, &c), 0, "run time with HANZO_ROCM_TARGETS=gfx90a gfx9999,sm_90");
+	ok(strstr(logbuf, "W HANZO_ROCM_TARGETS: unknown processor 'gfx9999', left out") != NULL,
+	   "warns naming the variable");
+	s = c && hr_tools_config(c) ? hr_strv_join(hr_tools_config(c)->env_targets, " ") : NULL;
+	is_str(s, "gfx90a sm_90", "and keeps the known targets");
+	free(s);
+	hanzo_rocm_unref(c);
+	unsetenv("HANZO_ROCM_TARGETS");
+	free(f);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/hr-config.XXXXXX";
@@ -483,6 +551,7 @@ int main(void)
 	test_env(tmp);
 	test_context();
 	test_lenient(tmp);
+	test_unknown_targets(tmp);
 	hanzo_rocm_unref(ctx);
 	{
 		char cmd[64];

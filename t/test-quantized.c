@@ -2,8 +2,11 @@
 /*
  * The quantized family against t/fixtures/quantized/vectors.txt: ggml
  * blocks and their values, written by make-vectors.py from the block
- * layouts alone (no ggml is packaged for Debian 12, and the script shares
- * no code with the kernels or the selftest's C reference).  On both host
+ * layouts alone (the script shares no code with the kernels or the
+ * selftest's C reference), and against ggml-vectors.txt, written by real
+ * ggml's reference quantizers (ggml-vectors.c with Debian sid's libggml,
+ * which also checks vectors.txt bit for bit; Debian 12 and 13 package no
+ * ggml, so neither runs here).  On both host
  * targets: dequantize_block_Q_f32 and get_rows_Q decode the blocks bit for
  * bit, quantize_q8_1 encodes the input byte for byte.  The selftest checks
  * its own C reference against the same kernels, so the three agree.
@@ -29,6 +32,7 @@ struct vec {
 
 static struct vec vecs[32];
 static int nvecs;
+static const char *set;     /* the vectors file being checked */
 
 static int load_vectors(const char *path)
 {
@@ -125,7 +129,7 @@ static void test_format(unsigned dev, const char *fmt, int qk)
 	rc = launch(dev, name, 1, 1, args);
 	if (rc != 0)
 		diag("%s: launch %d", name, rc);
-	ok(rc == 0 && memcmp(out, w->data, w->len) == 0 && out[w->len] == 0xff, "dev %u: %s decodes %d blocks bit for bit", dev, name, nblk);
+	ok(rc == 0 && memcmp(out, w->data, w->len) == 0 && out[w->len] == 0xff, "dev %u: %s decodes %d blocks bit for bit (%s)", dev, name, nblk, set);
 	for (size_t i = 0; i < w->len / 4; i++) {
 		float gv, e;
 
@@ -143,7 +147,7 @@ static void test_format(unsigned dev, const char *fmt, int qk)
 		bad++;
 	for (int r = 0; r < nids && !bad; r++)
 		bad += memcmp(gout + r * rowb, w->data + ids[r] * rowb, rowb) != 0;
-	ok(!bad && gout[nids * rowb] == 0xff, "dev %u: %s picks and decodes rows", dev, name);
+	ok(!bad && gout[nids * rowb] == 0xff, "dev %u: %s picks and decodes rows (%s)", dev, name, set);
 	hr_runtime_mem_free(ctx, dev, x);
 	hr_runtime_mem_free(ctx, dev, y);
 	hr_runtime_mem_free(ctx, dev, di);
@@ -164,13 +168,14 @@ static void test_q8_1(unsigned dev)
 	const uint8_t *out = (const uint8_t *)(uintptr_t)y;
 
 	ok(launch(dev, "quantize_q8_1", 1, 1, args) == 0 && memcmp(out, want->data, want->len) == 0 &&
-	   out[want->len] == 0xff, "dev %u: quantize_q8_1 encodes byte for byte", dev);
+	   out[want->len] == 0xff, "dev %u: quantize_q8_1 encodes byte for byte (%s)", dev, set);
 	hr_runtime_mem_free(ctx, dev, x);
 	hr_runtime_mem_free(ctx, dev, y);
 }
 
 int main(void)
 {
+	static const char *const sets[] = { "vectors.txt", "ggml-vectors.txt" };
 	static const char *const fmts[] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
 	                                    "q4_K", "q5_K", "q6_K" };
 	char dir[] = "/tmp/hr-test-quantized-XXXXXX", conf[512], path[512], cmd[600];
@@ -181,9 +186,6 @@ int main(void)
 
 	if (!top || !src || !mkdtemp(dir))
 		skip_all("top_builddir/top_srcdir not set (run through make check)");
-	snprintf(path, sizeof(path), "%s/t/fixtures/quantized/vectors.txt", src);
-	if (load_vectors(path) < 17)
-		skip_all("cannot read the vectors");
 	snprintf(conf, sizeof(conf), "%s/hanzo-rocm.conf", dir);
 	f = fopen(conf, "we");
 	if (!f)
@@ -194,16 +196,23 @@ int main(void)
 	o.config = conf;
 	if (hanzo_rocm_new_with_options(&o, &ctx) < 0 || hanzo_rocm_device_count(ctx) != 2)
 		skip_all("no context with two host devices");
-	for (unsigned dev = 0; dev < 2; dev++) {
-		for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
-			test_format(dev, fmts[i], i < 5 ? 32 : 256);
-		test_q8_1(dev);
+	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		set = sets[s];
+		snprintf(path, sizeof(path), "%s/t/fixtures/quantized/%s", src, set);
+		if (!ok(load_vectors(path) >= 17, "%s: read", set))
+			continue;
+		for (unsigned dev = 0; dev < 2; dev++) {
+			for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+				test_format(dev, fmts[i], i < 5 ? 32 : 256);
+			test_q8_1(dev);
+		}
+		for (int i = 0; i < nvecs; i++)
+			free(vecs[i].data);
+		nvecs = 0;
 	}
 	hanzo_rocm_unref(ctx);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		diag("could not remove %s", dir);
-	for (int i = 0; i < nvecs; i++)
-		free(vecs[i].data);
 	return done_testing();
 }

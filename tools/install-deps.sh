@@ -25,8 +25,9 @@ esac
 BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-dev"
 GPU="hipcc libamdhip64-dev"
 # clang and its compiler-rt (libFuzzer, ASan) for `make fuzz`.
-TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev"
-PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint podman buildah"
+TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev groff-base"
+# elfutils: eu-strip, which rpm's find-debuginfo (t/package/rpm-host.macros) needs.
+PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint elfutils podman buildah"
 
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
