@@ -13,12 +13,15 @@
  *
  * Contiguous rows; block b normalizes row b (grid = rows), the whole block
  * on one row (a block reduction, not one wave: 152k-column rows read at
- * full speed).  block_size is candle's and must equal blockDim.x; the
- * kernels use blockDim.x.  alpha (weight) and beta (bias) may be NULL
+ * full speed).  Aligned rows of up to 16 elements per thread stay in
+ * registers between the statistics and the write (see norm_cached).
+ * block_size is candle's and must equal blockDim.x; the kernels use
+ * blockDim.x.  alpha (weight) and beta (bias) may be NULL
  * (1 and 0).  f16/bf16 accumulate in float, f64 in double.
  *
  *   softmax:   y = exp(x - max) / sum(exp(x - max)), max and sum in one read
- *              (online rescaling); a NaN in the row makes the row NaN, a
+ *              (online rescaling; a row held in registers: the max, then
+ *              exp once per element); a NaN in the row makes the row NaN, a
  *              row of -inf is NaN (torch); -inf entries give 0.
  *   rmsnorm:   y = x / sqrt(mean(x^2) + eps) * alpha
  *   layernorm: y = (x - mean) / sqrt(var + eps) * alpha + beta, var biased
@@ -169,8 +172,9 @@ HR_DEVICE void norm_store(T *dst, const T *alpha, const T *beta, uint64_t nv,
 
 /* softmax of a cached row: the block's max first, then e = exp(x - max)
  * once per element, kept for the write.  Same results as the online form:
- * a NaN makes the row NaN, a row of -inf is NaN, -inf entries give 0; a
- * +inf makes the row NaN (inf - inf), as torch. */
+ * a NaN makes the row NaN, a row of -inf is NaN, -inf entries give 0.
+ * A +inf makes the whole row NaN here (inf - inf in the sum); the online
+ * form gives NaN there and 0 elsewhere when the row has exactly one. */
 template <typename T>
 HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 {
