@@ -8,7 +8,9 @@
  * Cases: 1, 769 (every pointer one element in), 5125 and 152071 columns,
  * 32 rows x 151936 (vocabulary logits; on GPUs only: on the host backend
  * it would multiply the CPU time, and "wide" runs the same code there);
- * chunks that are empty or all -inf (softmax);
+ * chunks that are empty or all -inf (softmax); 1000, 2048 and 4096
+ * columns (multiples of the 16-byte pack: the one-pass kernels' cached
+ * vector path, and its scalar fallbacks at an odd offset or too long);
  * +-7e9 inputs (+-3e4 for f16, so the residual sum stays finite) that must
  * stay finite; NULL weight and bias;
  * rows of no columns (nothing may be written); softmax rows that start
@@ -64,6 +66,16 @@ static const struct ncase cases[] = {
 	{ "bigwide", "bigwide/split", 2, 65537, 0, 256, VAL_BIG, false, 9, 0 },
 	{ "noweight", "noweight/split", 3, 769, 0, 192, VAL_RAND, true, 3, 0 },
 	{ "nocols", "nocols/split", 3, 0, 0, 64, VAL_RAND, false, 4, 0 },
+	/* ncols a multiple of the 16-byte pack: the one-pass kernels' cached
+	 * vector path (full, and with idle threads; +-7e9; -inf entries), then
+	 * the same sizes at an odd offset and too long for the registers, which
+	 * take the scalar loops. */
+	{ "cols4096", "cols4096/split", 3, 4096, 0, 512, VAL_RAND, false, 4, 0 },
+	{ "cols1000", "cols1000/split", 3, 1000, 0, 256, VAL_RAND, false, 3, 0 },
+	{ "big1000", "big1000/split", 3, 1000, 0, 128, VAL_BIG, true, 3, 0 },
+	{ "masked1000", "masked1000/split", 3, 1000, 0, 64, VAL_MASKED, false, 5, 0 },
+	{ "cols4096odd", "cols4096odd/split", 2, 4096, 1, 512, VAL_RAND, false, 4, 0 },
+	{ "cols2048long", "cols2048long/split", 2, 2048, 0, 64, VAL_RAND, false, 4, 0 },
 	/* 100 chunks of 8: the first chunk of every row is all -inf. */
 	{ "masked", "masked/split", 3, 769, 0, 256, VAL_MASKED, false, 100, 0 },
 };
