@@ -78,7 +78,7 @@ phase check-readme '' make check-readme || { readme=1; status=1; }
 fuzz=skip
 if command -v clang >/dev/null 2>&1; then
 	fuzz=0
-	make fuzz-run FUZZ_SECONDS="${HR_FUZZ_SECONDS:-20}" || { fuzz=1; status=1; }
+	phase fuzz '' make fuzz-run FUZZ_SECONDS="${HR_FUZZ_SECONDS:-20}" || { fuzz=1; status=1; }
 else
 	echo "tools/test.sh: no clang: skipping make fuzz-run"
 fi
