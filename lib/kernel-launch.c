@@ -2,7 +2,7 @@
 /*
  * hanzo_rocm_kernel_launch_work and hanzo_rocm_kernel_geometry.  The first
  * call for a kernel handle builds its plan: the kernel's `#@launch` line,
- * read from its family's plugin (untrusted: launch-meta.c validates it),
+ * read from its family's plugin (untrusted: util-launch-meta.c validates it),
  * the device's limits and the driver's occupancy at each block size the
  * line can lead to.  The plan is published on the handle with a
  * compare-and-swap (runtime.c), so every later call is one acquire load, a
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "kernel-launch.h"
+#include "context.h"
+#include "build-plugin.h"
 #include "runtime.h"
 
 #define DEFAULT_BLOCK 256u
