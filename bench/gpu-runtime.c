@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "runtime.h"
 
 struct layout { uint64_t v[32]; };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The backend operations table (layer: backends).  A backend (CUDA driver,
+ * The backend operations table (layer: backend).  A backend (CUDA driver,
  * HIP runtime, …) only implements these; opening, keeping and choosing
  * backends is backend.c's, using them is the runtime's and the devices'.
  */
@@ -19,7 +19,7 @@
  * kernel, -ENODEV for no device, -EIO for other driver errors.
  */
 /*
- * What the launch geometry needs to know about a device (lib/launch.c);
+ * What the launch geometry needs to know about a device (lib/kernel-launch.c);
  * 0 in a field = unknown (the runtime fills a default).
  */
 struct hr_device_limits {

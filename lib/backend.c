@@ -3,17 +3,17 @@
  * The backends of a context (backend.h): the platform -> implementation
  * table and the one open attempt per backend.  Adding a backend is a slot
  * here and a file implementing struct hr_backend_ops.
- * Layer: backends (lib/layers).
+ * Layer: backend (lib/layers).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "backend.h"
-#include "hr-cuda.h"
-#include "hr-hip.h"
-#include "host.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-cuda.h"
+#include "backend-hip.h"
+#include "backend-host.h"
+#include "context.h"
 #include "target.h"
 
 struct be_slot {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The backends of a context (layer: backends, above their implementations
- * lib/cuda.c, lib/hip.c and lib/host-backend.c): each opened once, on first use, and kept
+ * The backends of a context (layer: backend, above their implementations
+ * lib/backend-cuda.c, lib/backend-hip.c and lib/backend-host.c): each opened once, on first use, and kept
  * until the context is freed.  State is the context's backends slot
  * (hr_ctx_lazy); its one lock comes after every lock of devices and the
  * runtime (runtime.h), so they may ask for a backend under any of theirs.

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "conf.h"
-#include "hr-elf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "util-elf.h"
+#include "context.h"
 #include "target.h"
 #include "util.h"
 

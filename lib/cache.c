@@ -32,10 +32,10 @@
 #include <nettle/sha2.h>
 
 #include "cache.h"
-#include "conf.h"
-#include "host-target.h"
-#include "hr-elf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "util-host-target.h"
+#include "util-elf.h"
+#include "context.h"
 #include "util.h"
 
 #define ENTRY_MAGIC "HRCOBJ1"   /* + its NUL: 8 bytes */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
+#include "config-api.h"
 #include "config-private.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "target.h"
 #include "util.h"
 
@@ -73,7 +73,7 @@ static int parse_target_list(const char *value, const char *seps, char ***out,
 }
 
 /*
- * A well-formed target whose processor lib/targets.def does not know
+ * A well-formed target whose processor lib/util-targets.def does not know
  * (gfx9999): a typo that would otherwise be "skipped" on every precompile.
  * Reported with the file and line and left out of the list (the others
  * stay); config check (strict) makes it an error.

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "context.h"
 
 /* One file being parsed. */
 struct parser {
@@ -57,7 +57,7 @@ struct tally {
 #define TALLY(ctx, t, ...) PROBLEM((ctx), (t)->strict, &(t)->errors, __VA_ARGS__)
 
 /* Why a well-formed target such as gfx9999 is left out (its processor is
- * not in lib/targets.def; the CLI's --target lists the known ones). */
+ * not in lib/util-targets.def; the CLI's --target lists the known ones). */
 #define UNKNOWN_WHY "not a GPU processor this hanzo-rocm knows"
 
 /* inih's handler: sets the key (config-keys.c); always returns 1. */

@@ -29,9 +29,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "config-api.h"
 #include "config-private.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "target.h"
 #include "util.h"
 
@@ -449,7 +449,7 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 				bad = true;
 			}
 		}
-		/* Well-formed but not in lib/targets.def: only that one goes. */
+		/* Well-formed but not in lib/util-targets.def: only that one goes. */
 		for (size_t i = 0; !bad && l[i]; i++) {
 			if (hr_target_known(l[i])) {
 				l[k++] = l[i];

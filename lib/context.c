@@ -5,8 +5,8 @@
  * state is created (hr_ctx_lazy); logging (the default stderr logger,
  * HANZO_ROCM_LOG, the guarded log function) and the public log and
  * strerror API.  Every other file reaches the context through the
- * accessors in libhanzo-rocm-private.h; hanzo_rocm_new (which loads the
- * configuration, a higher layer) is lib/libhanzo-rocm.c.
+ * accessors in context.h; hanzo_rocm_new (which loads the
+ * configuration, a higher layer) is lib/top-new.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "util.h"
 
 struct hanzo_rocm {

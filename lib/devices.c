@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "conf.h"
+#include "config-api.h"
 #include "devices.h"
-#include "hr-cuda.h"
-#include "host-target.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-cuda.h"
+#include "util-host-target.h"
+#include "context.h"
 #include "target.h"
 #include "util.h"
 
@@ -143,13 +143,13 @@ bad:
 }
 
 /* Processors that have an SRAM ECC mode (clang's sramecc target feature). */
-/* Which features KFD may report for a processor (lib/targets.def). */
+/* Which features KFD may report for a processor (lib/util-targets.def). */
 static const struct {
 	const char *name;
 	bool sramecc, xnack;
 } amd_features[] = {
 #define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, sramecc, xnack },
-#include "targets.def"
+#include "util-targets.def"
 #undef HR_AMD_TARGET
 };
 

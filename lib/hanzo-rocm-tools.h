@@ -6,12 +6,12 @@
  * (lib/layers); tools/ include this header and the public ones, nothing else
  * of lib/.  It gives the tools:
  *
- *   the effective configuration, read-only   hr_tools_config() (conf.h)
+ *   the effective configuration, read-only   hr_tools_config() (config-api.h)
  *   strict configuration checking             hr_config_load/check_file
  *   the cache tiers, entries, scan, gc        cache.h
- *   plugins: scan, index state, families      plugin.h
- *   devices, targets, toolchains              devices.h target.h toolchain.h
- *   precompile and its target choice          precompile.h
+ *   plugins: scan, index state, families      build-plugin.h
+ *   devices, targets, toolchains              devices.h target.h build-toolchain.h
+ *   precompile and its target choice          top-precompile.h
  *   device memory, modules, events (selftest) runtime.h
  *   small helpers (strv, sizes, paths)        util.h
  *
@@ -25,13 +25,13 @@
 #include "hanzo-rocm.h"
 
 #include "cache.h"
-#include "conf.h"
+#include "config-api.h"
 #include "devices.h"
-#include "plugin.h"
-#include "precompile.h"
+#include "build-plugin.h"
+#include "top-precompile.h"
 #include "runtime.h"
 #include "target.h"
-#include "toolchain.h"
+#include "build-toolchain.h"
 #include "util.h"
 
 /* The configuration ctx was created with (never NULL for a live context). */

@@ -6,33 +6,33 @@ lib_LTLIBRARIES += lib/libhanzo-rocm.la
 include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 
 lib_libhanzo_rocm_internal_la_SOURCES = \
-	lib/libhanzo-rocm-private.h lib/context.c lib/libhanzo-rocm.c \
+	lib/context.h lib/context.c lib/top-new.c \
 	lib/hanzo-rocm-tools.h \
 	lib/util.h lib/util.c \
-	lib/conf.h lib/config-private.h lib/config.c lib/config-keys.c \
+	lib/config-api.h lib/config-private.h lib/config.c lib/config-keys.c \
 	lib/target.h lib/target.c lib/target-known.c \
 	lib/devices.h lib/devices.c \
-	lib/hr-spawn.h lib/spawn.c \
-	lib/toolchain.h lib/toolchain.c lib/toolchain-compile.c \
-	lib/hr-elf.h lib/elf.c \
+	lib/util-spawn.h lib/util-spawn.c \
+	lib/build-toolchain.h lib/build-toolchain.c lib/build-toolchain-compile.c \
+	lib/util-elf.h lib/util-elf.c \
 	lib/cache.h lib/cache.c lib/cache-lock.c lib/cache-gc.c \
 	lib/cache-memory.c lib/cache-tiers.c \
-	lib/code-object.h lib/code-object.c \
-	lib/precompile.h lib/precompile.c lib/precompile-targets.c \
-	lib/precompile-stamp.c lib/precompile-dest.c \
-	lib/plugin.h lib/plugin-private.h lib/plugin.c lib/plugin-index.c \
-	lib/plugin-index-write.c \
-	lib/hr-cuda.h lib/cuda.c \
-	lib/hr-hip.h lib/hip.c \
+	lib/cache-code-object.h lib/cache-code-object.c \
+	lib/top-precompile.h lib/top-precompile.c lib/top-precompile-targets.c \
+	lib/top-precompile-stamp.c lib/top-precompile-dest.c \
+	lib/build-plugin.h lib/build-plugin-private.h lib/build-plugin.c lib/build-plugin-index.c \
+	lib/build-plugin-index-write.c \
+	lib/backend-cuda.h lib/backend-cuda.c \
+	lib/backend-hip.h lib/backend-hip.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c \
-	lib/launch-meta.h lib/launch-meta.c lib/launch.h lib/launch.c lib/layout.c \
-	lib/host-target.h lib/host-target.c \
-	lib/host.h lib/host-backend.c lib/host-exec.c
+	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel-launch.h lib/kernel-launch.c lib/context-layout.c \
+	lib/util-host-target.h lib/util-host-target.c \
+	lib/backend-host.h lib/backend-host.c lib/backend-host-exec.c
 lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)
 lib_libhanzo_rocm_internal_la_LIBADD = $(INIH_LIBS) $(NETTLE_LIBS)
 if ENABLE_SANITIZERS
-# A sanitized library builds sanitized host code objects (lib/host-backend.c).
+# A sanitized library builds sanitized host code objects (lib/backend-host.c).
 lib_libhanzo_rocm_internal_la_CFLAGS += -DHR_HOST_SANITIZE=1
 endif
 

@@ -19,9 +19,9 @@
 
 #include "backend.h"
 #include "cache.h"
-#include "code-object.h"
+#include "cache-code-object.h"
 #include "devices.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "runtime.h"
 #include "target.h"
 #include "util.h"
@@ -61,7 +61,7 @@ struct hanzo_rocm_kernel {
 	struct rt_device *dev;
 	void *fn;
 	struct hanzo_rocm *ctx;
-	void *plan;                     /* launch.c's, published once (CAS); freed with the handle */
+	void *plan;                     /* kernel-launch.c's, published once (CAS); freed with the handle */
 };
 
 struct hr_runtime {
@@ -436,7 +436,7 @@ HR_EXPORT int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
 	                      shared_mem_bytes, stream, args);
 }
 
-/* ---- the kernel layer's view of a handle (launch.c) ------------------- */
+/* ---- the kernel layer's view of a handle (kernel-launch.c) ------------------- */
 
 void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v)
 {

@@ -8,9 +8,9 @@
  * The library's lock order, written here once.  The context has no lock
  * (module state is published by compare-and-swap, hr_ctx_lazy), so the only
  * nesting is the load of a missing kernel:
- *   rt->load_lock → the cache's compile_lock (code-object.c: one compile at
+ *   rt->load_lock → the cache's compile_lock (cache-code-object.c: one compile at
  *   a time) → rt->dev_lock (opening a device) → the backends' open lock
- *   (backend.c) → a backend's own locks (host-backend.c).
+ *   (backend.c) → a backend's own locks (backend-host.c).
  * Every other lock is a leaf, held around its own data only: the memory
  * tier's lock and the plugin table's lock (each taken with or without the
  * above), rt->map_lock (kernel table inserts; lookups take no lock) and the
@@ -64,7 +64,7 @@ int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
                       unsigned shared, void *stream, void **args);
 
 /*
- * The kernel layer's access to a handle (lib/launch.c): what it is, the
+ * The kernel layer's access to a handle (lib/kernel-launch.c): what it is, the
  * device's limits (computed once when the device was opened), the driver's
  * occupancy, and one pointer the launch layer publishes once (a
  * compare-and-swap: the loser's plan is freed and the winner's returned);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Known processors (layer: target IDs): whether a well-formed target ID
- * names a processor of lib/targets.def, so that the CLI rejects an invented
+ * names a processor of lib/util-targets.def, so that the CLI rejects an invented
  * one (gfx9999) as a usage error instead of reporting it skipped.  Kept apart
  * from target.c's grammar: that stays open to processors newer than the
  * table (a detected GPU or a cache entry is never refused for it).  Pure.
@@ -13,7 +13,7 @@
 
 static const char *const amd_processors[] = {
 #define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) name,
-#include "targets.def"
+#include "util-targets.def"
 #undef HR_AMD_TARGET
 };
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host-target.h"
+#include "util-host-target.h"
 #include "target.h"
 #include "util.h"
 
@@ -45,7 +45,7 @@ static bool amd_processor_ok(const char *p, size_t len)
 /*
  * ":feature+" / ":feature-", each of the two features LLVM's target IDs know
  * (sramecc, xnack) at most once, and only where the processor has it (when
- * targets.def knows the processor; generics and others are left to the
+ * util-targets.def knows the processor; generics and others are left to the
  * compiler).  Anything else would pass here and fail as a compile error.
  */
 static bool amd_features_ok(const char *p, size_t plen, const char *f)
@@ -55,7 +55,7 @@ static bool amd_features_ok(const char *p, size_t plen, const char *f)
 		int sramecc, xnack;
 	} known[] = {
 #define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, sramecc, xnack },
-#include "targets.def"
+#include "util-targets.def"
 #undef HR_AMD_TARGET
 	};
 	bool seen_sramecc = false, seen_xnack = false;

@@ -15,7 +15,7 @@
 
 enum hr_platform {
 	HR_PLATFORM_NONE = 0, HR_PLATFORM_AMD = 1, HR_PLATFORM_NVIDIA = 2,
-	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/host.h */
+	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/backend-host.h */
 };
 
 struct hr_device {
@@ -41,7 +41,7 @@ int hr_target_from_gfx_version(uint32_t v, char *buf, size_t n);
 int hr_target_from_hsa_override(const char *s, char *buf, size_t n);
 
 /* target-known.c: true if t is valid and its processor is one of
- * lib/targets.def (any sm_NN[a] for NVIDIA); the i-th known AMD processor,
+ * lib/util-targets.def (any sm_NN[a] for NVIDIA); the i-th known AMD processor,
  * NULL past the end. */
 bool hr_target_known(const char *t);
 const char *hr_target_known_amd(size_t i);

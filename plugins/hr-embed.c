@@ -15,13 +15,13 @@
  * The .list holds one kernel per line: its name, then its argument list as
  * written in the source.  Blank lines and lines starting with '#' are
  * ignored; "@flag ARG" adds an extra compile flag for the family.
- * "#@launch PATTERN KIND key=value..." lines (lib/launch-meta.h) are the
+ * "#@launch PATTERN KIND key=value..." lines (lib/util-launch-meta.h) are the
  * kernels' launch metadata: validated here with the library's own parser
  * (a malformed line, or a kernel no line matches when the list has any, is
  * an error) and embedded verbatim as the descriptor's launch text.
  *
  * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
- * (inside #ifdef HR_HOST): the C++ entry points lib/host-exec.c calls.
+ * (inside #ifdef HR_HOST): the C++ entry points lib/backend-host-exec.c calls.
  *
  * The source is written as a byte-array initializer: no string-literal
  * length limits, no escaping pitfalls.  The output is replaced atomically
@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launch-meta.h"
+#include "util-launch-meta.h"
 
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_FLAGS 32

@@ -20,7 +20,7 @@ grep_ok "a too-long line with its line" "bad-many.conf:16: line too long" "$T/er
 grep_ok "a bad target with its line" "bad-many.conf:5: invalid value 'gfxzz' for extra" "$T/err"
 grep_ok "an unknown key warns, compiler style" "bad-many.conf:10: warning: unknown key 'frobnicate' in \[cache\]" "$T/err"
 
-# A well-formed target whose processor lib/targets.def does not know.
+# A well-formed target whose processor lib/util-targets.def does not know.
 exit_is 2 "an unknown processor is a configuration error" "$HR_CLI" config check "$F/unknown-target.conf"
 grep_ok "naming FILE:LINE and the target" "unknown-target.conf:6: unknown processor 'gfx9999' for extra" "$T/err"
 exit_is 2 "in HANZO_ROCM_TARGETS too" env HANZO_ROCM_TARGETS=gfx90a,gfx9999 "$HR_CLI" --root "$T/empty" config check

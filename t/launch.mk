@@ -1,4 +1,4 @@
-# t/launch.mk: the launch API (lib/launch*.c, lib/layout.c): the #@launch
+# t/launch.mk: the launch API (lib/launch*.c, lib/context-layout.c): the #@launch
 # grammar, every list's coverage, the geometry on made-up devices, the
 # layout helpers, and launches by work on the host backend.
 check_PROGRAMS += t/test-launch

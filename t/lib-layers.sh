@@ -79,4 +79,15 @@ done >"$T/tools"
 grep -n 'top_srcdir)/tools\|tools/[a-z-]*\.[ch]' "$top_srcdir"/t/*.mk | grep -v '^[^:]*:[0-9]*:[[:space:]]*#' >"$T/reach" || :
 [ ! -s "$T/reach" ]; ok $? "no test builds from tools/ sources"
 [ -s "$T/reach" ] && sed 's/^/# /' "$T/reach"
+
+# Each file carries its layer's name as a prefix (LAYER.x or LAYER-NAME.x)
+# but the headers named for their users: the public ones and the tools'.
+while read -r f unit rank layer; do
+	case $f in
+	"$layer".*|"$layer"-*|hanzo-rocm.h|hanzo-rocm-plugin.h|hanzo-rocm-tools.h) ;;
+	*) echo "$f (layer $layer)" ;;
+	esac
+done <"$T/files" >"$T/prefix"
+[ ! -s "$T/prefix" ]; ok $? "every lib/ file is named after its layer"
+[ -s "$T/prefix" ] && sed "s/^/# /" "$T/prefix"
 done_testing

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "hr-elf.h"
+#include "util-elf.h"
 #include "hanzo-rocm.h"
 #include "tap.h"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "tap.h"
 #include "util.h"
 

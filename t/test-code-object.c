@@ -17,11 +17,11 @@
 #include <utime.h>
 
 #include "cache.h"
-#include "code-object.h"
-#include "conf.h"
+#include "cache-code-object.h"
+#include "config-api.h"
 #include "hanzo-rocm-tools.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "context.h"
+#include "build-plugin.h"
 #include "tap.h"
 #include "util.h"
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "conf.h"
+#include "config-api.h"
 #include "hanzo-rocm-tools.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "util.h"
 
 /* Every message the library logs, one after the other. */
@@ -469,7 +469,7 @@ static void test_lenient(const char *tmp)
 }
 
 /*
- * Well-formed targets whose processor lib/targets.def does not know: an
+ * Well-formed targets whose processor lib/util-targets.def does not know: an
  * error naming FILE:LINE (or the variable) for config check, a warning at
  * run time that leaves only that target out.
  */

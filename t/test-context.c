@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "hanzo-rocm.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "tap.h"
 
 #define THREADS 16

@@ -12,7 +12,7 @@
 
 #include "tap.h"
 #include "gpu-test.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "runtime.h"
 #include "util.h"
 

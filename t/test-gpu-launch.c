@@ -15,7 +15,7 @@
 #include "tap.h"
 #include "gpu-test.h"
 #include "cache.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "runtime.h"
 #include "util.h"
 

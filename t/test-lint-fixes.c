@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libhanzo-rocm-private.h"
-#include "toolchain.h"
+#include "context.h"
+#include "build-toolchain.h"
 #include "tap.h"
 
 static const char fake_hipcc[] =

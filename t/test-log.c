@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "tap.h"
 
 static int tag_a, tag_b;

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "context.h"
+#include "build-plugin.h"
 #include "util.h"
 #include "tap.h"
 

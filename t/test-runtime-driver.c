@@ -17,8 +17,8 @@
 
 #include "tap.h"
 #include "cache.h"
-#include "hr-cuda.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-cuda.h"
+#include "context.h"
 #include "runtime.h"
 #include "backend.h"
 #include "devices.h"

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "hr-cuda.h"
-#include "hr-hip.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-cuda.h"
+#include "backend-hip.h"
+#include "context.h"
 #include "runtime.h"
 #include "backend.h"
 #include "devices.h"

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "context.h"
 #include "devices.h"
-#include "precompile.h"
+#include "top-precompile.h"
 #include "target.h"
 #include "util.h"
 #include "tap.h"

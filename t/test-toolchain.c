@@ -16,13 +16,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "hr-spawn.h"
+#include "util-spawn.h"
 
-#include "conf.h"
+#include "config-api.h"
 #include "hanzo-rocm-tools.h"
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 #include "target.h"
-#include "toolchain.h"
+#include "build-toolchain.h"
 #include "util.h"
 #include "tap.h"
 

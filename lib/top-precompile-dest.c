@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "precompile.h"
+#include "config-api.h"
+#include "context.h"
+#include "top-precompile.h"
 #include "util.h"
 
 static bool user_tier_usable(struct hanzo_rocm *ctx)

@@ -2,7 +2,7 @@
 /*
  * Kernel-family plugins (DESIGN §6, layer: build): discovery along the
  * plugin path, trust checks, ABI checks and lazy dlopen; the index file is
- * plugin-index.c.
+ * build-plugin-index.c.
  *
  * Over 600 lines on purpose: the trust checks, the scan that applies them
  * and the table that hands families out share one candidate structure and
@@ -43,11 +43,11 @@
 #include <unistd.h>
 
 
-#include "conf.h"
-#include "hr-elf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
-#include "plugin-private.h"
+#include "config-api.h"
+#include "util-elf.h"
+#include "context.h"
+#include "build-plugin.h"
+#include "build-plugin-private.h"
 #include "util.h"
 
 /* ---- small helpers ------------------------------------------------------ */

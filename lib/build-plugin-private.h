@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the plugin loader's files share (layer: build; included by plugin.c,
- * plugin-index.c and plugin-index-write.c only): limits, the family table,
+ * What the plugin loader's files share (layer: build; included by build-plugin.c,
+ * build-plugin-index.c and build-plugin-index-write.c only): limits, the family table,
  * where to look, the candidates of a scan, and the helpers they use.
  */
 #ifndef HR_PLUGIN_PRIVATE_H
@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "context.h"
+#include "build-plugin.h"
 
 #define INDEX_NAME "plugins.index"
 #define INDEX_MAGIC "hanzo-rocm-plugin-index"
@@ -50,7 +50,7 @@ struct settings {
 
 enum cand_state { CAND_OK, CAND_REJECTED, CAND_DISABLED };
 
-/* The index's spelling of each state (plugin-index-write.c). */
+/* The index's spelling of each state (build-plugin-index-write.c). */
 #define CAND_N_STATES 3
 extern const char *const hr_plugin_state_names[CAND_N_STATES];
 

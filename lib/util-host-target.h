@@ -2,7 +2,7 @@
 /*
  * Host target facts (layer: util), pure: the target-ID grammar, the ELF
  * check, the toolchain and the cache key use them without reaching up to
- * the host backend (lib/host.h).
+ * the host backend (lib/backend-host.h).
  */
 #ifndef HR_HOST_TARGET_H
 #define HR_HOST_TARGET_H

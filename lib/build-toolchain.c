@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Compilers (layer: build): finding hipcc/nvcc/c++, their versions and
- * buildable targets.  Compiling one source is toolchain-compile.c.
+ * buildable targets.  Compiling one source is build-toolchain-compile.c.
  * Only precompile and compile-on-miss come here; nothing on a hot path.
  */
 #include <ctype.h>
@@ -16,14 +16,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hr-spawn.h"
+#include "util-spawn.h"
 
-#include "conf.h"
-#include "host-target.h"
-#include "hr-elf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "util-host-target.h"
+#include "util-elf.h"
+#include "context.h"
 #include "target.h"
-#include "toolchain.h"
+#include "build-toolchain.h"
 #include "util.h"
 
 #define PROBE_TIMEOUT_MS 60000  /* `hipcc --version` runs perl + a python enumerator */
@@ -467,7 +467,7 @@ static const char *rocm_release_for(const char *gfx)
 {
 	static const struct { const char *gfx, *rocm; } table[] = {
 #define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, first_rocm },
-#include "targets.def"
+#include "util-targets.def"
 #undef HR_AMD_TARGET
 	};
 

@@ -5,7 +5,7 @@
  * Only the handful of types used are declared here.  Every call runs with the
  * device's primary context pushed, and popped after, so the caller's own
  * current context is left as it was.
- * Layer: backends (lib/layers).
+ * Layer: backend (lib/layers).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hr-cuda.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-cuda.h"
+#include "context.h"
 #include "backend-ops.h"
 #include "target.h"
 #include "util.h"

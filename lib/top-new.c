@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "context.h"
 #include "hanzo-rocm-tools.h"
 #include "util.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The host backend's ops table (lib/backend-ops.h; layer: backends): device memory is host memory,
+ * The host backend's ops table (lib/backend-ops.h; layer: backend): device memory is host memory,
  * copies are memcpy, events read CLOCK_MONOTONIC, and a code object is a
  * shared object loaded from a sealed memfd holding exactly the bytes the
  * cache validated (no path another process could swap between the check
  * and dlopen).  Launches run to completion on the worker pool
- * (host-exec.c); streams are ignored, so synchronize has nothing to wait for.
+ * (backend-host-exec.c); streams are ignored, so synchronize has nothing to wait for.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-host.h"
+#include "context.h"
 #include "backend-ops.h"
 
 /* ---- state ------------------------------------------------------------ */

@@ -2,12 +2,12 @@
 /*
  * Facts about the host targets (host-w64, host-w32) that the layers below
  * the backends need: the ID grammar, the ELF check and the cache key
- * (layer: util).  The backend itself is lib/host-backend.c.
+ * (layer: util).  The backend itself is lib/backend-host.c.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "host-target.h"
+#include "util-host-target.h"
 
 /*
  * Every argument changes the code object, so each is part of the cache key

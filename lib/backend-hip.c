@@ -4,15 +4,15 @@
  * 5 and 6 are resolved: hipGetDeviceProperties changed its struct in ROCm 6,
  * so device facts come from KFD (lib/target.c), never from HIP.  Every call
  * selects the device and restores the caller's current device afterwards.
- * Layer: backends (lib/layers).
+ * Layer: backend (lib/layers).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hr-hip.h"
-#include "libhanzo-rocm-private.h"
+#include "backend-hip.h"
+#include "context.h"
 #include "backend-ops.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The `#@launch` line parser (launch-meta.h).  The text comes from a plugin,
+ * The `#@launch` line parser (util-launch-meta.h).  The text comes from a plugin,
  * which the library does not trust: every byte is checked, every number
  * bounded, and a line that is not exactly the grammar is refused rather
  * than half-understood.  Layer: util (lib/layers).
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch-meta.h"
+#include "util-launch-meta.h"
 
 static const char *const kind_names[] = {
 	[HR_LAUNCH_ELEMENTWISE] = "elementwise",

@@ -2,7 +2,7 @@
 /*
  * hanzo_rocm_kernel_launch_work and hanzo_rocm_kernel_geometry.  The first
  * call for a kernel handle builds its plan: the kernel's `#@launch` line,
- * read from its family's plugin (untrusted: launch-meta.c validates it),
+ * read from its family's plugin (untrusted: util-launch-meta.c validates it),
  * the device's limits and the driver's occupancy at each block size the
  * line can lead to.  The plan is published on the handle with a
  * compare-and-swap (runtime.c), so every later call is one acquire load, a
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "kernel-launch.h"
+#include "context.h"
+#include "build-plugin.h"
 #include "runtime.h"
 
 #define DEFAULT_BLOCK 256u
@@ -264,20 +264,26 @@ static const struct plan *plan_get(struct hanzo_rocm_kernel *k)
 	return hr_kernel_plan_publish(k, p);
 }
 
-HR_EXPORT int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
-                                         uint64_t cols, struct hanzo_rocm_geometry *geometry)
+/* The geometry of kernel for rows x cols from its plan (built on first use). */
+static int derive(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
+                  struct hanzo_rocm_geometry *g)
 {
-	const struct plan *p;
+	const struct plan *p = plan_get(kernel);
 
-	if (!kernel || !geometry)
-		return -EINVAL;
-	*geometry = (struct hanzo_rocm_geometry){ 0 };
-	p = plan_get(kernel);
 	if (!p)
 		return -ENOMEM;
 	if (p->err)
 		return p->err;
-	return hr_launch_derive(&p->meta, &p->dev, p->occ, rows, cols, geometry);
+	return hr_launch_derive(&p->meta, &p->dev, p->occ, rows, cols, g);
+}
+
+HR_EXPORT int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                                         uint64_t cols, struct hanzo_rocm_geometry *geometry)
+{
+	if (!kernel || !geometry)
+		return -EINVAL;
+	*geometry = (struct hanzo_rocm_geometry){ 0 };
+	return derive(kernel, rows, cols, geometry);
 }
 
 HR_EXPORT int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
@@ -285,17 +291,11 @@ HR_EXPORT int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
                                             void **args)
 {
 	struct hanzo_rocm_geometry g;
-	const struct plan *p;
 	int r;
 
 	if (!kernel)
 		return -EINVAL;
-	p = plan_get(kernel);
-	if (!p)
-		return -ENOMEM;
-	if (p->err)
-		return p->err;
-	r = hr_launch_derive(&p->meta, &p->dev, p->occ, rows, cols, &g);
+	r = derive(kernel, rows, cols, &g);
 	if (r < 0 || g.grid[0] == 0)
 		return r;
 	return hr_kernel_launch_raw(kernel, g.grid, g.block, g.shared, stream, args);

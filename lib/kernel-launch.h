@@ -12,7 +12,7 @@
 
 #include "backend-ops.h"
 #include "hanzo-rocm.h"
-#include "launch-meta.h"
+#include "util-launch-meta.h"
 
 /* occ[b / 32]: resident blocks per multiprocessor at block b (0 = unknown). */
 #define HR_LAUNCH_OCC (1024 / 32 + 1)
@@ -21,7 +21,7 @@
 
 /*
  * Grid, block and dynamic shared memory for rows x cols of work (the
- * meaning of which is the kind's, launch-meta.h) on a device described by
+ * meaning of which is the kind's, util-launch-meta.h) on a device described by
  * d and occ (NULL: every occupancy unknown, estimated as 2048 resident
  * threads per multiprocessor).  Deterministic.  Zero work: 0 with an
  * all-zero grid.  -EOVERFLOW rows x cols overflows; -E2BIG the work does

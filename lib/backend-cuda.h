@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The CUDA driver (libcuda.so.1), opened with dlopen on first use (layer: backends). */
+/* The CUDA driver (libcuda.so.1), opened with dlopen on first use (layer: backend). */
 #ifndef HR_CUDA_H
 #define HR_CUDA_H
 

@@ -6,7 +6,7 @@
  * dlopen-ing anything.  This file reads it: the parser, the freshness
  * check, the table built from it, and cache verify's check of it.  The
  * format (percent-encoded, tab-separated fields) is written by
- * plugin-index-write.c.
+ * build-plugin-index-write.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,14 +23,14 @@
 #include <unistd.h>
 
 
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
-#include "plugin-private.h"
+#include "config-api.h"
+#include "context.h"
+#include "build-plugin.h"
+#include "build-plugin-private.h"
 #include "util.h"
 
 
-/* ---- reading the plugin index (plugin-index-write.c writes it) -------------- */
+/* ---- reading the plugin index (build-plugin-index-write.c writes it) -------------- */
 
 /* Decode a percent-encoded field; NULL when malformed or holding a NUL. */
 static char *dec(const char *s)

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host-target.h"
-#include "hr-elf.h"
+#include "util-host-target.h"
+#include "util-elf.h"
 #include "util.h"
 
 #define EHDR_SIZE 64
@@ -42,7 +42,7 @@ static const struct {
 	const char *name;
 } amdgpu_machs[] = {
 #define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { mach, name },
-#include "targets.def"
+#include "util-targets.def"
 #undef HR_AMD_TARGET
 };
 

@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "code-object.h"
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
+#include "cache-code-object.h"
+#include "config-api.h"
+#include "context.h"
+#include "build-plugin.h"
 #include "target.h"
-#include "toolchain.h"
+#include "build-toolchain.h"
 #include "util.h"
 
 struct lookup {

@@ -4,7 +4,7 @@
  * /dev/null, stdout and stderr captured to memory up to a cap, and a timeout
  * after which the child's whole process group is killed (compilers fork
  * helpers: hipcc runs clang, clang runs lld).  The group also dies when the
- * calling thread's process dies, even of SIGKILL (spawn.c: the reaper).
+ * calling thread's process dies, even of SIGKILL (util-spawn.c: the reaper).
  * Layer: util (lib/layers).
  */
 #ifndef HR_SPAWN_H

@@ -25,13 +25,13 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "conf.h"
-#include "libhanzo-rocm-private.h"
-#include "plugin.h"
-#include "precompile.h"
+#include "config-api.h"
+#include "context.h"
+#include "build-plugin.h"
+#include "top-precompile.h"
 #include "devices.h"
 #include "target.h"
-#include "toolchain.h"
+#include "build-toolchain.h"
 #include "util.h"
 
 #define STAMP_MAGIC "hanzo-rocm toolchain stamp 1"

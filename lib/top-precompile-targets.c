@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
+#include "config-api.h"
 #include "devices.h"
-#include "libhanzo-rocm-private.h"
-#include "precompile.h"
+#include "context.h"
+#include "top-precompile.h"
 #include "target.h"
 #include "util.h"
 

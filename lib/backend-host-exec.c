@@ -16,7 +16,7 @@
  * A barrier (block or wave) that some of its threads can never reach - one
  * returned, or waits at another call site - fails the launch with -EDEADLK
  * instead of hanging: the block's parked fibers are abandoned (their stacks
- * are reset before reuse) and no further block starts.  Layer: backends.
+ * are reset before reuse) and no further block starts.  Layer: backend.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,7 +31,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "backend-host.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HR_ASAN 1

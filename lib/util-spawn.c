@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hr-spawn.h"
+#include "util-spawn.h"
 
 extern char **environ;
 

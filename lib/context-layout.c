@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "libhanzo-rocm-private.h"
+#include "context.h"
 
 #define DIMS HANZO_ROCM_MAX_DIMS
 

@@ -2,12 +2,12 @@
 /*
  * The host backend: kernels compiled by the system C++ compiler into a shared
  * object (the host code object) and run on the CPU with the GPU execution
- * model (lib/host-exec.c), behind the same backend ops table as HIP and CUDA
- * (lib/host-backend.c).  For tests and debugging; opt-in only.
+ * model (lib/backend-host-exec.c), behind the same backend ops table as HIP and CUDA
+ * (lib/backend-host.c).  For tests and debugging; opt-in only.
  *
  * Targets: host-w64 (wave 64, the AMD CDNA/GCN code paths) and host-w32
- * (wave 32, the RDNA/NVIDIA paths).  Layer: backends; the target facts the
- * lower layers need are lib/host-target.h.
+ * (wave 32, the RDNA/NVIDIA paths).  Layer: backend; the target facts the
+ * lower layers need are lib/util-host-target.h.
  */
 #ifndef HR_HOST_BACKEND_H
 #define HR_HOST_BACKEND_H
@@ -16,17 +16,17 @@
 #include <stddef.h>
 
 #include "../kernels/hr-host-abi.h"
-#include "host-target.h"
+#include "util-host-target.h"
 
 struct hanzo_rocm;
 struct hr_backend_ops;
 
-/* ---- the backend (host-backend.c) ---------------------------------- */
+/* ---- the backend (backend-host.c) ---------------------------------- */
 extern const struct hr_backend_ops hr_host_ops;
 int hr_host_open(struct hanzo_rocm *ctx, void **b);
 void hr_host_close(void *b);
 
-/* ---- the execution model (host-exec.c) ----------------------------- */
+/* ---- the execution model (backend-host-exec.c) ----------------------------- */
 struct hr_host_pool;
 
 /* The block-size and shared-memory limits the host backend reports: a

@@ -3,7 +3,7 @@
  * The HIP runtime (libamdhip64.so.6 or .so.5), opened with dlopen on first
  * use.  Only functions whose ABI is the same in ROCm 5 and 6 are used (no
  * hipDeviceProp_t, whose layout changed in ROCm 6; devices come from KFD).
- * Layer: backends (lib/layers).
+ * Layer: backend (lib/layers).
  */
 #ifndef HR_HIP_H
 #define HR_HIP_H

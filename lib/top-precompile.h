@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "toolchain.h"
+#include "build-toolchain.h"
 
 struct hanzo_rocm;
 
@@ -90,7 +90,7 @@ int hr_targets_for_precompile(struct hanzo_rocm *ctx, char ***targets,
                               const char **why);
 
 /*
- * precompile's toolchain stamps (precompile-stamp.c): the toolchain that
+ * precompile's toolchain stamps (top-precompile-stamp.c): the toolchain that
  * <dest>/.toolchain-<kind> remembers when everything it depends on is
  * unchanged (NULL otherwise), and writing one after a probe.
  */
@@ -100,7 +100,7 @@ struct hr_toolchain *hr_stamp_load(const struct hr_config *cfg,
 void hr_stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
                    const char *dest, const struct hr_toolchain *tc);
 /*
- * precompile's destination (precompile-dest.c): the directory o names, made
+ * precompile's destination (top-precompile-dest.c): the directory o names, made
  * ready; *readonly when it is a user cache we may only check.  And the
  * read-only tiers searched before dest (none for --output).
  */

@@ -19,14 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hr-spawn.h"
+#include "util-spawn.h"
 
-#include "conf.h"
-#include "host-target.h"
-#include "hr-elf.h"
-#include "libhanzo-rocm-private.h"
+#include "config-api.h"
+#include "util-host-target.h"
+#include "util-elf.h"
+#include "context.h"
 #include "target.h"
-#include "toolchain.h"
+#include "build-toolchain.h"
 #include "util.h"
 
 #define MAX_DIAG (256 * 1024)
