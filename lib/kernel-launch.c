@@ -290,7 +290,7 @@ HR_EXPORT int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
                                             uint64_t rows, uint64_t cols, void *stream,
                                             void **args)
 {
-	struct hanzo_rocm_geometry g;
+	struct hanzo_rocm_geometry g = { 0 };
 	int r;
 
 	if (!kernel)
