@@ -17,6 +17,10 @@
  * returned, or waits at another call site - fails the launch with -EDEADLK
  * instead of hanging: the block's parked fibers are abandoned (their stacks
  * are reset before reuse) and no further block starts.  Layer: backend.
+ *
+ * Over 600 lines on purpose: the scheduler, the fibers and the barrier and
+ * wave exchange share one per-block state whose invariants (who is parked,
+ * who runs, when a block may retire) are only checkable read together.
  */
 #include <errno.h>
 #include <pthread.h>
