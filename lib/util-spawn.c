@@ -104,18 +104,24 @@ static void capture_close(struct capture *c)
  * forked only to run a compiler (a cache miss), never on a lookup.
  */
 
-/* Everything of the caller's the reaper must not run: its handlers, its signals. */
+/*
+ * Everything of the caller's the reaper must not run: its handlers, its
+ * signals.  By raw system calls: the caller has other threads, and glibc's
+ * sigaction() takes a lock (2.41: the abort lock, for SIGABRT) that another
+ * thread may have held at the fork - the reaper then waited on it forever
+ * (seen with precompile -j2 in a Debian 13 root).  SIG_DFL, no flags and an
+ * empty mask is an all-zero kernel struct sigaction on every architecture.
+ */
 static void reset_signals(void)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	unsigned long dfl[8] = { 0 };     /* larger than any kernel struct sigaction */
 	sigset_t all;
 
 	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	sigemptyset(&dfl.sa_mask);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, (size_t)(NSIG - 1) / 8);
 	for (int i = 1; i < NSIG; i++)
-		if (i != SIGKILL && i != SIGSTOP)
-			sigaction(i, &dfl, NULL);
+		if (i != SIGKILL && i != SIGSTOP && (i < 32 || i >= SIGRTMIN))
+			syscall(SYS_rt_sigaction, i, dfl, NULL, (size_t)(NSIG - 1) / 8);
 }
 
 /*
