@@ -92,6 +92,12 @@ static void ref_attend(size_t D, const double *q, size_t n, const double *const 
 	*lse = l > 0 ? m + log(l) : -INFINITY;
 }
 
+/* Zeroed, never of 0 bytes (every buffer here is read back or checked). */
+static void *zalloc(size_t n)
+{
+	return calloc(1, n ? n : 1);
+}
+
 static int kernel_get(struct st_device *d, const char *prefix, enum st_dtype dt,
                       struct hanzo_rocm_kernel **kh)
 {
@@ -132,12 +138,12 @@ static void run_cache(struct st_device *d, const struct st_kernel *k,
 	const size_t sz = st_dtype_size(dt), per = c->nkv * c->D, kstride = per + 8;
 	const size_t nslots = c->nblocks * c->bs, ncache = nslots * per;
 	uint64_t rng = 0x243f6a8885a308d3ULL ^ c->ntok ^ (uint64_t)dt << 40;
-	uint8_t *kr = malloc(c->ntok * kstride * sz), *vr = malloc(c->ntok * per * sz);
-	uint8_t *kc = malloc(ncache * sz), *vc = malloc(ncache * sz);
-	uint8_t *gk = malloc(ncache * sz + ST_GUARD_BYTES), *gv = malloc(ncache * sz + ST_GUARD_BYTES);
-	double *scratch = malloc(sizeof(double) * (c->ntok * kstride + ncache));
-	int64_t *slots = malloc(sizeof(int64_t) * c->ntok);
-	size_t *perm = malloc(sizeof(size_t) * nslots);
+	uint8_t *kr = zalloc(c->ntok * kstride * sz), *vr = zalloc(c->ntok * per * sz);
+	uint8_t *kc = zalloc(ncache * sz), *vc = zalloc(ncache * sz);
+	uint8_t *gk = zalloc(ncache * sz + ST_GUARD_BYTES), *gv = zalloc(ncache * sz + ST_GUARD_BYTES);
+	double *scratch = zalloc(sizeof(double) * (c->ntok * kstride + ncache));
+	int64_t *slots = zalloc(sizeof(int64_t) * c->ntok);
+	size_t *perm = zalloc(sizeof(size_t) * nslots);
 	uint64_t dk = 0, dv = 0, dkc = 0, dvc = 0, ds = 0;
 	size_t ntok = c->ntok, nkv = c->nkv, hd = c->D, bs = c->bs, nb = c->nblocks, vstride = per;
 	void *args[12];
@@ -152,10 +158,10 @@ static void run_cache(struct st_device *d, const struct st_kernel *k,
 	fill(dt, vc, scratch, ncache, -2, 2, false, &rng);
 	for (size_t i = 0; i < nslots; i++)
 		perm[i] = i;
-	for (size_t i = nslots - 1; i > 0; i--) {
-		size_t j = st_rand(&rng) % (i + 1), t = perm[i];
+	for (size_t i = nslots; i > 1; i--) {
+		size_t j = st_rand(&rng) % i, t = perm[i - 1];
 
-		perm[i] = perm[j];
+		perm[i - 1] = perm[j];
 		perm[j] = t;
 	}
 	for (size_t t = 0; t < c->ntok; t++)
@@ -187,7 +193,7 @@ static void run_cache(struct st_device *d, const struct st_kernel *k,
 		memcpy(vc + (size_t)slots[t] * per * sz, vr + t * per * sz, per * sz);
 	}
 	for (size_t i = 0; i < ncache; i++) {
-		if (memcmp(kc + i * sz, gk + i * sz, sz) || memcmp(vc + i * sz, gv + i * sz, sz)) {
+		if (memcmp(kc + i * sz, gk + i * sz, sz) != 0 || memcmp(vc + i * sz, gv + i * sz, sz) != 0) {
 			st_fail(res, "cache element %zu (slot %zu) differs", i, i / per);
 			break;
 		}
@@ -221,8 +227,8 @@ static void run_combine(struct st_device *d, const struct st_kernel *k,
 	const enum st_dtype dt = k->out;
 	const size_t sz = st_dtype_size(dt), nws = (size_t)S * ROWS * (HD + 1);
 	uint64_t rng = 0x452821e638d01377ULL ^ (uint64_t)dt << 40 ^ with_lse;
-	float *ws = malloc(sizeof(float) * nws), lse[ROWS];
-	uint8_t *out = malloc(ROWS * HD * sz + ST_GUARD_BYTES);
+	float *ws = zalloc(sizeof(float) * nws), lse[ROWS];
+	uint8_t *out = zalloc(ROWS * HD * sz + ST_GUARD_BYTES);
 	double ref[ROWS * HD], rlse[ROWS];
 	uint64_t dws = 0, dout = 0, dlse = 0, plse;
 	size_t rows = ROWS, hd = HD, splits = S;
@@ -296,26 +302,32 @@ out:
 
 struct dcase {
 	const char *name;
-	size_t nseq;
-	int32_t lens[3];
-	size_t nh, nkv, bs;
-	int window;             /* < 0: none */
+	size_t nseq, nh, nkv, bs;
 	double softcap;         /* 0: none */
-	bool alibi, big, lse, work;
-	unsigned splits;        /* grid y (not with work: the library's) */
 	double scale;           /* 0: 1/sqrt(D) */
+	int32_t lens[3];
+	int window;             /* < 0: none */
+	unsigned splits;        /* grid y (not with work: the library's) */
+	bool alibi, big, lse, work;
 };
 
 static const struct dcase dcases[] = {
-	{ "len-1-7-257", 3, { 1, 7, 257 }, 4, 4, 16, -1, 0, false, false, true, false, 1, 0 },
-	{ "gqa4-page1", 2, { 7, 33 }, 8, 2, 1, -1, 0, false, false, false, false, 1, 0 },
-	{ "gqa8-page256-split3", 3, { 257, 1, 300 }, 8, 1, 256, -1, 0, false, false, true, false, 3,
-	  0.11 },
-	{ "window-softcap-alibi-split2", 2, { 257, 40 }, 4, 1, 16, 31, 30, true, false, true, false,
-	  2, 0 },
-	{ "large-logits", 2, { 64, 9 }, 2, 1, 16, -1, 0, false, true, true, false, 1, 1.0 },
-	{ "empty-seq-split2", 2, { 0, 5 }, 2, 2, 16, -1, 0, true, false, true, false, 2, 0 },
-	{ "4097-launch-work", 1, { 4097 }, 2, 1, 16, -1, 0, false, false, true, true, 0, 0 },
+	/* name, nseq, nh, nkv, bs, softcap, scale, lens, window, splits,
+	 * alibi, big, lse, work */
+	{ "len-1-7-257", 3, 4, 4, 16, 0, 0, { 1, 7, 257 }, -1, 1,
+	  false, false, true, false },
+	{ "gqa4-page1", 2, 8, 2, 1, 0, 0, { 7, 33 }, -1, 1,
+	  false, false, false, false },
+	{ "gqa8-page256-split3", 3, 8, 1, 256, 0, 0.11, { 257, 1, 300 }, -1, 3,
+	  false, false, true, false },
+	{ "window-softcap-alibi-split2", 2, 4, 1, 16, 30, 0, { 257, 40 }, 31, 2,
+	  true, false, true, false },
+	{ "large-logits", 2, 2, 1, 16, 0, 1.0, { 64, 9 }, -1, 1,
+	  false, true, true, false },
+	{ "empty-seq-split2", 2, 2, 2, 16, 0, 0, { 0, 5 }, -1, 2,
+	  true, false, true, false },
+	{ "4097-launch-work", 1, 2, 1, 16, 0, 0, { 4097 }, -1, 0,
+	  false, false, true, true },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,
@@ -340,15 +352,15 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 		maxlen = (size_t)c->lens[s] > maxlen ? (size_t)c->lens[s] : maxlen;
 	}
 	const size_t ncache = nblocks * c->bs * c->nkv * D;
-	uint8_t *kr = malloc(ncache * sz), *vr = malloc(ncache * sz), *qr = malloc(c->nseq * qstride * sz);
-	uint8_t *out = malloc(rows * D * sz + ST_GUARD_BYTES);
-	double *kv = malloc(sizeof(double) * ncache), *vv = malloc(sizeof(double) * ncache);
-	double *qv = malloc(sizeof(double) * c->nseq * qstride), *ref = malloc(sizeof(double) * rows * D);
-	double *rlse = malloc(sizeof(double) * rows), *scr = malloc(sizeof(double) * maxlen);
-	const double **kp = malloc(sizeof(double *) * maxlen), **vp = malloc(sizeof(double *) * maxlen);
-	int64_t *rel = malloc(sizeof(int64_t) * maxlen);
-	int32_t *bt = malloc(sizeof(int32_t) * c->nseq * maxb), *perm = malloc(sizeof(int32_t) * nblocks);
-	float *lse = malloc(sizeof(float) * rows + ST_GUARD_BYTES);
+	uint8_t *kr = zalloc(ncache * sz), *vr = zalloc(ncache * sz), *qr = zalloc(c->nseq * qstride * sz);
+	uint8_t *out = zalloc(rows * D * sz + ST_GUARD_BYTES);
+	double *kv = zalloc(sizeof(double) * ncache), *vv = zalloc(sizeof(double) * ncache);
+	double *qv = zalloc(sizeof(double) * c->nseq * qstride), *ref = zalloc(sizeof(double) * rows * D);
+	double *rlse = zalloc(sizeof(double) * rows), *scr = zalloc(sizeof(double) * maxlen);
+	const double **kp = zalloc(sizeof(double *) * maxlen), **vp = zalloc(sizeof(double *) * maxlen);
+	int64_t *rel = zalloc(sizeof(int64_t) * maxlen);
+	int32_t *bt = zalloc(sizeof(int32_t) * c->nseq * maxb), *perm = zalloc(sizeof(int32_t) * nblocks);
+	float *lse = zalloc(sizeof(float) * rows + ST_GUARD_BYTES);
 	uint64_t dq = 0, dk = 0, dv = 0, dbt = 0, dlen = 0, dsl = 0, dout = 0, dlse = 0, dws = 0;
 
 	if (!kr || !vr || !qr || !out || !kv || !vv || !qv || !ref || !rlse || !scr || !kp || !vp ||
@@ -367,11 +379,11 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 	 * a sequence's blocks are out of range (never read). */
 	for (size_t b = 0; b < nblocks; b++)
 		perm[b] = (int32_t)b;
-	for (size_t b = nblocks - 1; b > 0; b--) {
-		size_t j = st_rand(&rng) % (b + 1);
-		int32_t t = perm[b];
+	for (size_t b = nblocks; b > 1; b--) {
+		size_t j = st_rand(&rng) % b;
+		int32_t t = perm[b - 1];
 
-		perm[b] = perm[j];
+		perm[b - 1] = perm[j];
 		perm[j] = t;
 	}
 	for (size_t s = 0, used = 0; s < c->nseq; s++) {
@@ -500,30 +512,33 @@ out:
 
 struct pcase {
 	const char *name;
-	size_t batch;
+	size_t batch, nh, nkv;
+	double softcap, scale;  /* 0: none, 1/sqrt(D) */
 	int32_t lq[3], lk[3];
-	size_t nh, nkv;
-	bool causal;
 	int left, right;        /* < 0: unbounded */
-	double softcap;
-	bool alibi, big, lse;
-	double scale;
+	bool causal, alibi, big, lse;
 	bool halves;            /* also the two halves of the keys, merged by LSE */
 };
 
 static const struct pcase pcases[] = {
-	{ "causal-1-7-33", 3, { 1, 7, 33 }, { 1, 7, 33 }, 2, 2, true, -1, -1, 0, false, false, true,
-	  0, false },
-	{ "bottom-right-gqa4", 3, { 7, 1, 20 }, { 40, 17, 257 }, 4, 1, true, -1, -1, 0, false, false,
-	  true, 0, false },
-	{ "full-gqa8", 1, { 17 }, { 23 }, 8, 1, false, -1, -1, 0, false, false, false, 0.11, false },
-	{ "window-softcap-alibi", 2, { 33, 9 }, { 33, 20 }, 4, 2, true, 5, -1, 20, true, false, true,
-	  0, false },
-	{ "window-both-sides", 1, { 19 }, { 19 }, 2, 1, false, 3, 2, 0, false, false, true, 0,
-	  false },
-	{ "masked-rows", 1, { 9 }, { 4 }, 2, 2, true, -1, -1, 0, false, false, true, 0, false },
-	{ "large-logits", 1, { 16 }, { 16 }, 2, 1, true, -1, -1, 0, false, true, true, 1.0, false },
-	{ "lse-halves", 1, { 7 }, { 40 }, 2, 1, false, -1, -1, 0, false, false, true, 0, true },
+	/* name, batch, nh, nkv, softcap, scale, lq, lk, left, right,
+	 * causal, alibi, big, lse, halves */
+	{ "causal-1-7-33", 3, 2, 2, 0, 0, { 1, 7, 33 }, { 1, 7, 33 }, -1, -1,
+	  true, false, false, true, false },
+	{ "bottom-right-gqa4", 3, 4, 1, 0, 0, { 7, 1, 20 }, { 40, 17, 257 }, -1, -1,
+	  true, false, false, true, false },
+	{ "full-gqa8", 1, 8, 1, 0, 0.11, { 17 }, { 23 }, -1, -1,
+	  false, false, false, false, false },
+	{ "window-softcap-alibi", 2, 4, 2, 20, 0, { 33, 9 }, { 33, 20 }, 5, -1,
+	  true, true, false, true, false },
+	{ "window-both-sides", 1, 2, 1, 0, 0, { 19 }, { 19 }, 3, 2,
+	  false, false, false, true, false },
+	{ "masked-rows", 1, 2, 2, 0, 0, { 9 }, { 4 }, -1, -1,
+	  true, false, false, true, false },
+	{ "large-logits", 1, 2, 1, 0, 1.0, { 16 }, { 16 }, -1, -1,
+	  true, false, true, true, false },
+	{ "lse-halves", 1, 2, 1, 0, 0, { 7 }, { 40 }, -1, -1,
+	  false, false, false, true, true },
 };
 
 struct pbufs {
@@ -582,14 +597,14 @@ static void run_prefill(struct st_device *d, const struct st_kernel *k,
 	const size_t nq = tq * strides[0], nk = tk * strides[1], nv = tk * strides[2];
 	const size_t nout = tq * strides[3], out_bytes = nout * sz + ST_GUARD_BYTES;
 	const size_t lse_bytes = sizeof(float) * rows + ST_GUARD_BYTES;
-	uint8_t *qr = malloc(nq * sz), *kr = malloc(nk * sz), *vr = malloc(nv * sz);
-	uint8_t *out = malloc(out_bytes), *out2 = malloc(out_bytes);
-	double *qv = malloc(sizeof(double) * nq), *kv = malloc(sizeof(double) * nk);
-	double *vv = malloc(sizeof(double) * nv), *ref = malloc(sizeof(double) * rows * D);
-	double *rlse = malloc(sizeof(double) * rows), *scr = malloc(sizeof(double) * maxk);
-	const double **kp = malloc(sizeof(double *) * maxk), **vp = malloc(sizeof(double *) * maxk);
-	int64_t *rel = malloc(sizeof(int64_t) * maxk);
-	float *lse = malloc(lse_bytes), *lse2 = malloc(lse_bytes);
+	uint8_t *qr = zalloc(nq * sz), *kr = zalloc(nk * sz), *vr = zalloc(nv * sz);
+	uint8_t *out = zalloc(out_bytes), *out2 = zalloc(out_bytes);
+	double *qv = zalloc(sizeof(double) * nq), *kv = zalloc(sizeof(double) * nk);
+	double *vv = zalloc(sizeof(double) * nv), *ref = zalloc(sizeof(double) * rows * D);
+	double *rlse = zalloc(sizeof(double) * rows), *scr = zalloc(sizeof(double) * maxk);
+	const double **kp = zalloc(sizeof(double *) * maxk), **vp = zalloc(sizeof(double *) * maxk);
+	int64_t *rel = zalloc(sizeof(int64_t) * maxk);
+	float *lse = zalloc(lse_bytes), *lse2 = zalloc(lse_bytes);
 	struct pbufs b = { 0 };
 	uint64_t dcuk2 = 0;
 
