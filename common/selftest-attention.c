@@ -16,7 +16,8 @@
  *       spare blocks; window, softcap, ALiBi, scale != 1/sqrt(D); integer
  *       inputs whose logits reach thousands (exact in f32: no overflow, no
  *       NaN); one pass, split-K (grid y) + combine, and the library's own
- *       geometry (launch_work: split on the host backend's few workers).
+ *       geometry (launch_work: split on the host backend's few workers);
+ *       split with no workspace writes nothing.
  *   flash_attn_varlen_dD_T  packed sequences, causal bottom-right with
  *       q shorter than k (and longer: rows that see nothing), full and
  *       two-sided windows, softcap, ALiBi, GQA 1/4/8, padded token strides;
@@ -309,25 +310,28 @@ struct dcase {
 	int window;             /* < 0: none */
 	unsigned splits;        /* grid y (not with work: the library's) */
 	bool alibi, big, lse, work;
+	bool no_ws;             /* splits > 1 with ws NULL: must write nothing */
 };
 
 static const struct dcase dcases[] = {
 	/* name, nseq, nh, nkv, bs, softcap, scale, lens, window, splits,
-	 * alibi, big, lse, work */
+	 * alibi, big, lse, work, no_ws */
 	{ "len-1-7-257", 3, 4, 4, 16, 0, 0, { 1, 7, 257 }, -1, 1,
-	  false, false, true, false },
+	  false, false, true, false, false },
 	{ "gqa4-page1", 2, 8, 2, 1, 0, 0, { 7, 33 }, -1, 1,
-	  false, false, false, false },
+	  false, false, false, false, false },
 	{ "gqa8-page256-split3", 3, 8, 1, 256, 0, 0.11, { 257, 1, 300 }, -1, 3,
-	  false, false, true, false },
+	  false, false, true, false, false },
 	{ "window-softcap-alibi-split2", 2, 4, 1, 16, 30, 0, { 257, 40 }, 31, 2,
-	  true, false, true, false },
+	  true, false, true, false, false },
 	{ "large-logits", 2, 2, 1, 16, 0, 1.0, { 64, 9 }, -1, 1,
-	  false, true, true, false },
+	  false, true, true, false, false },
 	{ "empty-seq-split2", 2, 2, 2, 16, 0, 0, { 0, 5 }, -1, 2,
-	  true, false, true, false },
+	  true, false, true, false, false },
 	{ "4097-launch-work", 1, 2, 1, 16, 0, 0, { 4097 }, -1, 0,
-	  false, false, true, true },
+	  false, false, true, true, false },
+	{ "split2-ws-null", 2, 2, 1, 16, 0, 0, { 7, 20 }, -1, 2,
+	  false, false, true, false, true },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,
@@ -437,7 +441,8 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 	    st_dbuf_new(d, sf, sizeof(sf), &dsl) < 0 ||
 	    st_dbuf_new(d, NULL, rows * D * sz, &dout) < 0 ||
 	    st_dbuf_new(d, NULL, sizeof(float) * rows, &dlse) < 0 ||
-	    (splits > 1 && st_dbuf_new(d, NULL, sizeof(float) * splits * rows * (D + 1), &dws) < 0)) {
+	    (splits > 1 && !c->no_ws &&
+	     st_dbuf_new(d, NULL, sizeof(float) * splits * rows * (D + 1), &dws) < 0)) {
 		st_fail(res, "device buffers");
 		goto out;
 	}
@@ -452,6 +457,18 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 	if (c->work ? st_launch_work(d, kh, rows, maxlen, args, res) < 0
 	            : st_launch_shared(d, kh, (unsigned)rows, splits, BLOCK, 0, args, res) < 0)
 		goto out;
+	if (c->no_ws) {
+		/* Nowhere to put the partials: out and lse stay poisoned. */
+		if (st_dbuf_get(d, dout, out, rows * D * sz + ST_GUARD_BYTES) < 0 ||
+		    st_dbuf_get(d, dlse, lse, sizeof(float) * rows + ST_GUARD_BYTES) < 0) {
+			st_fail(res, "copy back");
+			goto out;
+		}
+		res->max_err = 0;
+		st_check_poison(out, 0, rows * D * sz + ST_GUARD_BYTES, res);
+		st_check_poison(lse, 0, sizeof(float) * rows + ST_GUARD_BYTES, res);
+		goto out;
+	}
 	if (splits > 1) {
 		size_t hd = D, ns = splits, nrows = rows;
 		void *cargs[] = { &dout, &plse, &dws, &nrows, &hd, &ns };

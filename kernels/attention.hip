@@ -158,7 +158,7 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 	const int tid = (int)threadIdx.x, g = tid / ATT_GROUP, lane = tid % ATT_GROUP;
 
 	if (blockDim.x != ATT_BLOCK || num_kv_heads == 0 || num_heads % num_kv_heads ||
-	    block_size == 0)
+	    block_size == 0 || (splits > 1 && !ws))
 		return;
 	const uint64_t group = num_heads / num_kv_heads;
 	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
@@ -259,7 +259,7 @@ template <typename T>
 HR_DEVICE void attention_combine(T *out, float *lse, const float *ws, uint64_t rows,
 				 uint64_t head_dim, uint64_t splits)
 {
-	if (head_dim == 0 || splits == 0)
+	if (head_dim == 0 || splits == 0 || !ws)
 		return;
 	const float *plse = ws + splits * rows * head_dim;
 
