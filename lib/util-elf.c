@@ -417,16 +417,20 @@ int hr_elf_check_shared_object(const void *data, size_t size, const char *sym,
 	struct elf e;
 	int r;
 
-	if (d && size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[4] != 2) {
+	if (!d) {
+		WHY("not an ELF file");
+		return -ENOEXEC;
+	}
+	if (size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[4] != 2) {
 		WHY("%s ELF (class %u); this host loads 64-bit shared objects",
 		    d[4] == 1 ? "32-bit" : "unknown-class", d[4]);
 		return -ENOEXEC;
 	}
-	if (d && size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[5] != 1) {
+	if (size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[5] != 1) {
 		WHY("big-endian or unknown ELF data encoding %u", d[5]);
 		return -ENOEXEC;
 	}
-	if (d && size >= 4 && size < EHDR_SIZE && memcmp(d, "\177ELF", 4) == 0) {
+	if (size >= 4 && size < EHDR_SIZE && memcmp(d, "\177ELF", 4) == 0) {
 		WHY("truncated ELF file (%zu bytes, shorter than its header)", size);
 		return -ENOEXEC;
 	}
