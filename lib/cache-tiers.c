@@ -69,7 +69,8 @@ static HR_PRINTF(2, 3) void warn_once(struct hanzo_rocm *ctx, const char *fmt, .
 
 /*
  * The user tier, if usable: policy allows it, it is ours and private (a
- * directory someone else can write could feed us code objects), and its
+ * directory someone else can write could feed us code objects: the trust
+ * rule of util-trust.h, so umask 002 with a private group is fine), and its
  * home exists (no cache trees grown at "/nonexistent" for system users).
  */
 static int user_tier(struct hanzo_rocm *ctx, const struct hr_config *cfg,
@@ -92,11 +93,16 @@ static int user_tier(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 		return 0;
 	}
 	if (stat(cfg->user_dir, &st) == 0) {
+		char why[PATH_MAX + 256] = "";
+
+		/* The trust rule (a private group's write bit is fine), and ours. */
 		if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 022)) {
+		    *hr_trust_stat(hr_ctx_trust(ctx), &st, HR_TRUST_SELF, cfg->user_dir,
+		                   why, sizeof(why))) {
 			warn_once(ctx, "user cache %s is not a private directory owned by "
-			          "this user (or is group/world-writable): caching disabled",
-			          cfg->user_dir);
+			          "this user (%s): caching disabled", cfg->user_dir,
+			          why[0] ? why : !S_ISDIR(st.st_mode) ? "not a directory" :
+			          "owned by another user");
 			return 0;
 		}
 	}

@@ -42,9 +42,12 @@ grep -c ' ok ' "$T/out" > "$T/n"
 grep_ok "all $n plugins of the group-writable tree are ok" "^$n\$" "$T/n"
 ! grep -q ' rejected' "$T/out"
 ok $? "none rejected"
+as_user sh -c 'umask 002 && mkdir -p "$1/home/.cache/hanzo-rocm"' sh "$W"
 exit_is 0 "info as $u" hr info
 ! grep -q 'not used' "$T/err"
 ok $? "the group-writable site tier is used (no warning)"
+grep_ok "so is a user cache made with umask 002 ($(stat -c %a "$W/home/.cache/hanzo-rocm"))" \
+	"user +$W/home/.cache/hanzo-rocm +\(writable" "$T/out"
 
 # The same tree, writable by a group with other members: refused, with the fix.
 chgrp "$G" "$W/plugins" "$W/root/site"
