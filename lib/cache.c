@@ -396,7 +396,7 @@ int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *targ
 			goto out;
 		}
 	} else {
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
 			dfd = -errno;
 	}
@@ -404,7 +404,7 @@ int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *targ
 		r = dfd;
 		goto out;
 	}
-	tfd = openat(dfd, target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	tfd = openat(dfd, target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0) {
 		r = -errno;
 		/* What the maintenance scan cannot see is never used. */

@@ -185,7 +185,7 @@ int hr_trust_open_dir(struct hr_trust *t, const char *path, char *why, size_t n)
 	real = realpath(path, NULL);
 	if (!real)
 		return -errno;
-	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		free(real);
@@ -225,7 +225,7 @@ int hr_trust_open_dir(struct hr_trust *t, const char *path, char *why, size_t n)
 		if (last)
 			break;
 		{
-			int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			                 O_CLOEXEC);
 
 			if (nfd < 0) {

@@ -43,13 +43,14 @@ const char *hr_trust_stat(struct hr_trust *t, const struct stat *st,
 
 /*
  * Open directory path (resolved once by realpath) by a walk of descriptors
- * from "/": each component opened with O_NOFOLLOW|O_DIRECTORY under the
- * previous one, fstat-ed and checked (ancestors as HR_TRUST_ANCESTOR, the
- * last as HR_TRUST_SELF).  What was checked is what is returned: a
- * component swapped for a symlink is refused, not followed.  Returns the
- * directory's descriptor (O_CLOEXEC), or -EPERM with why ("world-writable
- * (mode 0777)", "under /a, which is ...": the caller puts "PATH is " in
- * front), -ENOENT/-ENOTDIR when absent, another negative errno.
+ * from "/": each component opened with O_PATH|O_NOFOLLOW|O_DIRECTORY
+ * (search permission is enough, as for a path) under the previous one,
+ * fstat-ed and checked (ancestors as HR_TRUST_ANCESTOR, the last as
+ * HR_TRUST_SELF).  What was checked is what is returned: a component
+ * swapped for a symlink is refused, not followed.  Returns the directory's
+ * O_PATH descriptor (for openat and fstat), or -EPERM with why
+ * ("world-writable (mode 0777)", "under /a, which is ...": the caller puts
+ * "PATH is " in front), -ENOENT/-ENOTDIR when absent, another negative errno.
  */
 int hr_trust_open_dir(struct hr_trust *t, const char *path, char *why, size_t n);
 
