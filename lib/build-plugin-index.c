@@ -28,6 +28,7 @@
 #include "build-plugin.h"
 #include "build-plugin-private.h"
 #include "util.h"
+#include "util-trust.h"
 
 
 /* ---- reading the plugin index (build-plugin-index-write.c writes it) -------------- */
@@ -346,7 +347,7 @@ static int index_file_check(const char *path, char *why, size_t n)
 		snprintf(why, n, "not a regular file");
 		return -EPERM;
 	}
-	if (*hr_plugin_stat_untrusted(&st, why, n))
+	if (*hr_trust_stat(NULL, &st, HR_TRUST_SELF, path, why, n))
 		return -EPERM;
 	return 0;
 }

@@ -97,9 +97,12 @@ int hr_plugin_scan_all(struct hanzo_rocm *ctx, const struct settings *set,
 void hr_plugin_scan_release(struct scan *s);
 int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s);
 void hr_plugin_settings_release(struct settings *s);
-const char *hr_plugin_stat_untrusted(const struct stat *st, char *buf, size_t n);
-/* hr_plugin_stat_untrusted of the open directory dfd, then its ancestors'. */
-const char *hr_plugin_dir_untrusted(int dfd, const char *dir, char *buf, size_t n);
+/*
+ * "" when the open directory dfd (dir) and its ancestors pass the trust rule
+ * (util-trust.h), else why not (in buf).
+ */
+const char *hr_plugin_dir_untrusted(struct hanzo_rocm *ctx, int dfd, const char *dir,
+                                    char *buf, size_t n);
 bool hr_plugin_strv_equal(char *const *a, char *const *b);
 bool hr_plugin_text_is_valid(const char *s, size_t max);
 int hr_plugin_table_from_indexes(struct hanzo_rocm *ctx, struct hr_plugins *p,

@@ -49,6 +49,7 @@
 #include "build-plugin.h"
 #include "build-plugin-private.h"
 #include "util.h"
+#include "util-trust.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -133,61 +134,34 @@ static char *name_stem(const char *name)
 	return strndup(name, n > 3 ? n - 3 : 0);
 }
 
-/* "" when trusted, else why not: owned by root or us, not g/o-writable. */
-const char *hr_plugin_stat_untrusted(const struct stat *st, char *buf, size_t n)
-{
-	if (st->st_uid != 0 && st->st_uid != geteuid())
-		snprintf(buf, n, "owned by uid %u (not root or the current user)",
-		         (unsigned)st->st_uid);
-	else if (st->st_mode & S_IWOTH)
-		snprintf(buf, n, "world-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
-	else if (st->st_mode & S_IWGRP)
-		snprintf(buf, n, "group-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
 /*
- * Whoever can rename a directory's entries can swap the plugin directory
- * itself, so every ancestor up to / must be owned by root or us and be
- * writable by others only with the sticky bit (as /tmp is).
+ * The directory dfd (opened as dir) under the trust rule (util-trust.c),
+ * reached again by the checked descriptor walk, which must arrive at the
+ * same directory: whoever can rename an ancestor's entries could swap it.
  */
-static const char *ancestors_untrusted(const char *dir, char *buf, size_t n)
+const char *hr_plugin_dir_untrusted(struct hanzo_rocm *ctx, int dfd, const char *dir,
+                                    char *buf, size_t n)
 {
-	char *real = realpath(dir, NULL), *slash;
-	struct stat st;
+	struct hr_trust *t = hr_ctx_trust(ctx);
+	struct stat st, st2;
+	int fd;
 
 	buf[0] = '\0';
-	if (!real)
-		return buf;
-	while (!buf[0] && strcmp(real, "/") != 0 && (slash = strrchr(real, '/'))) {
-		if (slash == real)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-		if (stat(real, &st) < 0)
-			continue;
-		if (st.st_uid != 0 && st.st_uid != geteuid())
-			snprintf(buf, n, "under %s, owned by uid %u (not root or the current user)",
-			         real, (unsigned)st.st_uid);
-		else if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-			snprintf(buf, n, "under %s, which is %s-writable without the sticky bit (mode %04o)",
-			         real, st.st_mode & S_IWOTH ? "world" : "group",
-			         (unsigned)(st.st_mode & 07777));
-	}
-	free(real);
-	return buf;
-}
-
-const char *hr_plugin_dir_untrusted(int dfd, const char *dir, char *buf, size_t n)
-{
-	struct stat st;
-
-	if (fstat(dfd, &st) < 0)
+	if (fstat(dfd, &st) < 0) {
 		snprintf(buf, n, "not examinable: %s", strerror(errno));
-	else if (!*hr_plugin_stat_untrusted(&st, buf, n))
-		ancestors_untrusted(dir, buf, n);
+		return buf;
+	}
+	if (*hr_trust_stat(t, &st, HR_TRUST_SELF, dir, buf, n))
+		return buf;
+	fd = hr_trust_open_dir(t, dir, buf, n);
+	if (fd < 0) {
+		if (!buf[0])
+			snprintf(buf, n, "not examinable: %s", strerror(-fd));
+		return buf;
+	}
+	if (fstat(fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino)
+		snprintf(buf, n, "changed while it was checked");
+	close(fd);
 	return buf;
 }
 
@@ -366,7 +340,7 @@ static int check_desc(struct cand *c, const struct hanzo_rocm_plugin *d)
 /* A symlinked plugin is only as trustworthy as the directory it points into. */
 static int check_link_target(struct cand *c)
 {
-	char *real = realpath(c->path, NULL), *slash, buf[96];
+	char *real = realpath(c->path, NULL), *slash, buf[PATH_MAX + 256];
 	struct stat st;
 	int r = 0;
 
@@ -379,7 +353,7 @@ static int check_link_target(struct cand *c)
 		*slash = '\0';
 	if (stat(real, &st) < 0)
 		r = set_why(c, "cannot stat symlink target directory %s: %s", real, strerror(errno));
-	else if (*hr_plugin_stat_untrusted(&st, buf, sizeof(buf)))
+	else if (*hr_trust_stat(NULL, &st, HR_TRUST_SELF, real, buf, sizeof(buf)))
 		r = set_why(c, "symlink target directory %s is %s", real, buf);
 	free(real);
 	return r;
@@ -465,7 +439,7 @@ static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
                         char *const *disable, struct cand *c)
 {
 	struct stat lst;
-	char buf[96], *stem;
+	char buf[PATH_MAX + 256], *stem;
 	int fd, r;
 
 	c->path = hr_path_join(dir, name);
@@ -493,7 +467,8 @@ static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
 		r = set_why(c, "not a regular file");
 		goto out;
 	}
-	if (*hr_plugin_stat_untrusted(&c->st, buf, sizeof(buf))) {
+	if (*hr_trust_stat(hr_ctx_trust(ctx), &c->st, HR_TRUST_SELF, c->path, buf,
+	                   sizeof(buf))) {
 		r = set_why(c, "file is %s", buf);
 		goto out;
 	}
@@ -575,7 +550,7 @@ int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_
 		close(fd);
 		return -e;
 	}
-	hr_plugin_dir_untrusted(fd, dir, d->why, sizeof(d->why));
+	hr_plugin_dir_untrusted(ctx, fd, dir, d->why, sizeof(d->why));
 	d->fd = fd;
 	/* fdopendir takes over the fd it is given: list through a duplicate. */
 	fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0);
@@ -827,7 +802,7 @@ static int fam_load(struct hanzo_rocm *ctx, struct fam *f)
 		hr_err(ctx, "plugin %s: %s\n", f->pub.path, strerror(errno));
 		goto out;
 	}
-	hr_plugin_dir_untrusted(d.fd, dir, d.why, sizeof(d.why));
+	hr_plugin_dir_untrusted(ctx, d.fd, dir, d.why, sizeof(d.why));
 	r = cand_examine(ctx, d.fd, dir, slash + 1, d.why[0] ? d.why : NULL, NULL, &c);
 	if (r < 0)
 		goto out;

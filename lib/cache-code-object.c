@@ -96,19 +96,14 @@ static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
 
 	if (!path)
 		return -ENOMEM;
-	r = hr_entry_path_check(t->path, target, l->family, t->tier != HR_TIER_USER,
-	                        why, sizeof(why));
+	r = hr_entry_read_tier(l->ctx, t->path, target, l->family,
+	                       t->tier != HR_TIER_USER, key, e, why, sizeof(why));
 	if (r == -EPERM) {
 		if (hr_cache_warn_once(l->cache, why))
 			hr_warn(l->ctx, "%s: not used\n", why);
 		free(path);
 		return -ENOENT;
 	}
-	if (r < 0) {
-		free(path);
-		return r;
-	}
-	r = hr_entry_read_why(l->ctx, path, key, e, why, sizeof(why));
 	if (r < 0 && r != -ENOENT && r != -ENOTDIR && r != -ENOMEM)
 		bad_entry(l, t, path, r, why);
 	free(path);

@@ -20,6 +20,7 @@
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"
+#include "util-trust.h"
 
 
 /* ---- tiers ------------------------------------------------------------- */
@@ -68,7 +69,8 @@ static HR_PRINTF(2, 3) void warn_once(struct hanzo_rocm *ctx, const char *fmt, .
 
 /*
  * The user tier, if usable: policy allows it, it is ours and private (a
- * directory someone else can write could feed us code objects), and its
+ * directory someone else can write could feed us code objects: the trust
+ * rule of util-trust.h, so umask 002 with a private group is fine), and its
  * home exists (no cache trees grown at "/nonexistent" for system users).
  */
 static int user_tier(struct hanzo_rocm *ctx, const struct hr_config *cfg,
@@ -91,11 +93,16 @@ static int user_tier(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 		return 0;
 	}
 	if (stat(cfg->user_dir, &st) == 0) {
+		char why[PATH_MAX + 256] = "";
+
+		/* The trust rule (a private group's write bit is fine), and ours. */
 		if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 022)) {
+		    *hr_trust_stat(hr_ctx_trust(ctx), &st, HR_TRUST_SELF, cfg->user_dir,
+		                   why, sizeof(why))) {
 			warn_once(ctx, "user cache %s is not a private directory owned by "
-			          "this user (or is group/world-writable): caching disabled",
-			          cfg->user_dir);
+			          "this user (%s): caching disabled", cfg->user_dir,
+			          why[0] ? why : !S_ISDIR(st.st_mode) ? "not a directory" :
+			          "owned by another user");
 			return 0;
 		}
 	}
@@ -108,39 +115,23 @@ static int user_tier(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 }
 
 /*
- * Why a directory of a shared (system or site) tier must not be used, or
- * NULL: it must be owned by root or this user and writable by nobody else.
- * A sticky world-writable directory is refused too: anyone may add entries
- * there.  Whoever else can write it could substitute the GPU code of every
- * job that reads it.
+ * A configured shared (system, site, package) tier that exists but fails
+ * the trust rule (util-trust.h: it and every ancestor) is skipped, loudly.
+ * Whoever else could write it, or swap it by renaming an ancestor's
+ * entries, could substitute the code of every job that reads it.  Lookups
+ * apply the rule again on the descriptors they read (hr_entry_read_tier).
  */
-const char *hr_tier_stat_untrusted(const struct stat *st, char *buf, size_t n)
-{
-	if (st->st_uid != 0 && st->st_uid != geteuid())
-		snprintf(buf, n, "owned by uid %u (not root or the current user)",
-		         (unsigned)st->st_uid);
-	else if (st->st_mode & (S_IWGRP | S_IWOTH))
-		snprintf(buf, n, "%s-writable%s (mode %04o)",
-		         st->st_mode & S_IWOTH ? "world" : "group",
-		         st->st_mode & S_ISVTX ? " with the sticky bit" : "",
-		         (unsigned)(st->st_mode & 07777));
-	else
-		return NULL;
-	return buf;
-}
-
-/* A configured shared tier that exists but fails the rule is skipped, loudly. */
 static bool shared_tier_ok(struct hanzo_rocm *ctx, enum hr_tier tier, const char *path)
 {
-	char buf[96];
-	const char *why;
-	struct stat st;
+	char why[PATH_MAX + 256];
+	int fd = hr_trust_open_dir(hr_ctx_trust(ctx), path, why, sizeof(why));
 
-	if (stat(path, &st) < 0)
-		return true; /* nothing to read there (yet) */
-	why = hr_tier_stat_untrusted(&st, buf, sizeof(buf));
-	if (!why)
+	if (fd >= 0) {
+		close(fd);
 		return true;
+	}
+	if (fd != -EPERM)
+		return true; /* nothing to read there (yet) */
 	warn_once(ctx, "%s cache %s is %s: not used", hr_tier_name(tier), path, why);
 	return false;
 }

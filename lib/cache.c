@@ -37,6 +37,7 @@
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"
+#include "util-trust.h"
 
 #define ENTRY_MAGIC "HRCOBJ1"   /* + its NUL: 8 bytes */
 #define ENTRY_FORMAT 1
@@ -298,16 +299,11 @@ static int entry_parse(const char *path, const struct hr_cache_key *expect_key,
 	return 0;
 }
 
-int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
-                      const struct hr_cache_key *expect_key, struct hr_entry *e,
-                      char *why, size_t n)
+/* The read result (of hr_read_fd/hr_read_file) made an entry, or why not. */
+static int entry_finish(struct hanzo_rocm *ctx, const char *path, int r,
+                        const struct hr_cache_key *expect_key, struct hr_entry *e,
+                        char *why, size_t n)
 {
-	int r;
-
-	memset(e, 0, sizeof(*e));
-	if (why && n)
-		why[0] = '\0';
-	r = hr_read_file(path, ENTRY_MAX, &e->data, &e->size);
 	if (r == -EFBIG || r == -EINVAL) {
 		WHY(r == -EFBIG ? "larger than any code object" : "not a regular file");
 		r = -EBADMSG;
@@ -321,6 +317,18 @@ int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
 		hr_entry_release(e);
 	}
 	return r;
+}
+
+int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
+                      const struct hr_cache_key *expect_key, struct hr_entry *e,
+                      char *why, size_t n)
+{
+	memset(e, 0, sizeof(*e));
+	if (why && n)
+		why[0] = '\0';
+	return entry_finish(ctx, path,
+	                    hr_read_file(path, ENTRY_MAX, &e->data, &e->size),
+	                    expect_key, e, why, n);
 }
 
 int hr_entry_read(struct hanzo_rocm *ctx, const char *path,
@@ -342,51 +350,97 @@ static int put_field(uint8_t *h, size_t off, size_t len, const char *s)
 	return 0;
 }
 
-int hr_entry_path_check(const char *dir, const char *target, const char *family,
-                        bool shared, char *why, size_t n)
+/* "PATH is WHY" into why: what was refused, named. */
+static int refused(char *why, size_t n, const char *path, const char *msg)
 {
-	char *tdir, *path = NULL;
-	struct stat st;
-	int r = 0;
+	char m[PATH_MAX + 256];
 
+	snprintf(m, sizeof(m), "%s", msg);
+	snprintf(why, n, "%s is %s", path, m);
+	return -EPERM;
+}
+
+/*
+ * The descriptor walk: the tier directory (checked with its ancestors for
+ * a shared tier), its <target> directory, the entry; each opened under the
+ * one before without following a symlink, each shared one checked on its
+ * own descriptor, and the entry read from the descriptor that was checked.
+ */
+int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *target,
+                       const char *family, bool shared,
+                       const struct hr_cache_key *expect_key, struct hr_entry *e,
+                       char *why, size_t n)
+{
+	struct hr_trust *trust = shared ? hr_ctx_trust(ctx) : NULL;
+	char *tdir = NULL, *path = NULL, name[LEN_FAMILY + 8], msg[PATH_MAX + 256];
+	int dfd = -1, tfd = -1, fd = -1, r;
+	struct stat st;
+
+	memset(e, 0, sizeof(*e));
+	why[0] = '\0';
+	if (!hr_name_is_safe(target) || !hr_name_is_safe(family) ||
+	    strlen(family) >= LEN_FAMILY)
+		return -ENOENT;
 	if (asprintf(&tdir, "%s/%s", dir, target) < 0)
 		return -ENOMEM;
-	if (lstat(tdir, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, n, "%s is %s, not a directory", tdir,
-		         S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
-		r = -EPERM;
-		goto out;
-	}
-	if (shared && hr_tier_stat_untrusted(&st, why, n)) {
-		r = -EPERM;
-		goto out;
-	}
-	if (!shared)
-		goto out;
 	path = hr_entry_path(dir, target, family);
 	if (!path) {
 		r = -ENOMEM;
 		goto out;
 	}
-	if (lstat(path, &st) < 0) {
-		r = -errno;
+	snprintf(name, sizeof(name), "%s.hrco", family);
+	if (shared) {
+		dfd = hr_trust_open_dir(trust, dir, msg, sizeof(msg));
+		if (dfd == -EPERM) {
+			r = refused(why, n, dir, msg);
+			goto out;
+		}
+	} else {
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			dfd = -errno;
+	}
+	if (dfd < 0) {
+		r = dfd;
 		goto out;
 	}
-	if (S_ISREG(st.st_mode) && hr_tier_stat_untrusted(&st, why, n))
-		r = -EPERM;
-out:
-	if (r == -EPERM) {
-		/* Name what was refused: tier rule text gets its path in front. */
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "%s", why);
-		if (strncmp(msg, tdir, strlen(tdir)) != 0)
-			snprintf(why, n, "%s is %s", path ? path : tdir, msg);
+	tfd = openat(dfd, target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0) {
+		r = -errno;
+		/* What the maintenance scan cannot see is never used. */
+		if ((r == -ELOOP || r == -ENOTDIR) && fstatat(dfd, target, &st,
+		                                             AT_SYMLINK_NOFOLLOW) == 0)
+			r = refused(why, n, tdir, S_ISLNK(st.st_mode) ? "a symlink, not a directory" :
+			            "not a directory");
+		goto out;
 	}
+	if (shared && (fstat(tfd, &st) < 0 ||
+	               *hr_trust_stat(trust, &st, HR_TRUST_SELF, tdir, msg, sizeof(msg)))) {
+		r = refused(why, n, tdir, msg[0] ? msg : "not examinable");
+		goto out;
+	}
+	fd = openat(tfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		r = errno == ELOOP ? -EINVAL : -errno;
+		if (r == -ENOENT || r == -ENOTDIR || r == -ENOMEM)
+			goto out;
+		r = entry_finish(ctx, path, r, expect_key, e, why, n);
+		goto out;
+	}
+	if (shared && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    *hr_trust_stat(trust, &st, HR_TRUST_SELF, path, msg, sizeof(msg))) {
+		r = refused(why, n, path, msg);
+		goto out;
+	}
+	r = entry_finish(ctx, path, hr_read_fd(fd, ENTRY_MAX, &e->data, &e->size),
+	                 expect_key, e, why, n);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tfd >= 0)
+		close(tfd);
+	if (dfd >= 0)
+		close(dfd);
 	free(tdir);
 	free(path);
 	return r;

@@ -46,26 +46,10 @@ struct hr_tier_dir {
 };
 /* The on-disk tiers in search order (system, site…, user). */
 int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n);
-/*
- * Why a directory or file of a system or site tier is not to be trusted
- * (into buf), or NULL: owned by root or this user, group/world-writable
- * never (sticky or not).
- */
-const char *hr_tier_stat_untrusted(const struct stat *st, char *buf, size_t n);
 void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 
 /* <dir>/<target>/<family>.hrco */
 char *hr_entry_path(const char *dir, const char *target, const char *family);
-/*
- * Before reading dir/target/family.hrco: the target directory must be a
- * real directory (not a symlink: what the maintenance scan cannot see is
- * never used) and, for a shared (system, site, package) tier, it and the
- * entry must pass hr_tier_stat_untrusted.  0, -ENOENT/-ENOTDIR when absent,
- * -EPERM with a reason naming the path in why.
- */
-int hr_entry_path_check(const char *dir, const char *target, const char *family,
-                        bool shared, char *why, size_t n);
-
 /* ---- entries ---------------------------------------------------------- */
 
 /* One cache file: a fixed header then the code object (see cache.c). */
@@ -94,6 +78,20 @@ int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
                       const struct hr_cache_key *expect_key, struct hr_entry *e,
                       char *why, size_t n);
 void hr_entry_release(struct hr_entry *e);
+/*
+ * hr_entry_read_why of dir/target/family.hrco in a tier, reached by a
+ * descriptor walk: the target directory and the entry are opened under the
+ * tier's descriptor without following symlinks (a symlinked target
+ * directory, which the maintenance scan cannot see, is never used).  For a
+ * shared (system, site, package) tier the directory and every ancestor
+ * (hr_trust_open_dir), the target directory and the entry must pass the
+ * trust rule (util-trust.h) on the very descriptors that are read.
+ * -EPERM with "PATH is WHY" in why when refused; else as hr_entry_read_why.
+ */
+int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *target,
+                       const char *family, bool shared,
+                       const struct hr_cache_key *expect_key, struct hr_entry *e,
+                       char *why, size_t n);
 
 /*
  * Create <dir>/<target> (tdir) if needed, with the mode of dir; *file_mode

@@ -16,6 +16,7 @@
 
 #include "context.h"
 #include "util.h"
+#include "util-trust.h"
 
 struct hanzo_rocm {
 	int refcount;                   /* atomic (__atomic builtins) */
@@ -127,6 +128,25 @@ int hr_ctx_lazy(struct hanzo_rocm *ctx, enum hr_ctx_slot slot,
 	}
 	*ret = p;
 	return 0;
+}
+
+static int trust_new(struct hanzo_rocm *ctx, void **ret)
+{
+	struct hr_trust *t;
+	int r = hr_trust_new(&t);
+
+	(void)ctx;
+	*ret = t;
+	return r;
+}
+
+struct hr_trust *hr_ctx_trust(struct hanzo_rocm *ctx)
+{
+	void *p = NULL;
+
+	if (!ctx || hr_ctx_lazy(ctx, HR_SLOT_TRUST, trust_new, hr_trust_free, &p) < 0)
+		return NULL;
+	return p;
 }
 
 const volatile sig_atomic_t *hr_ctx_cancel(const struct hanzo_rocm *ctx)

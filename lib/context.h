@@ -36,6 +36,7 @@ enum hr_ctx_slot {
 	HR_SLOT_CACHE,          /* cache-memory.c: memory tier */
 	HR_SLOT_PLUGINS,        /* build-plugin.c */
 	HR_SLOT_DEVICES,        /* devices.c */
+	HR_SLOT_TRUST,          /* context.c: util-trust.c's memo */
 	HR_SLOT_CONFIG,         /* top-new.c, immutable once published */
 	HR_SLOT_N
 };
@@ -58,6 +59,9 @@ static inline const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx
 {
 	return hr_ctx_peek(ctx, HR_SLOT_CONFIG);
 }
+/* The trust rule's memo (util-trust.h), or NULL (no memo: still correct). */
+struct hr_trust;
+struct hr_trust *hr_ctx_trust(struct hanzo_rocm *ctx);
 /* The cancel flag a tool set (hr_tools_set_cancel), or NULL. */
 const volatile sig_atomic_t *hr_ctx_cancel(const struct hanzo_rocm *ctx);
 void hr_ctx_set_cancel(struct hanzo_rocm *ctx, const volatile sig_atomic_t *flag);

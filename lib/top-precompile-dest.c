@@ -5,6 +5,7 @@
  * read-only tiers searched before it, whose entries need no rebuild.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "context.h"
 #include "top-precompile.h"
 #include "util.h"
+#include "util-trust.h"
 
 static bool user_tier_usable(struct hanzo_rocm *ctx)
 {
@@ -145,11 +147,13 @@ int hr_precompile_ro_dirs(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 	if (!pkg) {
 		r = -ENOMEM;
 	} else if (r == 0 && strcmp(pkg, dest) != 0 && !hr_strv_contains(v, pkg)) {
-		char buf[96];
-		struct stat st;
+		char buf[PATH_MAX + 256];
+		int fd = hr_trust_open_dir(hr_ctx_trust(ctx), pkg, buf, sizeof(buf));
 
 		/* (hr_cache_tiers has warned about it) */
-		if (stat(pkg, &st) < 0 || !hr_tier_stat_untrusted(&st, buf, sizeof(buf)))
+		if (fd >= 0)
+			close(fd);
+		if (fd != -EPERM)
 			r = hr_strv_push(&v, pkg);
 	}
 	free(pkg);

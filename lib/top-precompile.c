@@ -174,22 +174,19 @@ static void pair_inspect(struct pc_run *run, struct pc_pair *p)
 static const char *pair_provider(struct pc_run *run, const struct pc_pair *p)
 {
 	for (size_t i = 0; run->ro_dirs[i]; i++) {
-		char *path = hr_entry_path(run->ro_dirs[i], p->target, p->fam->family);
-		char why[256];
+		char why[PATH_MAX + 256];
 		struct hr_entry e;
 		bool ok;
 		/* What lookups would refuse (ownership, mode, symlinks) provides nothing. */
-		int r = hr_entry_path_check(run->ro_dirs[i], p->target, p->fam->family,
-		                            true, why, sizeof(why));
+		int r = hr_entry_read_tier(run->ctx, run->ro_dirs[i], p->target,
+		                           p->fam->family, true, &p->key, &e, why,
+		                           sizeof(why));
 
 		if (r == -EPERM)
 			hr_warn(run->ctx, "%s: not used\n", why);
-		ok = r == 0 && path && access(path, R_OK) == 0 &&
-		     entry_valid(run->ctx, path, &p->key, &e);
-
+		ok = r == 0;
 		if (ok)
 			hr_entry_release(&e);
-		free(path);
 		if (ok)
 			return run->ro_dirs[i];
 	}

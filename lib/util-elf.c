@@ -125,6 +125,19 @@ static int elf_open(struct elf *e, const void *data, size_t size, char *why,
 			return -ENOEXEC;
 		}
 	}
+	/*
+	 * Every segment's file bytes inside the file, whatever its type and
+	 * whoever loads it (dlopen, HIP, CUDA): a segment past the end is what
+	 * faults (SIGBUS) inside a loader that maps the file.
+	 */
+	for (unsigned i = 0; i < phnum; i++) {
+		const uint8_t *ph = d + phoff + (uint64_t)i * PHDR_SIZE;
+
+		if (!in_bounds(rd64(ph + 8), rd64(ph + 32), size)) {
+			WHY("segment %u extends past the end of the file (truncated?)", i);
+			return -ENOEXEC;
+		}
+	}
 	return 0;
 }
 
@@ -273,7 +286,8 @@ int hr_elf_check(const void *data, size_t size, const char *target,
 			    target, rd16(e.d + 16));
 			return -ENOEXEC;
 		}
-		return 0;
+		/* What dlopen needs: the plugins' check, one function. */
+		return hr_elf_check_shared_object(data, size, NULL, why, n);
 	}
 	switch (e.machine) {
 	case HR_EM_AMDGPU:
@@ -357,8 +371,6 @@ fail:
 /* ---- host shared objects (plugins) --------------------------------------- */
 
 #define ET_DYN 3
-#define PT_LOAD 1
-#define PT_DYNAMIC 2
 #define SHT_DYNSYM 11
 
 #if defined(__x86_64__)
@@ -403,20 +415,22 @@ int hr_elf_check_shared_object(const void *data, size_t size, const char *sym,
 {
 	const uint8_t *d = data;
 	struct elf e;
-	uint64_t phoff;
-	uint16_t phnum;
 	int r;
 
-	if (d && size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[4] != 2) {
+	if (!d) {
+		WHY("not an ELF file");
+		return -ENOEXEC;
+	}
+	if (size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[4] != 2) {
 		WHY("%s ELF (class %u); this host loads 64-bit shared objects",
 		    d[4] == 1 ? "32-bit" : "unknown-class", d[4]);
 		return -ENOEXEC;
 	}
-	if (d && size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[5] != 1) {
+	if (size >= 16 && memcmp(d, "\177ELF", 4) == 0 && d[5] != 1) {
 		WHY("big-endian or unknown ELF data encoding %u", d[5]);
 		return -ENOEXEC;
 	}
-	if (d && size >= 4 && size < EHDR_SIZE && memcmp(d, "\177ELF", 4) == 0) {
+	if (size >= 4 && size < EHDR_SIZE && memcmp(d, "\177ELF", 4) == 0) {
 		WHY("truncated ELF file (%zu bytes, shorter than its header)", size);
 		return -ENOEXEC;
 	}
@@ -431,23 +445,10 @@ int hr_elf_check_shared_object(const void *data, size_t size, const char *sym,
 		WHY("ELF type %u is not a shared object (%d)", rd16(d + 16), ET_DYN);
 		return -ENOEXEC;
 	}
-	phoff = rd64(d + 32);
-	phnum = rd16(d + 56);
-	if (phnum == 0 || e.shnum == 0) {
-		WHY("no %s headers", phnum == 0 ? "program" : "section");
+	/* Every segment lies inside the file: elf_open checked it. */
+	if (rd16(d + 56) == 0 || e.shnum == 0) {
+		WHY("no %s headers", rd16(d + 56) == 0 ? "program" : "section");
 		return -ENOEXEC;
-	}
-	/* A segment past the end of the file is what faults (SIGBUS) in dlopen. */
-	for (unsigned i = 0; i < phnum; i++) {
-		const uint8_t *ph = d + phoff + (uint64_t)i * PHDR_SIZE;
-		uint32_t type = rd32(ph);
-
-		if ((type == PT_LOAD || type == PT_DYNAMIC) &&
-		    !in_bounds(rd64(ph + 8), rd64(ph + 32), size)) {
-			WHY("segment %u extends past the end of the file "
-			    "(truncated?)", i);
-			return -ENOEXEC;
-		}
 	}
 	if (sym && !dynsym_defines(&e, sym)) {
 		WHY("no entry symbol '%s' in .dynsym", sym);

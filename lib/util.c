@@ -266,12 +266,43 @@ void hr_format_size(uint64_t bytes, char *buf, size_t n)
 		snprintf(buf, n, "%.1f%c", v, units[u]);
 }
 
-int hr_read_file(const char *path, size_t max, void **data, size_t *size)
+int hr_read_fd(int fd, size_t max, void **data, size_t *size)
 {
 	struct stat st;
 	char *buf;
 	size_t done = 0;
-	int fd, r = 0;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > max)
+		return -EFBIG;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (done < (size_t)st.st_size) {
+		ssize_t k = read(fd, buf + done, (size_t)st.st_size - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int r = k < 0 ? -errno : -EIO; /* shrank under us */
+
+			free(buf);
+			return r;
+		}
+		done += (size_t)k;
+	}
+	buf[done] = '\0'; /* callers may treat text as a C string */
+	*data = buf;
+	*size = done;
+	return 0;
+}
+
+int hr_read_file(const char *path, size_t max, void **data, size_t *size)
+{
+	int fd, r;
 
 	/*
 	 * One rule for every file read from a tier, an index, a stamp or a
@@ -282,39 +313,7 @@ int hr_read_file(const char *path, size_t max, void **data, size_t *size)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ELOOP ? -EINVAL : -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto out;
-	}
-	if ((uint64_t)st.st_size > max) {
-		r = -EFBIG;
-		goto out;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t k = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			r = k < 0 ? -errno : -EIO; /* shrank under us */
-			free(buf);
-			goto out;
-		}
-		done += (size_t)k;
-	}
-	buf[done] = '\0'; /* callers may treat text as a C string */
-	*data = buf;
-	*size = done;
-out:
+	r = hr_read_fd(fd, max, data, size);
 	close(fd);
 	return r;
 }

@@ -41,6 +41,8 @@ void hr_format_size(uint64_t bytes, char *buf, size_t n);
 /* Unsigned decimal, whole string; -EINVAL/-ERANGE. */
 int hr_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
+/* hr_read_file of an open descriptor: fstat, a regular file of at most max bytes. */
+int hr_read_fd(int fd, size_t max, void **data, size_t *size);
 /*
  * Reads a whole regular file, failing with -EFBIG beyond max bytes and with
  * -EINVAL for a symlink, FIFO, device or directory (never blocks opening it).

@@ -40,3 +40,8 @@ TESTS += t/plugins-cli.sh
 # Truncated, 32-bit, foreign-machine and entry-less plugins; untrusted ancestors.
 EXTRA_DIST += t/plugins-hostile.sh
 TESTS += t/plugins-hostile.sh
+
+# An ordinary user's umask-002 checkout: its private group is trusted, a
+# shared group is refused with the fix (issue 30 item 7; root only).
+EXTRA_DIST += t/umask002-user.sh
+TESTS += t/umask002-user.sh

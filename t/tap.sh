@@ -23,3 +23,9 @@ exit_is() { want=$1; d=$2; shift 2; "$@" >"$T/out" 2>"$T/err"; got=$?; [ "$got" 
 grep_ok() { grep -qE -- "$2" "$3"; s=$?; ok $s "$1"; [ $s -eq 0 ] || { echo "# no /$2/ in $3:"; sed 's/^/#   /' "$3" | head -20; }; }
 skip() { n=$1; shift; i=0; while [ $i -lt "$n" ]; do tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $*"; i=$((i + 1)); done; }
 done_testing() { echo "1..$tap_n"; [ $tap_failed -eq 0 ]; exit $?; }
+# A group whose members are not only root and us (the trust rule refuses a
+# directory or file it can write), that we may chgrp to: nogroup, as root
+# (no user has it as primary group but nobody); "" otherwise.
+shared_group() {
+	[ "$(id -u)" -eq 0 ] && getent group 65534 >/dev/null && echo 65534
+}

@@ -7,6 +7,7 @@
  * tier (one warning, bytes still returned).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,6 +222,121 @@ static void test_lookup(void)
 	hanzo_rocm_unref(ctx);
 }
 
+/*
+ * The first PT_LOAD segment with file bytes made to end one byte past the
+ * end of the file (what a truncated copy of a code object looks like to a
+ * loader that maps it); sections and headers left in bounds.  0 when done.
+ */
+static int stretch_segment(uint8_t *elf, size_t size)
+{
+	uint64_t phoff = 0;
+	unsigned phnum = (unsigned)(elf[56] | elf[57] << 8);
+
+	for (int i = 7; i >= 0; i--)
+		phoff = phoff << 8 | elf[32 + i];
+	for (unsigned i = 0; i < phnum && phoff + (i + 1) * 56ull <= size; i++) {
+		uint8_t *ph = elf + phoff + i * 56ull;
+		uint64_t off = 0, filesz;
+
+		if (ph[0] != 1 || ph[1] || ph[2] || ph[3]) /* PT_LOAD */
+			continue;
+		for (int k = 7; k >= 0; k--)
+			off = off << 8 | ph[8 + k];
+		filesz = size - off + 1;
+		for (int k = 0; k < 8; k++)
+			ph[32 + k] = (uint8_t)(filesz >> (8 * k));
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * An entry whose payload is bad (what hr_entry_write refuses to publish):
+ * published with a good payload of the same size, then the payload replaced
+ * and both checksums recomputed - only the ELF check can refuse it.
+ */
+static int put_bad_entry(const char *dir, const char *target, const struct hr_cache_key *key,
+                         const void *good, const void *bad, size_t size)
+{
+	char *path = hr_entry_path(dir, target, "alpha"), *slash;
+	uint8_t *f = NULL;
+	size_t n = 0;
+	int r = hr_entry_write(NULL, dir, "alpha", target, key, "test", good, size);
+
+	if (r == 0)
+		r = hr_read_file(path, 1 << 27, (void **)&f, &n);
+	if (r == 0 && n == 384 + size) {
+		memcpy(f + 384, bad, size);
+		hr_sha256(f + 384, size, f + 48);
+		hr_sha256(f, 352, f + 352);
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		r = hr_write_atomic(path, slash + 1, f, n, 0600);
+	} else if (r == 0) {
+		r = -EIO;
+	}
+	free(f);
+	free(path);
+	return r;
+}
+
+/*
+ * Issue 30 item 2: a code object whose segment lies past its bytes (a
+ * truncated copy) faults inside the loader that maps it (SIGBUS in
+ * dlopen; HIP and CUDA take no size).  In the user tier it is a miss,
+ * logged and quarantined - for a GPU target and for a host one.
+ */
+static void test_extents(void)
+{
+	char from[600], path[600];
+	void *so = NULL;
+	size_t nso = 0;
+	struct {
+		const char *target;
+		const void *obj;
+		size_t n;
+	} cases[2] = { { "gfx90a", co90, n90 }, { "host-w64", NULL, 0 } };
+
+	snprintf(from, sizeof(from), "%s/t/fixtures/plugins/.libs/beta.so", getenv("top_builddir"));
+	if (hr_read_file(from, 1 << 26, &so, &nso) == 0) {
+		cases[1].obj = so;
+		cases[1].n = nso;
+	}
+	for (int i = 0; i < 2; i++) {
+		struct hanzo_rocm *ctx = new_ctx("never");
+		struct hr_cache_key key;
+		uint8_t *bad = cases[i].obj ? malloc(cases[i].n) : NULL;
+		const void *d = NULL;
+		enum hr_tier tfrom;
+		struct stat st;
+		size_t n = 0;
+
+		if (!ctx || !bad || key_for(ctx, cases[i].target, &key) < 0) {
+			ok(0, "%s: fixtures", cases[i].target);
+			free(bad);
+			hanzo_rocm_unref(ctx);
+			continue;
+		}
+		memcpy(bad, cases[i].obj, cases[i].n);
+		ok(stretch_segment(bad, cases[i].n) == 0 &&
+		   put_bad_entry(user, cases[i].target, &key, cases[i].obj, bad, cases[i].n) == 0,
+		   "%s: a user-tier entry whose segment ends past its bytes", cases[i].target);
+		is_int(hr_code_object_find(ctx, "alpha", cases[i].target,
+		                           (1u << HR_TIER_SYSTEM) | (1u << HR_TIER_SITE) |
+		                           (1u << HR_TIER_PACKAGE), &d, &n, &tfrom),
+		       -ENOENT, "%s: is a miss, never handed to a loader", cases[i].target);
+		ok(strstr(logbuf, "ignoring cache entry") &&
+		   strstr(logbuf, "extends past the end of the file"), "%s: logged with why",
+		   cases[i].target);
+		snprintf(path, sizeof(path), "%s/%s/alpha.hrco.bad-%ld", user, cases[i].target,
+		         (long)getpid());
+		ok(stat(path, &st) == 0, "%s: quarantined", cases[i].target);
+		free(bad);
+		hanzo_rocm_unref(ctx);
+	}
+	free(so);
+}
+
 struct result {
 	int r;
 	const void *d;
@@ -365,10 +481,42 @@ static void test_trust(void)
 	is_int(site_lookup("gfx90a", &from), -ENOENT, "a sticky world-writable site tier is not used either");
 	chmod(site, 0755);
 
-	chmod(tdir, 0775);
-	is_int(site_lookup("gfx90a", &from), -ENOENT, "a group-writable target directory is not used");
-	ok(strstr(logbuf, tdir) && strstr(logbuf, "group-writable"), "the warning names it");
-	chmod(tdir, 0755);
+	/* nogroup: no member is root or us (we may chgrp to it as root only). */
+	if (chown(tdir, (uid_t)-1, 65534) == 0) {
+		chmod(tdir, 0775);
+		is_int(site_lookup("gfx90a", &from), -ENOENT,
+		       "a target directory writable by a shared group is not used");
+		ok(strstr(logbuf, tdir) && strstr(logbuf, "group-writable") &&
+		   strstr(logbuf, "fix: chmod g-w "), "the warning names it and the fix");
+		chmod(tdir, 0755);
+		ok(chown(tdir, (uid_t)-1, getegid()) == 0, "group given back");
+	} else {
+		skip(3, "not root: no shared group to give a directory to");
+	}
+	/*
+	 * Issue 30 item 1: whoever can rename an ancestor's entries can swap
+	 * the tier.  A world-writable ancestor without the sticky bit (any
+	 * user can test that one) and an ancestor owned by another user.
+	 */
+	chmod(root, 0777);
+	is_int(site_lookup("gfx90a", &from), -ENOENT,
+	       "a site tier under a world-writable directory is not used");
+	ok(strstr(logbuf, site) && strstr(logbuf, "is under ") && strstr(logbuf, root) &&
+	   strstr(logbuf, "world-writable without the sticky bit (mode 0777)"),
+	   "the warning names the tier and the ancestor");
+	chmod(root, 01777);
+	ok(site_lookup("gfx90a", &from) == 0 && from == HR_TIER_SITE,
+	   "under a sticky world-writable directory (as /tmp) it is served");
+	chmod(root, 0755);
+	if (geteuid() == 0 && chown(root, 65534, (gid_t)-1) == 0) {
+		is_int(site_lookup("gfx90a", &from), -ENOENT,
+		       "a site tier under another user's directory is not used");
+		ok(strstr(logbuf, "owned by uid 65534") != NULL, "the warning says whose it is");
+		ok(chown(root, 0, (gid_t)-1) == 0, "ownership given back");
+	} else {
+		skip(3, "not root: cannot give a directory to another user");
+	}
+
 	chmod(entry, 0666);
 	is_int(site_lookup("gfx90a", &from), -ENOENT, "a world-writable site entry is not used");
 	ok(strstr(logbuf, entry) && strstr(logbuf, "world-writable (mode 0666)"), "the warning names the entry");
@@ -403,12 +551,71 @@ static void test_trust(void)
 	unlink(link);
 }
 
-int main(void)
+/*
+ * Check-then-swap (issue 30 item 1), run by t/cache-swap.sh with
+ * t/swap-preload.so, which exchanges HR_TEST_SWAP_A and HR_TEST_SWAP_B
+ * just before the first open of an entry: the site tier's checked target
+ * directory and one whose entry nobody may trust (world-writable), holding
+ * a payload 64 bytes longer.  What is served must be what was checked.
+ */
+static void test_swap(void)
+{
+	struct hanzo_rocm *ctx = site_ctx();
+	struct hr_cache_key key;
+	char site[300], evil[300], a[400], b[400], evil_entry[420], *padded;
+	const void *d = NULL;
+	enum hr_tier from;
+	struct stat st;
+	size_t n = 0;
+	int r;
+
+	snprintf(site, sizeof(site), "%s/site", root);
+	snprintf(evil, sizeof(evil), "%s/evil", root);
+	snprintf(a, sizeof(a), "%s/gfx90a", site);
+	snprintf(b, sizeof(b), "%s/gfx90a", evil);
+	snprintf(evil_entry, sizeof(evil_entry), "%s/alpha.hrco", b);
+	padded = calloc(1, n90 + 64);
+	if (!ctx || !padded || key_for(ctx, "gfx90a", &key) < 0 ||
+	    hr_entry_write(ctx, site, "alpha", "gfx90a", &key, "test", co90, n90) < 0 ||
+	    !memcpy(padded, co90, n90) ||
+	    hr_entry_write(ctx, evil, "alpha", "gfx90a", &key, "test", padded, n90 + 64) < 0) {
+		ok(0, "swap fixtures written");
+		return;
+	}
+	hanzo_rocm_unref(ctx);
+	free(padded);
+	chmod(site, 0755);
+	chmod(evil, 0755);
+	chmod(evil_entry, 0666);
+	setenv("HR_TEST_SWAP_A", a, 1);
+	setenv("HR_TEST_SWAP_B", b, 1);
+	setenv("HR_TEST_SWAP_ON", "alpha.hrco", 1);
+	ctx = site_ctx();
+	r = ctx ? hr_code_object_find(ctx, "alpha", "gfx90a", 1u << HR_TIER_SYSTEM,
+	                              &d, &n, &from) : -EFAULT;
+	ok(stat(evil_entry, &st) == 0 && (size_t)st.st_size == n90 + 384,
+	   "the interposer swapped the target directories between check and open");
+	ok(r == -ENOENT || (r == 0 && n == n90),
+	   "what was served is what was checked (%d, %zu bytes; the swapped-in entry has %zu)",
+	   r, n, n90 + 64);
+	hanzo_rocm_unref(ctx);
+}
+
+int main(int argc, char **argv)
 {
 	char cmd[300];
 
 	setup();
+	if (argc > 1 && strcmp(argv[1], "swap") == 0) {
+		test_swap();
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+		if (system(cmd) != 0)
+			diag("cannot remove %s", scratch);
+		free(co90);
+		return done_testing();
+	}
 	test_lookup();
+	test_extents();
 	test_compile();
 	test_trust();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);

@@ -164,11 +164,68 @@ static void test_hostile(void)
 	free(co);
 }
 
+/* The first PT_LOAD with file bytes made to end one byte past the file. */
+static int stretch_segment(uint8_t *elf, size_t size)
+{
+	uint64_t phoff = 0;
+	unsigned phnum = (unsigned)(elf[56] | elf[57] << 8);
+
+	for (int i = 7; i >= 0; i--)
+		phoff = phoff << 8 | elf[32 + i];
+	for (unsigned i = 0; i < phnum && phoff + (i + 1) * 56ull <= size; i++) {
+		uint8_t *ph = elf + phoff + i * 56ull;
+		uint64_t off = 0, filesz;
+
+		if (ph[0] != 1 || ph[1] || ph[2] || ph[3]) /* PT_LOAD */
+			continue;
+		for (int k = 7; k >= 0; k--)
+			off = off << 8 | ph[8 + k];
+		filesz = size - off + 1;
+		for (int k = 0; k < 8; k++)
+			ph[32 + k] = (uint8_t)(filesz >> (8 * k));
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Issue 30 item 2: every payload's segments within its bytes, GPU code
+ * objects and host ones alike, before any loader sees it.
+ */
+static void test_extents(void)
+{
+	char path[4200], why[256];
+	size_t n90 = 0, nso = 0;
+	uint8_t *co90 = load("k-gfx90a.co", &n90);
+	void *so = NULL;
+
+	snprintf(path, sizeof(path), "%s/t/fixtures/plugins/.libs/beta.so", getenv("top_builddir"));
+	if (hr_read_file(path, 1 << 26, &so, &nso) < 0)
+		so = NULL;
+	if (!co90 || !so) {
+		skip(4, "no code object or host shared object");
+		free(co90);
+		free(so);
+		return;
+	}
+	is_int(hr_elf_check(so, nso, "host-w64", why, sizeof(why)), 0,
+	       "a host shared object is a host-w64 code object");
+	ok(stretch_segment(co90, n90) == 0 && stretch_segment(so, nso) == 0,
+	   "segments stretched past the end");
+	is_int(hr_elf_check(co90, n90, "gfx90a", why, sizeof(why)), -ENOEXEC,
+	       "AMDGPU object with a segment past its bytes refused (%s)", why);
+	is_int(hr_elf_check(so, nso, "host-w64", why, sizeof(why)), -ENOEXEC,
+	       "host code object with a segment past its bytes refused (%s)", why);
+	free(co90);
+	free(so);
+}
+
 int main(void)
 {
 	fixtures();
 	test_amd();
 	test_cuda();
 	test_hostile();
+	test_extents();
 	return done_testing();
 }
