@@ -233,7 +233,9 @@ struct hanzo_rocm_kernel_desc {
 	/*
 	 * "single" (one form), "one-pass" (it has a split form too:
 	 * hanzo_rocm_op_run picks), "split" or "second" (the passes of the
-	 * split form of the kernel named in op).
+	 * split form of the kernel named in op), "shared" (it has a wide form
+	 * for rows its shared memory cannot hold: hanzo_rocm_op_run picks) or
+	 * "wide" (that form of the kernel named in op).
 	 */
 	const char *form;
 	const char *op;         /* the kernel hanzo_rocm_op_run takes; NULL: none */
@@ -241,6 +243,8 @@ struct hanzo_rocm_kernel_desc {
 	const char *second;
 	size_t ws_per_partial;  /* split: workspace bytes per partial (rows x splits) */
 	const char *notes;      /* advisory or ignored arguments etc.; NULL: none */
+	const char *wide;       /* shared: its wide form; else NULL */
+	size_t ws_per_col;      /* wide: workspace bytes per (padded) column of each row */
 };
 int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat, size_t index,
                                 struct hanzo_rocm_kernel_desc *desc);
@@ -261,7 +265,9 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * argmin,argmax} (form "one-pass" in the catalogue) - the library picks
  * the split form when the rows are too few to fill the device and long
  * (the split kernel's geometry has more than one split), else the one-pass
- * kernel, and runs every pass.  Work is rows x cols: rows of cols
+ * kernel, and runs every pass.  Where it has a wide form (the sorts, form
+ * "shared"), rows that do not fit shared memory run the wide form on a
+ * workspace of rows x ncols_pad x 4 bytes.  Work is rows x cols: rows of cols
  * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
  * = cols, src_numel = rows x cols).  Kernels of one form run too.
  *
@@ -269,7 +275,8 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * take .src; dst .dst; alpha, beta (NULL: weight 1, bias 0), residual,
  * residual_out and eps their fields; ncols, el_to_sum_per_block the cols;
  * src_numel rows x cols; num_dims 0 and info a zeroed layout (contiguous);
- * block_size the block the library launches; ws and splits the workspace.
+ * block_size the block the library launches; ncols_pad the smallest power
+ * of two >= cols; ws and splits the workspace.
  * A kernel with any other argument is -ENOTSUP (launch it yourself); a
  * missing required pointer is -EINVAL; cols over an int argument's range
  * is -E2BIG.

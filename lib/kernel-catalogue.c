@@ -22,7 +22,8 @@
 
 struct entry {
 	char *family, *name, *signature, *launch, *rows, *cols, *form, *op, *split, *second, *notes;
-	size_t ws;
+	size_t ws, ws_col;
+	char *wide;
 	size_t n_args;
 	struct hr_cat_arg *args;
 };
@@ -232,12 +233,83 @@ static int fam_forms(struct hanzo_rocm *ctx, const char *family, const struct fa
 	r = fam_first(ctx, family, f, HR_CAT_WS, ff->split, &wl);
 	if (r < 0)
 		return r;
-	if (r == 0) {
-		hr_err(ctx, "family '%s': split kernel %s has no #@ws line\n", family, ff->split);
+	if (r == 0 || !wl.ws) {
+		hr_err(ctx, "family '%s': split kernel %s has no '#@ws ... per_partial=' line\n",
+		       family, ff->split);
 		return -EBADMSG;
 	}
 	*ws = wl.ws;
 	return 1;
+}
+
+struct wide_find {
+	const struct fam_data *f;
+	const char *name;
+	char wide[HR_CAT_MAX_NAME];
+};
+
+static int wide_match(const struct hr_cat_line *l, void *data)
+{
+	struct wide_find *wf = data;
+
+	return hr_cat_sibling(l->pattern, l->a, wf->name, wf->wide, sizeof(wf->wide)) &&
+	       fam_has(wf->f, wf->wide);
+}
+
+/* name's wide form in f: 1 (wf->wide, *ws_col filled), 0 none, -EBADMSG. */
+static int fam_wide(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                    const char *name, struct wide_find *wf, unsigned *ws_col)
+{
+	struct hr_cat_line wl;
+	unsigned lineno = 0;
+	char why[160] = "";
+	int r;
+
+	if (!f->cat)
+		return 0;
+	wf->f = f;
+	wf->name = name;
+	r = hr_cat_walk(f->cat, f->cat_len, HR_CAT_WIDE, name, wide_match, wf, &lineno, why,
+	                sizeof(why));
+	if (r < 0) {
+		hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
+		       why[0] ? why : "invalid");
+		return -EBADMSG;
+	}
+	if (r == 0)
+		return 0;
+	r = fam_first(ctx, family, f, HR_CAT_WS, wf->wide, &wl);
+	if (r < 0)
+		return r;
+	if (r == 0 || !wl.ws_col) {
+		hr_err(ctx, "family '%s': wide kernel %s has no '#@ws ... per_col=' line\n", family,
+		       wf->wide);
+		return -EBADMSG;
+	}
+	*ws_col = wl.ws_col;
+	return 1;
+}
+
+int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
+                char wide[HR_CAT_MAX_NAME], unsigned *ws_per_col, bool *pad_pow2)
+{
+	struct wide_find wf;
+	struct hr_launch_meta m;
+	struct fam_data f;
+	unsigned lineno;
+	char why[160];
+	int r = fam_load(ctx, family, &f);
+
+	if (r < 0)
+		return r;
+	r = fam_wide(ctx, family, &f, name, &wf, ws_per_col);
+	if (r <= 0)
+		return r < 0 ? r : -ENOENT;
+	memcpy(wide, wf.wide, HR_CAT_MAX_NAME);
+	*pad_pow2 = f.launch &&
+	            hr_launch_meta_find(f.launch, f.launch_len, wide, &m, &lineno, why,
+	                                sizeof(why)) == 0 && m.pad_pow2;
+	return 0;
 }
 
 int hr_cat_signature(struct hanzo_rocm *ctx, const char *family, const char *name,
@@ -307,6 +379,7 @@ static void entry_free(struct entry *e)
 	free(e->split);
 	free(e->second);
 	free(e->notes);
+	free(e->wide);
 	free(e->args);
 }
 
@@ -426,9 +499,32 @@ static int describe_forms(struct hanzo_rocm *ctx, const char *family, const stru
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		struct wide_find wf;
+		unsigned ws_col = 0;
+		int r = fam_wide(ctx, family, f, e[i].name, &wf, &ws_col);
+
+		if (r < 0)
+			return r;
+		if (r == 0 || e[i].form)
+			continue;
+		if (!(e[i].form = strdup("shared")) || dup_or_null(wf.wide, &e[i].wide) < 0)
+			return -ENOMEM;
+		for (size_t j = 0; j < n; j++) {
+			if (strcmp(e[j].name, wf.wide) != 0)
+				continue;
+			free(e[j].form);
+			free(e[j].op);
+			e[j].op = NULL;
+			if (!(e[j].form = strdup("wide")) || dup_or_null(e[i].name, &e[j].op) < 0)
+				return -ENOMEM;
+			e[j].ws_col = ws_col;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		if (!e[i].form && !(e[i].form = strdup("single")))
 			return -ENOMEM;
 		if (!e[i].op && strcmp(e[i].form, "split") != 0 && strcmp(e[i].form, "second") != 0 &&
+		    strcmp(e[i].form, "wide") != 0 &&
 		    dup_or_null(e[i].name, &e[i].op) < 0)
 			return -ENOMEM;
 	}
@@ -538,7 +634,7 @@ HR_EXPORT int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat
 		.signature = e->signature, .n_args = e->n_args, .launch = e->launch,
 		.rows = e->rows, .cols = e->cols, .form = e->form, .op = e->op,
 		.split = e->split, .second = e->second, .ws_per_partial = e->ws,
-		.notes = e->notes,
+		.notes = e->notes, .wide = e->wide, .ws_per_col = e->ws_col,
 	};
 	n = desc->size < sizeof(d) ? desc->size : sizeof(d);
 	memcpy(desc, &d, n);

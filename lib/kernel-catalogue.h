@@ -44,4 +44,13 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
                  char split[HR_CAT_MAX_NAME], char second[HR_CAT_MAX_NAME],
                  unsigned *ws_per_partial, bool *second_per_item);
 
+/*
+ * The wide form of family/name (one pass on a global workspace, for work
+ * name's own launch refuses with -E2BIG): 0, its name, its workspace bytes
+ * per column and whether its columns are padded to a power of two;
+ * -ENOENT none; -EBADMSG malformed metadata (logged).
+ */
+int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
+                char wide[HR_CAT_MAX_NAME], unsigned *ws_per_col, bool *pad_pow2);
+
 #endif

@@ -44,6 +44,7 @@ struct plan {
 	uint64_t splits;
 	size_t ws;
 	bool second_per_item;   /* the second pass's work is rows x 1 */
+	struct hanzo_rocm_kernel *wide;             /* non-NULL: run it instead */
 };
 
 static bool is(const char *a, const char *b)
@@ -134,6 +135,12 @@ static int bind(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bo
 			} else {
 				val->f = a->eps;
 			}
+		} else if (is(n, "ncols_pad")) {
+			uint64_t pad = 1;
+
+			while (pad < in->cols && pad <= INT32_MAX)
+				pad <<= 1;
+			r = set_int(v.ctx, v.name, arg, val, pad);
 		} else if (is(n, "ncols") || is(n, "el_to_sum_per_block"))
 			r = set_int(v.ctx, v.name, arg, val, in->cols);
 		else if (is(n, "src_numel"))
@@ -159,6 +166,40 @@ static int bind(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bo
 	return 0;
 }
 
+/* A kernel with a wide form: that form when its own launch cannot take the work. */
+static int plan_wide(struct hanzo_rocm_kernel *k, const struct hr_kernel_view *v, uint64_t rows,
+                     uint64_t cols, struct plan *p)
+{
+	char wide[HR_CAT_MAX_NAME];
+	struct hanzo_rocm_geometry g;
+	unsigned ws_col = 0;
+	bool pad = false;
+	uint64_t pcols = cols;
+	int r;
+
+	r = hr_cat_wide(v->ctx, v->family, v->name, wide, &ws_col, &pad);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = hanzo_rocm_kernel_geometry(k, rows, cols, &g);
+	if (r != -E2BIG)
+		return r < 0 ? r : 0;
+	r = hanzo_rocm_kernel_get(v->ctx, v->device, v->family, wide, &p->wide);
+	if (r < 0)
+		return r;
+	if (pad) {
+		if (cols > (1ull << 62))
+			return -E2BIG;
+		for (pcols = 1; pcols < cols; pcols <<= 1)
+			;
+	}
+	if (pcols > SIZE_MAX / ws_col || rows > SIZE_MAX / (pcols * ws_col))
+		return -EOVERFLOW;
+	p->ws = (size_t)(rows * pcols * ws_col);
+	return 0;
+}
+
 static int plan_make(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols, struct plan *p)
 {
 	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
@@ -175,7 +216,7 @@ static int plan_make(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols, 
 	hr_kernel_view(k, &v);
 	r = hr_cat_forms(v.ctx, v.family, v.name, split, second, &ws, &p->second_per_item);
 	if (r == -ENOENT)
-		return 0;
+		return plan_wide(k, &v, rows, cols, p);
 	if (r < 0)
 		return r;
 	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &p->split);
@@ -237,6 +278,8 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		return -ENOSPC;
 	}
 	in = (struct bind_in){ .a = &a, .rows = rows, .cols = cols, .splits = p.splits };
+	if (p.wide)
+		kernel = p.wide;
 	if (!p.split) {
 		r = hanzo_rocm_kernel_geometry(kernel, rows, cols, &g);
 		if (r < 0)

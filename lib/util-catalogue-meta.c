@@ -18,6 +18,7 @@ static const char *const prefixes[] = {
 	[HR_CAT_WS] = "#@ws",
 	[HR_CAT_FORMS] = "#@forms",
 	[HR_CAT_NOTE] = "#@note",
+	[HR_CAT_WIDE] = "#@wide",
 };
 #define N_PREFIXES (sizeof(prefixes) / sizeof(prefixes[0]))
 
@@ -131,7 +132,7 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 			return bad(why, why_size, "non-ASCII byte in the line");
 	out->kind = prefix_of(line);
 	if (out->kind == HR_CAT_NONE)
-		return bad(why, why_size, "not a #@work, #@ws, #@forms or #@note line");
+		return bad(why, why_size, "not a #@work, #@ws, #@forms, #@wide or #@note line");
 	p = line + strlen(prefixes[out->kind]);
 	if (!word(&p, out->pattern, sizeof(out->pattern)) || !pattern_is_valid(out->pattern))
 		return bad(why, why_size, "missing or invalid kernel pattern");
@@ -146,24 +147,33 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 		return 0;
 	}
 	case HR_CAT_WS: {
+		bool col = strncmp(p, "per_col=", 8) == 0;
 		unsigned long v = 0;
 		const char *n;
 
-		if (strncmp(p, "per_partial=", 12) != 0)
-			return bad(why, why_size, "want '#@ws PATTERN per_partial=BYTES'");
-		n = p + 12;
+		if (!col && strncmp(p, "per_partial=", 12) != 0)
+			return bad(why, why_size, "want '#@ws PATTERN per_partial=BYTES' or 'per_col=BYTES'");
+		n = p + (col ? 8 : 12);
 		if (!*n || strlen(n) > 6)
-			return bad(why, why_size, "per_partial: want 1..%u", HR_CAT_MAX_WS);
+			return bad(why, why_size, "%s: want 1..%u", col ? "per_col" : "per_partial", HR_CAT_MAX_WS);
 		for (; *n; n++) {
 			if (*n < '0' || *n > '9')
-				return bad(why, why_size, "per_partial: want 1..%u", HR_CAT_MAX_WS);
+				return bad(why, why_size, "%s: want 1..%u", col ? "per_col" : "per_partial", HR_CAT_MAX_WS);
 			v = v * 10 + (unsigned long)(*n - '0');
 		}
 		if (v < 1 || v > HR_CAT_MAX_WS)
-			return bad(why, why_size, "per_partial: want 1..%u", HR_CAT_MAX_WS);
-		out->ws = (unsigned)v;
+			return bad(why, why_size, "%s: want 1..%u", col ? "per_col" : "per_partial", HR_CAT_MAX_WS);
+		if (col)
+			out->ws_col = (unsigned)v;
+		else
+			out->ws = (unsigned)v;
 		return 0;
 	}
+	case HR_CAT_WIDE:
+		if (!template_is_valid(out->pattern) || !word(&p, out->a, sizeof(out->a)) ||
+		    !template_is_valid(out->a) || *skip_ws(p))
+			return bad(why, why_size, "want '#@wide PATTERN WIDE', each a name with one '*'");
+		return 0;
 	case HR_CAT_FORMS:
 		if (!template_is_valid(out->pattern) || !word(&p, out->a, sizeof(out->a)) ||
 		    !template_is_valid(out->a) || !word(&p, out->b, sizeof(out->b)) ||

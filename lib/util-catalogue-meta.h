@@ -12,9 +12,16 @@
  *                                  (first matching line; default: the kind's)
  *   #@ws PATTERN per_partial=N     split kernel: N workspace bytes for each of
  *                                  rows x splits partials (first match)
+ *   #@ws PATTERN per_col=N         wide kernel: N bytes for each of rows x
+ *                                  cols (cols rounded up to a power of two
+ *                                  when its #@launch has pad=pow2)
  *   #@forms PATTERN SPLIT SECOND   PATTERN has one '*'; a kernel K it matches
  *                                  with '*' = c has a split form: SPLIT and
  *                                  SECOND with '*' replaced by c
+ *   #@wide PATTERN WIDE            PATTERN and WIDE have one '*': a kernel K
+ *                                  that PATTERN matches has a wide form WIDE
+ *                                  (one pass on a global workspace) for work
+ *                                  K's own launch cannot take (-E2BIG)
  *   #@note PATTERN TEXT            a note on the matched kernels (every
  *                                  matching line applies)
  */
@@ -35,6 +42,7 @@ enum hr_cat_kind {
 	HR_CAT_WS,
 	HR_CAT_FORMS,
 	HR_CAT_NOTE,
+	HR_CAT_WIDE,
 };
 
 struct hr_cat_line {
@@ -42,10 +50,11 @@ struct hr_cat_line {
 	char pattern[HR_CAT_MAX_PATTERN + 1];
 	char a[HR_CAT_MAX_LINE + 1];    /* work: rows; forms: SPLIT; note: text */
 	char b[HR_CAT_MAX_LINE + 1];    /* work: cols; forms: SECOND */
-	unsigned ws;                    /* ws: bytes per partial */
+	unsigned ws;                    /* ws: bytes per partial (per_partial=) */
+	unsigned ws_col;                /* ws: bytes per column (per_col=) */
 };
 
-/* Whether line (no newline) starts with one of the four prefixes. */
+/* Whether line (no newline) starts with one of the catalogue prefixes. */
 bool hr_cat_is_meta(const char *line);
 
 /*
@@ -68,7 +77,7 @@ int hr_cat_walk(const char *text, size_t len, enum hr_cat_kind kind, const char 
                 unsigned *lineno, char *why, size_t why_size);
 
 /*
- * forms: the sibling name of kernel `name` for a forms line's SPLIT or
+ * forms, wide: the sibling name of kernel `name` for a forms line's SPLIT or
  * SECOND template (the '*' of pattern captured from name).  false when name
  * does not match or out is too small.
  */

@@ -19,11 +19,12 @@
  * kernels' launch metadata: validated here with the library's own parser
  * (a malformed line, or a kernel no line matches when the list has any, is
  * an error) and embedded verbatim as the descriptor's launch text.
- * "#@work", "#@ws", "#@forms" and "#@note" lines (lib/util-catalogue-meta.h)
+ * "#@work", "#@ws", "#@forms", "#@wide" and "#@note" lines (lib/util-catalogue-meta.h)
  * are the catalogue's: validated with the library's parser (a malformed
- * line, a line that matches no kernel, a #@ws line on a kernel that is not
- * rows-split, a #@forms line whose split form is not rows-split with a
- * #@ws line, are errors) and embedded verbatim as the catalogue text.
+ * line, a line that matches no kernel, a per_partial #@ws line on a kernel
+ * that is not rows-split, a #@forms line whose split form is not rows-split
+ * with a per_partial #@ws line, a #@wide line whose wide form has no
+ * per_col #@ws line, are errors) and embedded verbatim as the catalogue text.
  *
  * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
  * (inside #ifdef HR_HOST): the C++ entry points lib/backend-host-exec.c calls.
@@ -358,9 +359,19 @@ static void check_catalogue(const struct list *l, const char *path)
 
 			if (fnmatch(cl.pattern, name, 0) != 0)
 				continue;
-			if (cl.kind == HR_CAT_WS && kind_of(l, name) != HR_LAUNCH_ROWS_SPLIT)
+			if (cl.kind == HR_CAT_WS && cl.ws && kind_of(l, name) != HR_LAUNCH_ROWS_SPLIT)
 				die("%s: \"%s\": kernel %s is not rows-split (#@ws is for split kernels)",
 				    path, line, name);
+			if (cl.kind == HR_CAT_WIDE) {
+				if (!hr_cat_sibling(cl.pattern, cl.a, name, split, sizeof(split)) ||
+				    kernel_index(l, split) < 0)
+					continue;
+				if (!cat_first(l, HR_CAT_WS, split, &ws) || !ws.ws_col)
+					die("%s: \"%s\": wide form %s of %s needs a '#@ws ... per_col=' line",
+					    path, line, split, name);
+				used++;
+				continue;
+			}
 			if (cl.kind != HR_CAT_FORMS) {
 				used++;
 				continue;
@@ -369,14 +380,16 @@ static void check_catalogue(const struct list *l, const char *path)
 			    !hr_cat_sibling(cl.pattern, cl.b, name, second, sizeof(second)) ||
 			    kernel_index(l, split) < 0 || kernel_index(l, second) < 0)
 				continue;
-			if (kind_of(l, split) != HR_LAUNCH_ROWS_SPLIT || !cat_first(l, HR_CAT_WS, split, &ws))
+			if (kind_of(l, split) != HR_LAUNCH_ROWS_SPLIT || !cat_first(l, HR_CAT_WS, split, &ws) ||
+			    !ws.ws)
 				die("%s: \"%s\": split form %s of %s needs a rows-split #@launch and a #@ws line",
 				    path, line, split, name);
 			used++;
 		}
 		if (!used)
 			die("%s: \"%s\" matches no kernel%s", path, line,
-			    cl.kind == HR_CAT_FORMS ? " that has both forms" : "");
+			    cl.kind == HR_CAT_FORMS ? " that has both forms" :
+			    cl.kind == HR_CAT_WIDE ? " that has a wide form" : "");
 	}
 }
 

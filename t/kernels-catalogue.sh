@@ -22,6 +22,9 @@ grep_ok "  ... with its signature" '^norm/rmsnorm_f32\(const float \*x, float \*
 grep_ok "  ... its forms" 'forms: one-pass, split rmsnorm_split_f32 \+ rmsnorm_apply_f32' "$T/out"
 grep_ok "  ... block_size told as advisory" 'block_size is advisory and ignored' "$T/out"
 grep_ok "  ... the split pass's workspace per partial (softmax f64: 16)" 'form: split pass of softmax_f64; workspace 16 bytes' "$T/out"
+exit_is 0 "kernels --family sort" "$HR_CLI" kernels --family sort
+grep_ok "  ... the shared-memory sort names its wide form" 'forms: shared memory, wide asort_desc_wide_bf16 for longer rows' "$T/out"
+grep_ok "  ... whose workspace is 4 bytes a padded column" 'form: wide form of asort_asc_u8; workspace 4 bytes x rows x padded cols' "$T/out"
 
 exit_is 0 "kernels --json" "$HR_CLI" kernels --json
 cp "$T/out" "$T/all.json"
@@ -65,6 +68,7 @@ bad "a split form without a #@ws line" '#@forms k_* k_split_* k_fin_*\n' 'needs 
 bad "a #@forms line no kernel has both forms of" '#@forms x_* x_split_* x_fin_*\n#@ws k_split_* per_partial=4\n' 'matches no kernel that has both forms'
 bad "a #@forms pattern with two stars" '#@forms k_*_* k_split_* k_fin_*\n' 'bad.list:7: want .#@forms PATTERN SPLIT SECOND'
 bad "a #@work line without two texts" '#@work k_f32 rows only\n' 'want .#@work PATTERN ROWS \| COLS'
+bad "a wide form without a per_col #@ws line" '#@wide k_* k_split_*\n' "wide form k_split_f32 of k_f32 needs a '#@ws ... per_col=' line"
 bad "a #@note that matches no kernel" '#@note zz_* text\n' 'matches no kernel'
 
 # The man page was generated from these lists.

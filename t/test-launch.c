@@ -668,8 +668,40 @@ static void test_ops(unsigned dev)
 	a.src = x;
 	is_int(hanzo_rocm_op_run(k, 1, C, &a), 0, "dev %u: fast_sum_f32 over 1 x %d (split)", dev, C);
 	ok(y == (float)(C / 3 * 3), "dev %u:   ... sums right (%g)", dev, (double)y);
-	is_int(hanzo_rocm_op_run(kt, 1, 8, &a), -ENOTSUP,
-	       "dev %u: asort_asc_f32 (ncols_pad unbound): -ENOTSUP", dev);
+	{
+		/* Sort: shared memory up to 16384 columns here, the wide form past it. */
+		enum { SC = 20000, SR = 2 };
+		uint32_t *idx = malloc(SR * SC * sizeof(uint32_t)), *sws = NULL;
+		struct hanzo_rocm_kernel *ku = NULL;
+		bool sorted = idx != NULL;
+
+		if (idx)
+			memset(idx, 0xff, SR * SC * sizeof(uint32_t));  /* poison: unwritten fails */
+
+		is_int(hanzo_rocm_op_workspace(kt, SR, 1000, &bytes), 0, "dev %u: asort_asc_f32 2 x 1000", dev);
+		ok(bytes == 0, "dev %u:   ... fits shared memory: no workspace (%zu)", dev, bytes);
+		is_int(hanzo_rocm_op_workspace(kt, SR, SC, &bytes), 0, "dev %u: asort_asc_f32 2 x %d", dev, SC);
+		ok(bytes == (size_t)SR * 32768 * 4, "dev %u:   ... the wide form: rows x 32768 x 4 bytes (%zu)", dev, bytes);
+		sws = malloc(bytes);
+		struct hanzo_rocm_op_args sa = { .size = sizeof(sa), .src = x, .dst = idx,
+		                                 .workspace = sws, .workspace_size = sws ? bytes : 0 };
+		for (size_t i = 0; i < SR * SC && i < C; i++)
+			x[i] = (float)((i * 7919) % 10007);
+		is_int(hanzo_rocm_op_run(kt, SR, SC, &sa), 0, "dev %u:   ... runs", dev);
+		for (size_t r2 = 0; sorted && r2 < SR; r2++)
+			for (size_t c = 1; c < SC; c++)
+				if (idx[r2 * SC + c] >= SC ||
+				    x[r2 * SC + idx[r2 * SC + c - 1]] > x[r2 * SC + idx[r2 * SC + c]]) {
+					sorted = false;
+					break;
+				}
+		ok(sorted, "dev %u:   ... every row sorted", dev);
+		free(idx);
+		free(sws);
+		if (hanzo_rocm_kernel_get(ctx, dev, "unary", "uneg_f32", &ku) == 0)
+			is_int(hanzo_rocm_op_run(ku, 1, 8, &a), -ENOTSUP,
+			       "dev %u: uneg_f32 (numel unbound): -ENOTSUP", dev);
+	}
 	a.size = 8;
 	is_int(hanzo_rocm_op_run(kn, 1, 8, &a), -EINVAL, "dev %u: an args struct too small: -EINVAL", dev);
 	is_int(hanzo_rocm_op_workspace(NULL, 1, 1, &bytes), -EINVAL, "op_workspace(NULL): -EINVAL");

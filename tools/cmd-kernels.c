@@ -46,6 +46,8 @@ static void print_json_kernel(struct json *j, const struct hanzo_rocm_catalogue 
 	json_kv_string(j, "second", d->second);
 	json_kv_uint(j, "ws_per_partial", d->ws_per_partial);
 	json_kv_string(j, "notes", d->notes);
+	json_kv_string(j, "wide", d->wide);
+	json_kv_uint(j, "ws_per_col", d->ws_per_col);
 	json_end_object(j);
 }
 
@@ -64,6 +66,12 @@ static void print_text_kernel(const struct hanzo_rocm_kernel_desc *d)
 		       d->ws_per_partial);
 	else if (strcmp(d->form, "second") == 0)
 		printf("  form: second pass of %s\n", d->op);
+	else if (strcmp(d->form, "shared") == 0)
+		printf("  forms: shared memory, wide %s for longer rows (hanzo_rocm_op_run picks)\n",
+		       d->wide);
+	else if (strcmp(d->form, "wide") == 0)
+		printf("  form: wide form of %s; workspace %zu bytes x rows x padded cols\n", d->op,
+		       d->ws_per_col);
 	if (d->notes)
 		printf("  note: %s\n", d->notes);
 }
@@ -91,9 +99,9 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 			puts("Usage: hanzo-rocm kernels [--family F] [--json]\n\n"
 			     "Describe every kernel of every installed family (or of F): its\n"
 			     "typed arguments, launch kind, what rows and cols of a launch by work\n"
-			     "mean, its forms (one-pass / split + second pass, which\n"
-			     "hanzo_rocm_op_run chooses between), the split pass's workspace bytes\n"
-			     "per partial, and notes (advisory or ignored arguments).  Read from\n"
+			     "mean, its forms (one-pass / split + second pass, shared / wide, which\n"
+			     "hanzo_rocm_op_run chooses between), their workspace bytes, and notes\n"
+			     "(advisory or ignored arguments).  Read from\n"
 			     "the plugins themselves.  See hanzo-rocm-kernels(7).");
 			return EXIT_OK;
 		default: return cli_try_help("kernels");
