@@ -12,10 +12,12 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "kernel-catalogue.h"
+#include "kernel-launch.h"
 #include "context.h"
 #include "runtime.h"
 
@@ -166,46 +168,67 @@ static int bind(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bo
 	return 0;
 }
 
-/* A kernel with a wide form: that form when its own launch cannot take the work. */
-static int plan_wide(struct hanzo_rocm_kernel *k, const struct hr_kernel_view *v, uint64_t rows,
-                     uint64_t cols, struct plan *p)
+/* A kernel's forms, from its family's catalogue lines; cached on its plan. */
+struct forms {
+	struct hanzo_rocm_kernel *split, *second;   /* split form; NULL: none */
+	struct hanzo_rocm_kernel *wide;             /* wide form; NULL: none */
+	unsigned ws, ws_col;                        /* bytes per partial / per column */
+	bool second_per_item, pad;
+};
+_Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
+
+static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
-	char wide[HR_CAT_MAX_NAME];
-	struct hanzo_rocm_geometry g;
-	unsigned ws_col = 0;
-	bool pad = false;
-	uint64_t pcols = cols;
+	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
+	struct hr_kernel_view v;
 	int r;
 
-	r = hr_cat_wide(v->ctx, v->family, v->name, wide, &ws_col, &pad);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
+	memset(f, 0, sizeof(*f));
+	hr_kernel_view(k, &v);
+	r = hr_cat_forms(v.ctx, v.family, v.name, split, second, &f->ws, &f->second_per_item);
+	if (r == 0) {
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &f->split);
+		if (r == 0)
+			r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, second, &f->second);
 		return r;
-	r = hanzo_rocm_kernel_geometry(k, rows, cols, &g);
-	if (r != -E2BIG)
-		return r < 0 ? r : 0;
-	r = hanzo_rocm_kernel_get(v->ctx, v->device, v->family, wide, &p->wide);
-	if (r < 0)
-		return r;
-	if (pad) {
-		if (cols > (1ull << 62))
-			return -E2BIG;
-		for (pcols = 1; pcols < cols; pcols <<= 1)
-			;
 	}
-	if (pcols > SIZE_MAX / ws_col || rows > SIZE_MAX / (pcols * ws_col))
-		return -EOVERFLOW;
-	p->ws = (size_t)(rows * pcols * ws_col);
+	if (r != -ENOENT)
+		return r;
+	r = hr_cat_wide(v.ctx, v.family, v.name, split, &f->ws_col, &f->pad);
+	if (r == 0)
+		return hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &f->wide);
+	return r == -ENOENT ? 0 : r;
+}
+
+/*
+ * The forms, worked out on the first call for a handle and kept on its plan
+ * (an operation call after the first reads them back: no catalogue walk).
+ */
+static int forms_get(struct hanzo_rocm_kernel *k, struct forms *f)
+{
+	struct hr_op_cache *c = hr_kernel_op_cache(k);
+	int state = 0, r;
+
+	if (c && atomic_load_explicit(&c->state, memory_order_acquire) == 2) {
+		memcpy(f, c->data, sizeof(*f));
+		return 0;
+	}
+	r = forms_find(k, f);
+	if (r < 0 || !c)
+		return r;
+	if (atomic_compare_exchange_strong_explicit(&c->state, &state, 1, memory_order_acq_rel,
+	                                            memory_order_acquire)) {
+		memcpy(c->data, f, sizeof(*f));
+		atomic_store_explicit(&c->state, 2, memory_order_release);
+	}
 	return 0;
 }
 
 static int plan_make(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols, struct plan *p)
 {
-	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
 	struct hanzo_rocm_geometry g;
-	struct hr_kernel_view v;
-	unsigned ws = 0;
+	struct forms f;
+	uint64_t pcols = cols;
 	int r;
 
 	memset(p, 0, sizeof(*p));
@@ -213,29 +236,38 @@ static int plan_make(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols, 
 		return 0;
 	if (rows > UINT64_MAX / cols)
 		return -EOVERFLOW;
-	hr_kernel_view(k, &v);
-	r = hr_cat_forms(v.ctx, v.family, v.name, split, second, &ws, &p->second_per_item);
-	if (r == -ENOENT)
-		return plan_wide(k, &v, rows, cols, p);
+	r = forms_get(k, &f);
 	if (r < 0)
 		return r;
-	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &p->split);
-	if (r < 0)
-		return r;
-	r = hanzo_rocm_kernel_geometry(p->split, rows, cols, &g);
-	if (r < 0)
-		return r;
-	if (g.splits <= 1) {
-		p->split = NULL;
+	if (f.split) {
+		r = hanzo_rocm_kernel_geometry(f.split, rows, cols, &g);
+		if (r < 0 || g.splits <= 1)
+			return r;
+		p->split = f.split;
+		p->second = f.second;
+		p->second_per_item = f.second_per_item;
+		p->splits = g.splits;
+		if (rows > SIZE_MAX / g.splits / f.ws)
+			return -EOVERFLOW;
+		p->ws = (size_t)(rows * g.splits * f.ws);
 		return 0;
 	}
-	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, second, &p->second);
-	if (r < 0)
-		return r;
-	p->splits = g.splits;
-	if (rows > SIZE_MAX / g.splits / ws)
+	if (!f.wide)
+		return 0;
+	/* the wide form when the kernel's own launch cannot take the work */
+	r = hanzo_rocm_kernel_geometry(k, rows, cols, &g);
+	if (r != -E2BIG)
+		return r < 0 ? r : 0;
+	p->wide = f.wide;
+	if (f.pad) {
+		if (cols > (1ull << 62))
+			return -E2BIG;
+		for (pcols = 1; pcols < cols; pcols <<= 1)
+			;
+	}
+	if (pcols > SIZE_MAX / f.ws_col || rows > SIZE_MAX / (pcols * f.ws_col))
 		return -EOVERFLOW;
-	p->ws = (size_t)(rows * g.splits * ws);
+	p->ws = (size_t)(rows * pcols * f.ws_col);
 	return 0;
 }
 
