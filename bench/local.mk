@@ -13,3 +13,7 @@ EXTRA_DIST += bench/kernel-resources.py
 bench: all $(check_LTLIBRARIES)
 	$(SHELL) $(top_srcdir)/bench/host.sh
 .PHONY: bench
+# hanzo_rocm_op_run against the one-pass and split forms by hand (GPU; run
+# by hand on the GPU machine, results in doc/BENCHMARKS.md).
+noinst_PROGRAMS += bench/op-forms
+bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la

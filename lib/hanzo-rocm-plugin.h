@@ -40,6 +40,13 @@ struct hanzo_rocm_plugin {
 	 * struct_size covers it, so older plugins stay loadable.
 	 */
 	const char *launch;
+	/*
+	 * Catalogue metadata: the "#@work", "#@ws", "#@forms" and "#@note"
+	 * lines of the list (doc/HACKING.md), newline-separated, NUL-terminated
+	 * (NULL: none; the catalogue then states each launch kind's meaning of
+	 * work and no forms).  Read only when struct_size covers it.
+	 */
+	const char *catalogue;
 };
 
 typedef const struct hanzo_rocm_plugin *(*hanzo_rocm_plugin_entry_fn)(void);

@@ -189,6 +189,125 @@ int hanzo_rocm_layout_to_candle(const struct hanzo_rocm_layout *layout,
                                 size_t num_dims, size_t n_operands,
                                 size_t *dims_and_strides);
 
+
+/*
+ * Element types named in the kernels' signatures (the catalogue,
+ * hanzo-rocm-kernels(7)): f32 float, f64 double, u8 uint8_t, u32 uint32_t,
+ * i64 int64_t, and the 16-bit floats below, stored as their bits (IEEE
+ * binary16; bfloat16 = the high half of a float).  `hr_layout` is struct
+ * hanzo_rocm_layout passed by value.
+ */
+typedef uint16_t hanzo_rocm_f16;        /* "hr_f16" in a signature */
+typedef uint16_t hanzo_rocm_bf16;       /* "hr_bf16" in a signature */
+
+/*
+ * The catalogue: every kernel of every installed family (third-party
+ * families included), read from the plugins' own metadata - the lines of
+ * their lists - never from a table of the library.  `hanzo-rocm kernels`
+ * prints it; hanzo-rocm-kernels(7) is the same text for this release's
+ * families.  family NULL: every family.  -ENOENT: unknown or disabled
+ * family.  The strings are owned by the catalogue.
+ */
+struct hanzo_rocm_catalogue;
+int hanzo_rocm_catalogue_new(struct hanzo_rocm *ctx, const char *family,
+                             struct hanzo_rocm_catalogue **ret);
+struct hanzo_rocm_catalogue *hanzo_rocm_catalogue_ref(struct hanzo_rocm_catalogue *cat);
+/* Drops a reference; returns NULL when the catalogue was freed. */
+struct hanzo_rocm_catalogue *hanzo_rocm_catalogue_unref(struct hanzo_rocm_catalogue *cat);
+size_t hanzo_rocm_catalogue_count(const struct hanzo_rocm_catalogue *cat);
+/*
+ * One kernel.  Set .size to sizeof(struct hanzo_rocm_kernel_desc): the
+ * library fills only the fields that size covers, so the struct may grow.
+ * -ERANGE: index out of range; -EINVAL: NULL or a size too small.
+ */
+struct hanzo_rocm_kernel_desc {
+	size_t size;
+	const char *family;
+	const char *name;
+	const char *signature;  /* the argument list, as in the source */
+	size_t n_args;          /* hanzo_rocm_catalogue_arg */
+	const char *launch;     /* launch kind: "elementwise", "elementwise2d",
+	                         * "rows", "rows-split"; NULL: raw launch only */
+	const char *rows;       /* what rows and cols of hanzo_rocm_kernel_launch_work */
+	const char *cols;       /*   mean for this kernel */
+	/*
+	 * "single" (one form), "one-pass" (it has a split form too:
+	 * hanzo_rocm_op_run picks), "split" or "second" (the passes of the
+	 * split form of the kernel named in op), "shared" (it has a wide form
+	 * for rows its shared memory cannot hold: hanzo_rocm_op_run picks) or
+	 * "wide" (that form of the kernel named in op).
+	 */
+	const char *form;
+	const char *op;         /* the kernel hanzo_rocm_op_run takes; NULL: none */
+	const char *split;      /* one-pass: the split form's passes; else NULL */
+	const char *second;
+	size_t ws_per_partial;  /* split: workspace bytes per partial (rows x splits) */
+	const char *notes;      /* advisory or ignored arguments etc.; NULL: none */
+	const char *wide;       /* shared: its wide form; else NULL */
+	size_t ws_per_col;      /* wide: workspace bytes per (padded) column of each row */
+};
+int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat, size_t index,
+                                struct hanzo_rocm_kernel_desc *desc);
+/* One argument of a kernel (.size as above); -ERANGE: out of range. */
+struct hanzo_rocm_arg_desc {
+	size_t size;
+	const char *type;       /* e.g. "const float *", "int", "hr_layout" */
+	const char *name;
+	size_t bytes;           /* its size as a launch argument; 0: unknown type */
+};
+int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t index,
+                             size_t arg, struct hanzo_rocm_arg_desc *desc);
+
+/*
+ * Operations: a kernel run end to end, its form chosen by the library.
+ * Where a kernel has a split (two-pass) form as well - the norms softmax,
+ * rmsnorm, layernorm, add_rmsnorm and the reductions fast_{sum,min,max,
+ * argmin,argmax} (form "one-pass" in the catalogue) - the library picks
+ * the split form when the rows are too few to fill the device and long
+ * (the split kernel's geometry has more than one split), else the one-pass
+ * kernel, and runs every pass.  Where it has a wide form (the sorts, form
+ * "shared"), rows that do not fit shared memory run the wide form on a
+ * workspace of rows x ncols_pad x 4 bytes.  Work is rows x cols: rows of cols
+ * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
+ * = cols, src_numel = rows x cols).  Kernels of one form run too.
+ *
+ * The arguments are bound by name from the kernel's signature: src and x
+ * take .src; dst .dst; alpha, beta (NULL: weight 1, bias 0), residual,
+ * residual_out and eps their fields; ncols, el_to_sum_per_block the cols;
+ * src_numel rows x cols; num_dims 0 and info a zeroed layout (contiguous);
+ * block_size the block the library launches; ncols_pad the smallest power
+ * of two >= cols; ws and splits the workspace.
+ * A kernel with any other argument is -ENOTSUP (launch it yourself); a
+ * missing required pointer is -EINVAL; cols over an int argument's range
+ * is -E2BIG.
+ */
+struct hanzo_rocm_op_args {
+	size_t size;            /* sizeof(struct hanzo_rocm_op_args) */
+	const void *src;
+	void *dst;
+	const void *alpha;
+	const void *beta;
+	const void *residual;
+	void *residual_out;
+	float eps;
+	void *workspace;        /* device memory of workspace_size bytes */
+	size_t workspace_size;
+	void *stream;           /* hipStream_t / CUstream; NULL: default */
+};
+/*
+ * Workspace bytes kernel needs for rows x cols on its device (0: none,
+ * workspace may be NULL); the same number hanzo_rocm_op_run checks.
+ */
+int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                            uint64_t cols, size_t *bytes);
+/*
+ * Run kernel over rows x cols.  A workspace smaller than
+ * hanzo_rocm_op_workspace says is -ENOSPC before anything is launched.
+ * Zero work launches nothing.  Other errors as hanzo_rocm_kernel_launch_work.
+ */
+int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
+                      const struct hanzo_rocm_op_args *args);
+
 #ifdef __cplusplus
 }
 #endif

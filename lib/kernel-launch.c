@@ -27,6 +27,7 @@ struct plan {
 	struct hr_launch_meta meta;
 	struct hr_device_limits dev;
 	uint16_t occ[HR_LAUNCH_OCC];
+	struct hr_op_cache op;  /* lib/kernel-op.c's, zeroed with the plan */
 };
 
 /* ---- the derivation (pure) ------------------------------------------- */
@@ -275,6 +276,13 @@ static int derive(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols
 	if (p->err)
 		return p->err;
 	return hr_launch_derive(&p->meta, &p->dev, p->occ, rows, cols, g);
+}
+
+struct hr_op_cache *hr_kernel_op_cache(struct hanzo_rocm_kernel *kernel)
+{
+	struct plan *p = (struct plan *)plan_get(kernel);
+
+	return p ? &p->op : NULL;
 }
 
 HR_EXPORT int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,

@@ -32,4 +32,18 @@ int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limi
                      const uint16_t *occ, uint64_t rows, uint64_t cols,
                      struct hanzo_rocm_geometry *g);
 
+/*
+ * Room on the handle's plan for the operation layer (lib/kernel-op.c): the
+ * kernel's forms, worked out once from its family's catalogue lines.
+ * state: 0 unknown, 1 being filled (by the thread that moved it from 0),
+ * 2 filled; data is written before the release store of 2 and read after
+ * an acquire load of 2.  NULL when out of memory.
+ */
+#define HR_OP_CACHE_BYTES 64
+struct hr_op_cache {
+	_Atomic int state;
+	_Alignas(8) unsigned char data[HR_OP_CACHE_BYTES];
+};
+struct hr_op_cache *hr_kernel_op_cache(struct hanzo_rocm_kernel *kernel);
+
 #endif

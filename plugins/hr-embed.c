@@ -19,6 +19,12 @@
  * kernels' launch metadata: validated here with the library's own parser
  * (a malformed line, or a kernel no line matches when the list has any, is
  * an error) and embedded verbatim as the descriptor's launch text.
+ * "#@work", "#@ws", "#@forms", "#@wide" and "#@note" lines (lib/util-catalogue-meta.h)
+ * are the catalogue's: validated with the library's parser (a malformed
+ * line, a line that matches no kernel, a per_partial #@ws line on a kernel
+ * that is not rows-split, a #@forms line whose split form is not rows-split
+ * with a per_partial #@ws line, a #@wide line whose wide form has no
+ * per_col #@ws line, are errors) and embedded verbatim as the catalogue text.
  *
  * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
  * (inside #ifdef HR_HOST): the C++ entry points lib/backend-host-exec.c calls.
@@ -29,6 +35,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util-catalogue-meta.h"
 #include "util-launch-meta.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -251,6 +259,8 @@ struct list {
 	size_t n_flags;
 	struct buf launch;      /* the #@launch lines, newline-terminated */
 	unsigned launch_lines;
+	struct buf cat;         /* the catalogue lines, newline-terminated */
+	unsigned cat_lines;
 };
 
 static bool is_ident(const char *s)
@@ -284,6 +294,105 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+static int kernel_index(const struct list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->k[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static enum hr_launch_kind kind_of(const struct list *l, const char *name)
+{
+	struct hr_launch_meta m;
+	unsigned no;
+	char why[160];
+
+	if (!l->launch_lines ||
+	    hr_launch_meta_find(l->launch.data, l->launch.len, name, &m, &no, why, sizeof(why)) < 0)
+		return HR_LAUNCH_NONE;
+	return m.kind;
+}
+
+static int stop_at_first(const struct hr_cat_line *cl, void *data)
+{
+	*(struct hr_cat_line *)data = *cl;
+	return 1;
+}
+
+/* The first catalogue line of kind for name: true when there is one. */
+static bool cat_first(const struct list *l, enum hr_cat_kind kind, const char *name,
+                      struct hr_cat_line *out)
+{
+	unsigned no;
+	char why[160];
+
+	return hr_cat_walk(l->cat.data, l->cat.len, kind, name, stop_at_first, out, &no, why,
+	                   sizeof(why)) == 1;
+}
+
+/*
+ * Every catalogue line matches a kernel; #@ws only on rows-split kernels;
+ * a #@forms line gives at least one kernel both forms, the split one
+ * rows-split with a #@ws line.
+ */
+static void check_catalogue(const struct list *l, const char *path)
+{
+	const char *p = l->cat.data, *end = l->cat.data + l->cat.len;
+
+	while (l->cat_lines && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char line[HR_CAT_MAX_LINE + 1], why[160];
+		size_t n = (size_t)(nl - p);
+		struct hr_cat_line cl;
+		unsigned used = 0;
+
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = nl + 1;
+		if (hr_cat_parse(line, &cl, why, sizeof(why)) < 0)
+			die("%s: %s: %s", path, line, why);
+		for (size_t i = 0; i < l->n; i++) {
+			const char *name = l->k[i].name;
+			char split[256], second[256];
+			struct hr_cat_line ws;
+
+			if (fnmatch(cl.pattern, name, 0) != 0)
+				continue;
+			if (cl.kind == HR_CAT_WS && cl.ws && kind_of(l, name) != HR_LAUNCH_ROWS_SPLIT)
+				die("%s: \"%s\": kernel %s is not rows-split (#@ws is for split kernels)",
+				    path, line, name);
+			if (cl.kind == HR_CAT_WIDE) {
+				if (!hr_cat_sibling(cl.pattern, cl.a, name, split, sizeof(split)) ||
+				    kernel_index(l, split) < 0)
+					continue;
+				if (!cat_first(l, HR_CAT_WS, split, &ws) || !ws.ws_col)
+					die("%s: \"%s\": wide form %s of %s needs a '#@ws ... per_col=' line",
+					    path, line, split, name);
+				used++;
+				continue;
+			}
+			if (cl.kind != HR_CAT_FORMS) {
+				used++;
+				continue;
+			}
+			if (!hr_cat_sibling(cl.pattern, cl.a, name, split, sizeof(split)) ||
+			    !hr_cat_sibling(cl.pattern, cl.b, name, second, sizeof(second)) ||
+			    kernel_index(l, split) < 0 || kernel_index(l, second) < 0)
+				continue;
+			if (kind_of(l, split) != HR_LAUNCH_ROWS_SPLIT || !cat_first(l, HR_CAT_WS, split, &ws) ||
+			    !ws.ws)
+				die("%s: \"%s\": split form %s of %s needs a rows-split #@launch and a #@ws line",
+				    path, line, split, name);
+			used++;
+		}
+		if (!used)
+			die("%s: \"%s\" matches no kernel%s", path, line,
+			    cl.kind == HR_CAT_FORMS ? " that has both forms" :
+			    cl.kind == HR_CAT_WIDE ? " that has a wide form" : "");
+	}
+}
+
 static void parse_list(struct list *l, const char *path)
 {
 	size_t len;
@@ -309,6 +418,17 @@ static void parse_list(struct list *l, const char *path)
 			buf_add(&l->launch, line, strlen(line));
 			buf_add(&l->launch, "\n", 1);
 			l->launch_lines++;
+			continue;
+		}
+		if (hr_cat_is_meta(line)) {
+			struct hr_cat_line cl;
+			char why[160];
+
+			if (hr_cat_parse(line, &cl, why, sizeof(why)) < 0)
+				die("%s:%u: %s", path, lineno, why);
+			buf_add(&l->cat, line, strlen(line));
+			buf_add(&l->cat, "\n", 1);
+			l->cat_lines++;
 			continue;
 		}
 		if (!*line || *line == '#')
@@ -351,6 +471,7 @@ static void parse_list(struct list *l, const char *path)
 		                        why, sizeof(why)) < 0)
 			die("%s: no #@launch line matches kernel \"%s\"", path, l->k[i].name);
 	}
+	check_catalogue(l, path);
 	free(text);
 }
 
@@ -417,6 +538,17 @@ static void write_c(FILE *f, const char *family, const char *hip, const char *ls
 		fputs("\n};\n\n", f);
 	}
 
+	if (l->cat_lines) {
+		fputs("/* Catalogue metadata: the #@work, #@ws, #@forms and #@note lines. */\n"
+		      "static const char hr_catalogue[] = {", f);
+		for (size_t i = 0; i <= l->cat.len; i++) {
+			unsigned char c = i < l->cat.len ? (unsigned char)l->cat.data[i] : 0;
+
+			fprintf(f, "%s0x%02x,", i % 16 ? " " : "\n\t", c);
+		}
+		fputs("\n};\n\n", f);
+	}
+
 	fputs("static const struct hanzo_rocm_plugin hr_plugin = {\n"
 	      "\t.abi = HANZO_ROCM_PLUGIN_ABI,\n"
 	      "\t.struct_size = sizeof(struct hanzo_rocm_plugin),\n"
@@ -430,6 +562,7 @@ static void write_c(FILE *f, const char *family, const char *hip, const char *ls
 	      "\t.kernels = hr_kernels,\n"
 	      "\t.n_kernels = sizeof(hr_kernels) / sizeof(hr_kernels[0]),\n", f);
 	fputs(l->launch_lines ? "\t.launch = hr_launch,\n" : "\t.launch = NULL,\n", f);
+	fputs(l->cat_lines ? "\t.catalogue = hr_catalogue,\n" : "\t.catalogue = NULL,\n", f);
 	fputs("};\n\n", f);
 	fputs("/* The only exported symbol of the plugin. */\n"
 	      "__attribute__((visibility(\"default\")))\n"
@@ -517,5 +650,6 @@ int main(int argc, char **argv)
 		free(l.flags[i]);
 	free(l.k);
 	free(l.launch.data);
+	free(l.cat.data);
 	return 0;
 }

@@ -10,7 +10,8 @@
 # A build tool; it runs on the build machine (cross builds would need
 # CC_FOR_BUILD).
 noinst_PROGRAMS += plugins/hr-embed
-plugins_hr_embed_SOURCES = plugins/hr-embed.c lib/util-launch-meta.h lib/util-launch-meta.c
+plugins_hr_embed_SOURCES = plugins/hr-embed.c lib/util-launch-meta.h lib/util-launch-meta.c \
+	lib/util-catalogue-meta.h lib/util-catalogue-meta.c
 plugins_hr_embed_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 
 HR_PLUGIN_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \

@@ -14,3 +14,8 @@ GPU_TESTS += t/kernels-gpu.sh
 # The binary, cast and ternary tables hold every kernel KERNELS.md lists.
 EXTRA_DIST += t/kernels-matrix.sh
 TESTS += t/kernels-matrix.sh
+
+# The catalogue: hanzo-rocm kernels against the lists, hr-embed's checks of
+# the catalogue lines, hanzo-rocm-kernels(7).
+EXTRA_DIST += t/kernels-catalogue.sh
+TESTS += t/kernels-catalogue.sh

@@ -9,3 +9,8 @@ TESTS += t/test-launch
 # examples/vector-add on the host backend: the public API end to end.
 EXTRA_DIST += t/launch-example.sh
 TESTS += t/launch-example.sh
+
+# examples/rows on both host targets: the operation calls (form and
+# workspace chosen by the library) against float64.
+EXTRA_DIST += t/ops-example.sh
+TESTS += t/ops-example.sh

@@ -25,9 +25,10 @@ TESTS += t/test-gpu-cuda t/test-gpu-launch
 GPU_TESTS += t/test-gpu-cuda t/test-gpu-launch
 
 # The C example, using only <hanzo-rocm.h> and the public library.
-check_PROGRAMS += examples/vector-add examples/attention-decode
+check_PROGRAMS += examples/vector-add examples/attention-decode examples/rows
 examples_vector_add_LDADD = lib/libhanzo-rocm.la -lm
 examples_attention_decode_LDADD = lib/libhanzo-rocm.la -lm
+examples_rows_LDADD = lib/libhanzo-rocm.la -lm
 
 # GPU runtime benchmark (built with everything so it never rots; run by hand
 # on the GPU machine, see doc/BENCHMARKS.md).

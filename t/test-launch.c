@@ -622,6 +622,135 @@ static void test_no_metadata(const char *builddir, const char *dir)
 	hanzo_rocm_unref(c2);
 }
 
+
+/*
+ * The operation calls on the host: the workspace follows the split
+ * kernel's geometry, a short workspace or a missing pointer is refused
+ * before any launch (dst keeps its poison), a kernel with arguments the
+ * call cannot bind is -ENOTSUP.
+ */
+static void test_ops(unsigned dev)
+{
+	enum { C = 1 << 16 };
+	struct hanzo_rocm_kernel *k = NULL, *ks = NULL, *kn = NULL, *kt = NULL;
+	struct hanzo_rocm_geometry g;
+	float *x = malloc(C * sizeof(float)), y = -1.0f, ws[64];
+	size_t bytes = 99;
+	int r;
+
+	if (!x || hanzo_rocm_kernel_get(ctx, dev, "reduce", "fast_sum_f32", &k) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "reduce", "fast_sum_split_f32", &ks) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "norm", "rmsnorm_f32", &kn) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_f32", &kt) < 0) {
+		ok(0, "dev %u: reduce, norm and sort kernels load", dev);
+		free(x);
+		return;
+	}
+	for (size_t i = 0; i < C; i++)
+		x[i] = (float)(i % 3);
+	r = hanzo_rocm_op_workspace(k, 64, 100, &bytes);
+	ok(r == 0 && bytes == 0, "dev %u: many short rows: one-pass, no workspace (%zu)", dev, bytes);
+	r = hanzo_rocm_op_workspace(k, 1, C, &bytes);
+	is_int(hanzo_rocm_kernel_geometry(ks, 1, C, &g), 0, "dev %u: split geometry", dev);
+	ok(r == 0 && g.splits > 1 && bytes == (size_t)g.splits * 4,
+	   "dev %u: one long row: rows x splits x 4 bytes (%zu, %u splits)", dev, bytes, g.splits);
+	struct hanzo_rocm_op_args a = { .size = sizeof(a), .src = x, .dst = &y, .workspace = ws,
+	                                .workspace_size = bytes - 1 };
+	is_int(hanzo_rocm_op_run(k, 1, C, &a), -ENOSPC, "dev %u: a workspace one byte short: -ENOSPC", dev);
+	ok(y == -1.0f, "dev %u:   ... nothing launched", dev);
+	a.workspace_size = sizeof(ws);
+	a.workspace = NULL;
+	is_int(hanzo_rocm_op_run(k, 1, C, &a), -EINVAL, "dev %u: a NULL workspace: -EINVAL", dev);
+	a.workspace = ws;
+	a.src = NULL;
+	is_int(hanzo_rocm_op_run(k, 1, C, &a), -EINVAL, "dev %u: a NULL src: -EINVAL", dev);
+	ok(y == -1.0f, "dev %u:   ... nothing launched", dev);
+	a.src = x;
+	is_int(hanzo_rocm_op_run(k, 1, C, &a), 0, "dev %u: fast_sum_f32 over 1 x %d (split)", dev, C);
+	ok(y == (float)(C / 3 * 3), "dev %u:   ... sums right (%g)", dev, (double)y);
+	{
+		/* Sort: shared memory up to 16384 columns here, the wide form past it. */
+		enum { SC = 20000, SR = 2 };
+		uint32_t *idx = malloc(SR * SC * sizeof(uint32_t)), *sws = NULL;
+		struct hanzo_rocm_kernel *ku = NULL;
+		bool sorted = idx != NULL;
+
+		if (idx)
+			memset(idx, 0xff, SR * SC * sizeof(uint32_t));  /* poison: unwritten fails */
+
+		is_int(hanzo_rocm_op_workspace(kt, SR, 1000, &bytes), 0, "dev %u: asort_asc_f32 2 x 1000", dev);
+		ok(bytes == 0, "dev %u:   ... fits shared memory: no workspace (%zu)", dev, bytes);
+		is_int(hanzo_rocm_op_workspace(kt, SR, SC, &bytes), 0, "dev %u: asort_asc_f32 2 x %d", dev, SC);
+		ok(bytes == (size_t)SR * 32768 * 4, "dev %u:   ... the wide form: rows x 32768 x 4 bytes (%zu)", dev, bytes);
+		sws = malloc(bytes);
+		struct hanzo_rocm_op_args sa = { .size = sizeof(sa), .src = x, .dst = idx,
+		                                 .workspace = sws, .workspace_size = sws ? bytes : 0 };
+		for (size_t i = 0; i < SR * SC && i < C; i++)
+			x[i] = (float)((i * 7919) % 10007);
+		is_int(hanzo_rocm_op_run(kt, SR, SC, &sa), 0, "dev %u:   ... runs", dev);
+		for (size_t r2 = 0; sorted && r2 < SR; r2++)
+			for (size_t c = 1; c < SC; c++)
+				if (idx[r2 * SC + c] >= SC ||
+				    x[r2 * SC + idx[r2 * SC + c - 1]] > x[r2 * SC + idx[r2 * SC + c]]) {
+					sorted = false;
+					break;
+				}
+		ok(sorted, "dev %u:   ... every row sorted", dev);
+		free(idx);
+		free(sws);
+		if (hanzo_rocm_kernel_get(ctx, dev, "unary", "uneg_f32", &ku) == 0)
+			is_int(hanzo_rocm_op_run(ku, 1, 8, &a), -ENOTSUP,
+			       "dev %u: uneg_f32 (numel unbound): -ENOTSUP", dev);
+	}
+	a.size = 8;
+	is_int(hanzo_rocm_op_run(kn, 1, 8, &a), -EINVAL, "dev %u: an args struct too small: -EINVAL", dev);
+	is_int(hanzo_rocm_op_workspace(NULL, 1, 1, &bytes), -EINVAL, "op_workspace(NULL): -EINVAL");
+	free(x);
+}
+
+/* The catalogue's versioned structs and its bounds. */
+static void test_catalogue(void)
+{
+	struct hanzo_rocm_catalogue *cat = NULL;
+	struct hanzo_rocm_kernel_desc d = { .size = sizeof(d) };
+	struct hanzo_rocm_arg_desc a = { .size = sizeof(a) };
+	size_t n, found = 0;
+
+	is_int(hanzo_rocm_catalogue_new(ctx, "nope", &cat), -ENOENT, "catalogue of an unknown family: -ENOENT");
+	is_int(hanzo_rocm_catalogue_new(ctx, "reduce", &cat), 0, "catalogue of reduce");
+	n = hanzo_rocm_catalogue_count(cat);
+	ok(n == 60, "  ... 60 kernels (%zu)", n);
+	for (size_t i = 0; i < n; i++)
+		if (hanzo_rocm_catalogue_kernel(cat, i, &d) == 0 && strcmp(d.name, "fast_argmin_f64") == 0) {
+			found++;
+			ok(strcmp(d.form, "one-pass") == 0 && strcmp(d.split, "fast_argmin_split_f64") == 0 &&
+			   strcmp(d.second, "fast_argmin_finish_f64") == 0 && d.n_args == 6,
+			   "  ... fast_argmin_f64: one-pass, its two passes, 6 arguments");
+			is_int(hanzo_rocm_catalogue_arg(cat, i, 4, &a), 0, "  ... its argument 4");
+			ok(strcmp(a.type, "const double *") == 0 && strcmp(a.name, "src") == 0 && a.bytes == sizeof(void *),
+			   "  ... is 'const double *src'");
+			is_int(hanzo_rocm_catalogue_arg(cat, i, 6, &a), -ERANGE, "  ... argument 6: -ERANGE");
+		} else if (strcmp(d.name, "fast_argmin_split_f64") == 0) {
+			ok(d.ws_per_partial == 16 && strcmp(d.op, "fast_argmin_f64") == 0,
+			   "  ... fast_argmin_split_f64: 16 bytes a partial, a pass of fast_argmin_f64");
+		}
+	ok(found == 1, "  ... lists fast_argmin_f64 once");
+	is_int(hanzo_rocm_catalogue_kernel(cat, n, &d), -ERANGE, "  ... index past the end: -ERANGE");
+	{
+		/* An older caller's smaller struct: only what it covers is written. */
+		struct { struct hanzo_rocm_kernel_desc d; char guard[8]; } old;
+
+		memset(&old, 0x5a, sizeof(old));
+		old.d.size = offsetof(struct hanzo_rocm_kernel_desc, signature);
+		is_int(hanzo_rocm_catalogue_kernel(cat, 0, &old.d), 0, "  ... an older struct size");
+		ok(old.d.name && ((unsigned char *)&old.d.signature)[0] == 0x5a,
+		   "  ... filled up to its size, nothing past it");
+		old.d.size = 4;
+		is_int(hanzo_rocm_catalogue_kernel(cat, 0, &old.d), -EINVAL, "  ... a size below the first field: -EINVAL");
+	}
+	ok(hanzo_rocm_catalogue_unref(cat) == NULL, "  ... unref frees it");
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir"), *top = getenv("top_builddir");
@@ -649,6 +778,9 @@ int main(void)
 	if (f && hanzo_rocm_new_with_options(&o, &ctx) == 0 && hanzo_rocm_device_count(ctx) == 2) {
 		test_host(0);
 		test_host(1);
+		test_ops(0);
+		test_ops(1);
+		test_catalogue();
 		test_no_metadata(top, dir);
 	} else {
 		skip(1, "no context with two host devices");

@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	{ "precompile", cmd_precompile, "build code objects for every target and family into a cache tier" },
 	{ "cache", cmd_cache, "list | verify [--repair] | gc [--max-size SIZE] | clear" },
 	{ "plugins", cmd_plugins, "list kernel-family plugins and whether each was accepted" },
+	{ "kernels", cmd_kernels, "describe every installed kernel: arguments, work, forms, workspace" },
 	{ "config", cmd_config, "check [FILE]: validate a configuration file" },
 	{ "selftest", cmd_selftest, "run every kernel on each GPU against a CPU reference" },
 };

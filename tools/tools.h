@@ -48,6 +48,7 @@ int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_precompile(struct cli *cli, int argc, char **argv);
 int cmd_cache(struct cli *cli, int argc, char **argv);
 int cmd_plugins(struct cli *cli, int argc, char **argv);
+int cmd_kernels(struct cli *cli, int argc, char **argv);
 int cmd_config(struct cli *cli, int argc, char **argv);
 int cmd_selftest(struct cli *cli, int argc, char **argv);
 

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * hanzo-rocm kernels [--family F] [--json]: the catalogue - every kernel of
+ * every installed family (third-party ones included), told by the plugins'
+ * own data through the public hanzo_rocm_catalogue_* calls: name, typed
+ * arguments, launch kind, what rows and cols mean, forms, workspace rule,
+ * notes.  Exit 0; 1 when a plugin's metadata cannot be read; 2 for an
+ * unknown family or a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hanzo-rocm-tools.h"
+#include "tools.h"
+
+static void print_json_kernel(struct json *j, const struct hanzo_rocm_catalogue *cat, size_t i,
+                              const struct hanzo_rocm_kernel_desc *d)
+{
+	json_begin_object(j);
+	json_kv_string(j, "family", d->family);
+	json_kv_string(j, "name", d->name);
+	json_kv_string(j, "signature", d->signature);
+	json_key(j, "args");
+	json_begin_array(j);
+	for (size_t a = 0; a < d->n_args; a++) {
+		struct hanzo_rocm_arg_desc ad = { .size = sizeof(ad) };
+
+		if (hanzo_rocm_catalogue_arg(cat, i, a, &ad) < 0)
+			continue;
+		json_begin_object(j);
+		json_kv_string(j, "type", ad.type);
+		json_kv_string(j, "name", ad.name);
+		json_kv_uint(j, "bytes", ad.bytes);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_kv_string(j, "launch", d->launch);
+	json_kv_string(j, "rows", d->rows);
+	json_kv_string(j, "cols", d->cols);
+	json_kv_string(j, "form", d->form);
+	json_kv_string(j, "op", d->op);
+	json_kv_string(j, "split", d->split);
+	json_kv_string(j, "second", d->second);
+	json_kv_uint(j, "ws_per_partial", d->ws_per_partial);
+	json_kv_string(j, "notes", d->notes);
+	json_kv_string(j, "wide", d->wide);
+	json_kv_uint(j, "ws_per_col", d->ws_per_col);
+	json_end_object(j);
+}
+
+static void print_text_kernel(const struct hanzo_rocm_kernel_desc *d)
+{
+	printf("%s/%s(%s)\n", d->family, d->name, d->signature);
+	if (d->launch)
+		printf("  launch %s: rows = %s; cols = %s\n", d->launch, d->rows, d->cols);
+	else
+		printf("  launch: raw only (hanzo_rocm_kernel_launch)\n");
+	if (strcmp(d->form, "one-pass") == 0)
+		printf("  forms: one-pass, split %s + %s (hanzo_rocm_op_run picks)\n", d->split,
+		       d->second);
+	else if (strcmp(d->form, "split") == 0)
+		printf("  form: split pass of %s; workspace %zu bytes x rows x splits\n", d->op,
+		       d->ws_per_partial);
+	else if (strcmp(d->form, "second") == 0)
+		printf("  form: second pass of %s\n", d->op);
+	else if (strcmp(d->form, "shared") == 0)
+		printf("  forms: shared memory, wide %s for longer rows (hanzo_rocm_op_run picks)\n",
+		       d->wide);
+	else if (strcmp(d->form, "wide") == 0)
+		printf("  form: wide form of %s; workspace %zu bytes x rows x padded cols\n", d->op,
+		       d->ws_per_col);
+	if (d->notes)
+		printf("  note: %s\n", d->notes);
+}
+
+int cmd_kernels(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "family", required_argument, NULL, 'f' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hanzo_rocm_catalogue *cat = NULL;
+	const char *family = NULL;
+	struct hanzo_rocm *ctx;
+	bool as_json = false;
+	struct json j;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "f:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': family = optarg; break;
+		case 'j': as_json = true; break;
+		case 'h':
+			puts("Usage: hanzo-rocm kernels [--family F] [--json]\n\n"
+			     "Describe every kernel of every installed family (or of F): its\n"
+			     "typed arguments, launch kind, what rows and cols of a launch by work\n"
+			     "mean, its forms (one-pass / split + second pass, shared / wide, which\n"
+			     "hanzo_rocm_op_run chooses between), their workspace bytes, and notes\n"
+			     "(advisory or ignored arguments).  Read from\n"
+			     "the plugins themselves.  See hanzo-rocm-kernels(7).");
+			return EXIT_OK;
+		default: return cli_try_help("kernels");
+		}
+	}
+	if (optind < argc) {
+		cli_usage_error("kernels", "unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	ctx = cli_ctx(cli);
+	if (!ctx)
+		return EXIT_USAGE;
+	r = hanzo_rocm_catalogue_new(ctx, family, &cat);
+	if (r == -ENOENT && family) {
+		cli_error("kernels: no family '%s' (hanzo-rocm plugins lists them)", family);
+		return EXIT_USAGE;
+	}
+	if (r < 0) {
+		cli_error("kernels: cannot read the catalogue%s%s: %s", family ? " of " : "",
+		          family ? family : "", hanzo_rocm_strerror(r));
+		return EXIT_FAILED;
+	}
+	if (as_json) {
+		json_init(&j, stdout);
+		json_begin_object(&j);
+		json_key(&j, "kernels");
+		json_begin_array(&j);
+	}
+	for (size_t i = 0; i < hanzo_rocm_catalogue_count(cat); i++) {
+		struct hanzo_rocm_kernel_desc d = { .size = sizeof(d) };
+
+		if (hanzo_rocm_catalogue_kernel(cat, i, &d) < 0)
+			continue;
+		if (as_json)
+			print_json_kernel(&j, cat, i, &d);
+		else
+			print_text_kernel(&d);
+	}
+	hanzo_rocm_catalogue_unref(cat);
+	if (as_json) {
+		json_end_array(&j);
+		json_end_object(&j);
+		return json_finish(&j) < 0 ? EXIT_FAILED : EXIT_OK;
+	}
+	return EXIT_OK;
+}
