@@ -17,6 +17,7 @@
 #include "context.h"
 #include "build-plugin.h"
 #include "runtime.h"
+#include "util.h"
 
 #define DEFAULT_BLOCK 256u
 #define ROW_UNIT 64u            /* kernels/hr-rows.h: blocks are multiples of 64 */
@@ -262,20 +263,26 @@ static int plan_build(struct hanzo_rocm_kernel *k, struct plan *p)
 	return 0;
 }
 
-/* The handle's plan, built on first use; NULL only when out of memory. */
-static const struct plan *plan_get(struct hanzo_rocm_kernel *k)
+/* The handle's plan, built on first use and kept, with a permanent error
+ * (bad metadata) too; NULL with *transient set for an error that may pass
+ * (out of memory or descriptors: util.h), which the next call retries. */
+static const struct plan *plan_get(struct hanzo_rocm_kernel *k, int *transient)
 {
 	struct plan *p = hr_kernel_plan(k);
 
 	if (__builtin_expect(p != NULL, 1))
 		return p;
+	*transient = -ENOMEM;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->err = plan_build(k, p);
-	if (p->err == -ENOMEM) {
+	if (hr_errno_transient(p->err)) {
+		int err = p->err;
+
 		free(p);
-		return NULL;    /* not cached: it may work next time */
+		*transient = err;       /* not cached: it may work next time */
+		return NULL;
 	}
 	return hr_kernel_plan_publish(k, p);
 }
@@ -284,10 +291,11 @@ static const struct plan *plan_get(struct hanzo_rocm_kernel *k)
 static int derive(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
                   struct hanzo_rocm_geometry *g)
 {
-	const struct plan *p = plan_get(kernel);
+	int transient = 0;
+	const struct plan *p = plan_get(kernel, &transient);
 
 	if (!p)
-		return -ENOMEM;
+		return transient;
 	if (p->err)
 		return p->err;
 	return hr_launch_derive(&p->meta, &p->dev, p->occ, rows, cols, g);

@@ -150,6 +150,17 @@ char *hr_path_join(const char *a, const char *b)
 	return out;
 }
 
+bool hr_errno_transient(int r)
+{
+	switch (-r) {
+	case ENOMEM: case EMFILE: case ENFILE: case ENOBUFS:
+	case EINTR: case EAGAIN: case EIO:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool hr_name_is_safe(const char *s)
 {
 	size_t n;

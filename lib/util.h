@@ -32,6 +32,14 @@ char *hr_path_join(const char *a, const char *b);
 bool hr_name_is_safe(const char *s);
 
 /*
+ * r (a negative errno) may pass by itself: out of memory, descriptors or
+ * buffers, interrupted, try again, or an I/O error (a network file system).
+ * Loaders cache only the other, deterministic failures (a bad plugin, bad
+ * metadata); these are retried on the next call.
+ */
+bool hr_errno_transient(int r);
+
+/*
  * "1G", "1.5G", "512MiB", "100K", "123", "512B" -> bytes (binary units, as
  * util-linux's strtosize); -EINVAL on junk, -ERANGE on overflow.
  */

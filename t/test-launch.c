@@ -18,10 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hanzo-rocm.h"
 #include "util-launch-meta.h"
 #include "kernel-launch.h"
+#include "build-plugin.h"
 #include "runtime.h"
 #include "target.h"
 #include "tap.h"
@@ -715,6 +719,74 @@ static void test_no_metadata(const char *builddir, const char *dir)
 	hanzo_rocm_unref(c2);
 }
 
+/* Every descriptor this process may still open, taken (RLIMIT_NOFILE
+ * lowered first so that is few); fds_free gives them back. */
+static int fds[256], n_fds;
+static struct rlimit saved_nofile;
+
+static void fds_exhaust(void)
+{
+	struct rlimit rl;
+
+	getrlimit(RLIMIT_NOFILE, &saved_nofile);
+	rl = saved_nofile;
+	rl.rlim_cur = 200;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (n_fds = 0; n_fds < (int)(sizeof(fds) / sizeof(fds[0])); n_fds++)
+		if ((fds[n_fds] = dup(2)) < 0)
+			break;
+}
+
+static void fds_free(void)
+{
+	while (n_fds > 0)
+		close(fds[--n_fds]);
+	setrlimit(RLIMIT_NOFILE, &saved_nofile);
+}
+
+/*
+ * Issue 30, item 5: out of descriptors while the plan opens the family's
+ * plugin (lazily, through the plugin index) is -EMFILE now and a success
+ * once descriptors are free, not -EMFILE for the context's life.  The code
+ * objects are in dir/cache already (test_host compiled them).
+ */
+static void test_transient(const char *conf, const char *cache)
+{
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+	                                .log_priority = LOG_ERR, .host = "host-w64",
+	                                .config = conf };
+	struct hanzo_rocm *c3 = NULL;
+	struct hanzo_rocm_kernel *k = NULL;
+	struct hanzo_rocm_geometry g;
+	int status, r, taken;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct hanzo_rocm *cw = NULL;
+
+		r = hanzo_rocm_new_with_options(&o, &cw);
+		r = r == 0 ? hr_plugins_write_index(cw, cache) : -1;
+		_exit(r < 0 ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || hanzo_rocm_new_with_options(&o, &c3) < 0 ||
+	    hanzo_rocm_kernel_get(c3, 0, "unary", "uneg_f32", &k) < 0) {
+		ok(0, "a context with a plugin index and a cached uneg_f32");
+		diag("log:\n%s", logbuf);
+		hanzo_rocm_unref(c3);
+		return;
+	}
+	fds_exhaust();
+	taken = n_fds;
+	r = hanzo_rocm_kernel_geometry(k, 1000, 1, &g);
+	fds_free();
+	is_int(r, -EMFILE, "out of descriptors while the plan opens the plugin: -EMFILE (%d taken)", taken);
+	r = hanzo_rocm_kernel_geometry(k, 1000, 1, &g);
+	ok(r == 0 && g.grid[0] == 1 && g.block[0] == 256,
+	   "  ... descriptors free again: the plan is built (%s)", hanzo_rocm_strerror(r));
+	hanzo_rocm_unref(c3);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir"), *top = getenv("top_builddir");
@@ -743,6 +815,12 @@ int main(void)
 		test_host(0);
 		test_host(1);
 		test_no_metadata(top, dir);
+		{
+			char cache[620];
+
+			snprintf(cache, sizeof(cache), "%s/cache", dir);
+			test_transient(conf, cache);
+		}
 	} else {
 		skip(1, "no context with two host devices");
 	}
