@@ -251,9 +251,12 @@ static int plan_build(struct hanzo_rocm_kernel *k, struct plan *p)
 		return -ENODATA;
 	}
 	if (r < 0) {
-		hr_err(v.ctx, "family '%s': launch metadata %s%u: %s\n", v.family,
-		       len > HR_LAUNCH_MAX_TEXT ? "too large at line " : "line ", lineno,
-		       why[0] ? why : "invalid");
+		if (lineno)
+			hr_err(v.ctx, "family '%s': launch metadata line %u: %s\n", v.family,
+			       lineno, why[0] ? why : "invalid");
+		else
+			hr_err(v.ctx, "family '%s': launch metadata: %s\n", v.family,
+			       why[0] ? why : "invalid");
 		return -EBADMSG;
 	}
 	plan_occupancy(k, p);

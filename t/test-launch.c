@@ -107,6 +107,22 @@ static void test_grammar(void)
 	text = "#@launch u* elementwise\n\0#@launch x* rows";
 	r = hr_launch_meta_find(text, 40, "uexp_f32", &m, &no, why, sizeof(why));
 	is_int(r, -EINVAL, "a NUL byte inside the text is refused");
+	{
+		/* Issue 30, item 6: reported "at line 0: invalid" before. */
+		size_t big = HR_LAUNCH_MAX_TEXT + 1;
+		char *t = malloc(big);
+
+		if (t) {
+			for (size_t i = 0; i < big; i++)
+				t[i] = i % 32 == 31 ? '\n' : 'x';
+			why[0] = '\0';
+			no = 77;
+			r = hr_launch_meta_find(t, big, "uexp_f32", &m, &no, why, sizeof(why));
+			ok(r == -E2BIG && no == 0 && strstr(why, "more than 1048576 bytes (1 MiB)"),
+			   "metadata over 1 MiB: -E2BIG, no line, the reason (%s)", why);
+			free(t);
+		}
+	}
 }
 
 /* ---- every kernel of every list has a line ----------------------------- */
