@@ -285,17 +285,11 @@ int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s)
 	memset(s, 0, sizeof(*s));
 	s->index_dirs[0] = cfg->system_dir;
 	s->index_dirs[1] = cfg->user_dir;
-	s->path = hr_strv_new();
+	/* A directory listed twice would report each plugin as its own duplicate. */
+	s->path = hr_strv_uniq(cfg->plugin_path);
 	s->disable = hr_strv_copy(cfg->disable);
 	if (!s->path || !s->disable)
 		goto fail;
-	/* A directory listed twice would report each plugin as its own duplicate. */
-	for (size_t i = 0; cfg->plugin_path && cfg->plugin_path[i]; i++) {
-		if (hr_strv_contains(s->path, cfg->plugin_path[i]))
-			continue;
-		if (hr_strv_push(&s->path, cfg->plugin_path[i]) < 0)
-			goto fail;
-	}
 	hr_strv_sort(s->disable);
 	return 0;
 fail:

@@ -19,6 +19,8 @@ bool hr_strv_contains(char *const *v, const char *s);
 char **hr_strv_copy(char *const *v);
 /* Split on any of seps, dropping empty fields; NULL on ENOMEM. */
 char **hr_strv_split(const char *s, const char *seps);
+/* A copy without repeats, the first of each kept in order; O(n log n). */
+char **hr_strv_uniq(char *const *v);
 char *hr_strv_join(char *const *v, const char *sep);
 
 /* root "" or "/" means none; the result is malloc'd. */
