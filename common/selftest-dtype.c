@@ -227,6 +227,7 @@ int st_plan(const char *family, const char *name, struct st_kernel *k)
 		{ "reduce", st_plan_reduce }, { "norm", st_plan_norm }, { "rope", st_plan_rope },
 		{ "indexing", st_plan_indexing }, { "sort", st_plan_sort },
 		{ "quantized", st_plan_quantized }, { "conv", st_plan_conv },
+		{ "attention", st_plan_attention },
 	};
 
 	memset(k, 0, sizeof(*k));

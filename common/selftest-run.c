@@ -198,6 +198,7 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 	case ST_SORT:
 	case ST_QUANT:
 	case ST_CONV:
+	case ST_ATTN:
 		break;
 	}
 }
@@ -631,6 +632,7 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	case ST_SORT:
 	case ST_QUANT:
 	case ST_CONV:
+	case ST_ATTN:
 		return -1;
 	}
 	launch_args(k, &l);

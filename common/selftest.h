@@ -65,6 +65,7 @@ enum st_shape {
 	ST_SORT,        /* asort_{asc,desc}[_wide]_T: argsort per row */
 	ST_QUANT,       /* quantized: ggml blocks, dequantize, mat-vec */
 	ST_CONV,        /* conv: convolutions, im2col, pooling, upsampling */
+	ST_ATTN,        /* attention: KV-cache write, paged decode, varlen prefill */
 };
 
 enum st_arg {
@@ -131,6 +132,7 @@ int st_plan_indexing(const char *name, struct st_kernel *k);
 int st_plan_sort(const char *name, struct st_kernel *k);
 int st_plan_quantized(const char *name, struct st_kernel *k);
 int st_plan_conv(const char *name, struct st_kernel *k);
+int st_plan_attention(const char *name, struct st_kernel *k);
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */

@@ -116,3 +116,12 @@ plugins/conv.c: $(top_srcdir)/kernels/conv.hip $(top_srcdir)/kernels/conv.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/conv.hip kernels/conv.list
 CLEANFILES += plugins/conv.c
+
+# family attention
+plugins_LTLIBRARIES += plugins/attention.la
+nodist_plugins_attention_la_SOURCES = plugins/attention.c
+plugins_attention_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/attention.c: $(top_srcdir)/kernels/attention.hip $(top_srcdir)/kernels/attention.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/attention.hip kernels/attention.list
+CLEANFILES += plugins/attention.c

@@ -22,6 +22,16 @@ grep_ok "  ... the library's geometry: 1 block of 256 for 1001 elements (vec 4)"
 exit_is 0 "vector-add on host-w64, 300007 floats" "$ex" 300007
 grep_ok "  ... right" "300007 floats: max relative error .*: OK" "$T/out"
 
+# examples/attention-decode: a GQA decode step (32/8 heads, head 128, f16)
+# over a paged cache of 4096 tokens, against its float64 reference.
+ex2="$top_builddir/examples/attention-decode"
+if [ -x "$ex2" ]; then
+	exit_is 0 "attention-decode on host-w64" "$ex2"
+	grep_ok "  ... right" "4096 cached tokens: max error .*: OK" "$T/out"
+else
+	skip 2 "examples/attention-decode not built"
+fi
+
 # The EXAMPLE of libhanzo-rocm(3), as printed, against this build.
 sed -n '/^\.EX$/,/^\.EE$/p' "$top_srcdir/doc/libhanzo-rocm.3" | sed '1d;$d' |
 	sed 's/\\e/\\/g' >"$T/man-example.c"

@@ -25,8 +25,9 @@ TESTS += t/test-gpu-cuda t/test-gpu-launch
 GPU_TESTS += t/test-gpu-cuda t/test-gpu-launch
 
 # The C example, using only <hanzo-rocm.h> and the public library.
-check_PROGRAMS += examples/vector-add
+check_PROGRAMS += examples/vector-add examples/attention-decode
 examples_vector_add_LDADD = lib/libhanzo-rocm.la -lm
+examples_attention_decode_LDADD = lib/libhanzo-rocm.la -lm
 
 # GPU runtime benchmark (built with everything so it never rots; run by hand
 # on the GPU machine, see doc/BENCHMARKS.md).

@@ -8,7 +8,7 @@ HR_SELFTEST_COMMON = common/selftest.h common/selftest-dtype.c \
 	common/selftest-rows.c common/selftest-run.c common/selftest-reduce.c \
 	common/selftest-norm.c common/selftest-rope.c common/selftest-indexing.c \
 	common/selftest-sort.c common/selftest-quantized.c \
-	common/selftest-conv.c
+	common/selftest-conv.c common/selftest-attention.c
 
 # The hanzo-rocm CLI links the internal convenience library, as kmod's tools do.
 bin_PROGRAMS += tools/hanzo-rocm

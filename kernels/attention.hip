@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * attention family: what an inference runtime calls per layer - the KV-cache
+ * write, decode against a paged KV cache (one pass, or split-K plus a
+ * log-sum-exp combine) and prefill over variable-length packed sequences.
+ * Portable code (no matrix instructions): f32 accumulation, online softmax.
+ * kernels/attention.list has the argument lists, the launch rules and the
+ * layouts; doc/ATTENTION.md the reasoning.  In short:
+ *
+ *   cache   key_cache / value_cache [num_blocks, block_size, kv_heads, D]
+ *           each (vLLM v1's [2, num_blocks, block_size, kv_heads, D] is
+ *           both halves of one buffer: pass base and base + its half).
+ *   logit   s = scale * q.k; s = softcap * tanh(s / softcap) when
+ *           softcap > 0; s -= slope[h] * |j - (i + Lk - Lq)| with ALiBi
+ *           (the FlashAttention-2 bias; in decode vLLM's
+ *           slope * (j - seq_len + 1)).
+ *   masks   key j of query i (0-based in its sequence, Lq queries, Lk keys)
+ *           is seen when i + Lk - Lq - left <= j <= i + Lk - Lq + right
+ *           (left/right < 0: unbounded; causal: right = 0 - the diagonal is
+ *           aligned bottom-right).  A query that sees no key writes 0 and
+ *           an LSE of -inf.
+ *   GQA     query head h reads kv head h / (num_heads / num_kv_heads).
+ *
+ * Thread layout (both forms): blocks of 128 threads = 16 groups of 8 lanes;
+ * lane l of a group holds dims l, l + 8, ... of its query and of its output
+ * (every head dim of the family is a multiple of 8); a key's dot product is
+ * a butterfly over the 8 lanes.  Every loop that contains a shuffle or a
+ * barrier has block-uniform bounds (keys outside a row's range are masked,
+ * not skipped), as NVIDIA's full-mask shuffles need.
+ */
+#include "hr-kernel.h"
+
+#define ATT_GROUP 8                              /* lanes per key / query row */
+#define ATT_BLOCK 128                            /* threads per block */
+#define ATT_NGROUPS (ATT_BLOCK / ATT_GROUP)      /* 16 */
+#define ATT_BN 16                                /* keys per shared tile (prefill) */
+
+HR_DEVICE float att_neg_inf(void)
+{
+	return hr_bits_f32(0xff800000u);
+}
+
+/* The logit of key j for a query whose diagonal key is `diag`. */
+HR_DEVICE float att_logit(float dot, float scale, float softcap, float slope, int64_t rel)
+{
+	float s = dot * scale;
+
+	if (softcap > 0.f)
+		s = softcap * hr_tanh(s / softcap);
+	if (slope != 0.f)
+		s -= slope * (float)(rel < 0 ? -rel : rel);
+	return s;
+}
+
+/* One query row's online-softmax state; lane l holds dims l + 8 i. */
+template <int D>
+struct att_state {
+	float m, l;
+	float acc[D / ATT_GROUP];
+};
+
+template <int D>
+HR_DEVICE void att_init(att_state<D> &st)
+{
+	st.m = att_neg_inf();
+	st.l = 0.f;
+#pragma unroll
+	for (int i = 0; i < D / ATT_GROUP; i++)
+		st.acc[i] = 0.f;
+}
+
+/* Adds key with logit s (-inf: masked) and value vload(i) (dim lane + 8 i). */
+template <int D, typename F>
+HR_DEVICE void att_step(att_state<D> &st, float s, const F &vload)
+{
+	if (!(s > att_neg_inf()))
+		return;         /* masked (or NaN from a NaN input: skipped alike) */
+	const float mn = hr_fmax(st.m, s);
+	const float corr = hr_exp(st.m - mn);  /* exp(-inf) = 0 on the first key */
+	const float p = hr_exp(s - mn);
+
+	st.l = st.l * corr + p;
+#pragma unroll
+	for (int i = 0; i < D / ATT_GROUP; i++)
+		st.acc[i] = st.acc[i] * corr + p * vload(i);
+	st.m = mn;
+}
+
+/* q . k over the group's 8 lanes; every lane gets the sum. */
+template <int D, typename F>
+HR_DEVICE float att_dot(const float *qf, const F &kload, bool valid)
+{
+	float dot = 0.f;
+
+	if (valid) {
+#pragma unroll
+		for (int i = 0; i < D / ATT_GROUP; i++)
+			dot += qf[i] * kload(i);
+	}
+	return hr_wave_sum(dot, ATT_GROUP);
+}
+
+/* ------------------------------------------------------------------ */
+/* KV-cache write                                                       */
+/* ------------------------------------------------------------------ */
+/*
+ * Token t's heads key[t * key_stride + h * head_dim + d] go to slot
+ * slot_mapping[t] (block slot / block_size, row slot % block_size).  A slot
+ * < 0 (padding) or >= num_blocks * block_size writes nothing.
+ */
+template <typename T>
+HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *value_cache,
+				 const int64_t *slot_mapping, uint64_t num_tokens,
+				 uint64_t num_kv_heads, uint64_t head_dim, uint64_t block_size,
+				 uint64_t num_blocks, uint64_t key_stride, uint64_t value_stride)
+{
+	const uint64_t per_tok = num_kv_heads * head_dim;
+
+	if (per_tok == 0 || block_size == 0)
+		return;
+	HR_GRID_STRIDE_LOOP(e, num_tokens * per_tok) {
+		uint64_t hd;
+		const uint64_t t = hr_divmod(e, per_tok, &hd);
+		const int64_t slot = slot_mapping[t];
+
+		if (slot < 0 || (uint64_t)slot / block_size >= num_blocks)
+			continue;
+		const uint64_t dst = (uint64_t)slot * per_tok + hd;
+		key_cache[dst] = key[t * key_stride + hd];
+		value_cache[dst] = value[t * value_stride + hd];
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Paged decode                                                         */
+/* ------------------------------------------------------------------ */
+/*
+ * Block (row, y): row = seq * num_heads + h, y < gridDim.y the split.  The
+ * sequence's visible keys [lo, len) (lo from window_left) are cut into
+ * gridDim.y equal chunks; the 16 groups take keys lo + g, lo + g + 16, ...
+ * of the chunk, then merge their states through shared memory.  One split:
+ * out and lse are final.  Several: ws gets the chunk's normalized output
+ * (f32, [splits][rows][D]) and its LSE ([splits][rows], after the outputs);
+ * paged_attention_combine_T merges them.
+ */
+template <typename T, int D>
+HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *key_cache,
+			    const T *value_cache, const int32_t *block_tables,
+			    const int32_t *seq_lens, const float *alibi_slopes, uint64_t num_seqs,
+			    uint64_t num_heads, uint64_t num_kv_heads, uint64_t block_size,
+			    uint64_t max_blocks_per_seq, uint64_t num_blocks, uint64_t q_stride,
+			    float scale, float softcap, int window_left)
+{
+	constexpr int PER = D / ATT_GROUP;
+	__shared__ float sm_m[ATT_NGROUPS], sm_l[ATT_NGROUPS];
+	__shared__ float sm_acc[ATT_NGROUPS][D];
+	const uint64_t rows = num_seqs * num_heads, splits = gridDim.y, y = blockIdx.y;
+	const int tid = (int)threadIdx.x, g = tid / ATT_GROUP, lane = tid % ATT_GROUP;
+
+	if (blockDim.x != ATT_BLOCK || num_kv_heads == 0 || num_heads % num_kv_heads ||
+	    block_size == 0 || (splits > 1 && !ws))
+		return;
+	const uint64_t group = num_heads / num_kv_heads;
+	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
+
+	for (uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		uint64_t h;
+		const uint64_t seq = hr_divmod(row, num_heads, &h);
+		const uint64_t kvh = h / group;
+		int64_t len = seq_lens[seq];
+
+		len = len < 0 ? 0 : (len > max_len ? max_len : len);
+		const int64_t lo = window_left >= 0 && len - 1 - window_left > 0 ? len - 1 - window_left : 0;
+		const int64_t chunk = (len - lo + (int64_t)splits - 1) / (int64_t)splits;
+		const int64_t begin = lo + (int64_t)y * chunk;
+		const int64_t end = begin + chunk < len ? begin + chunk : len;
+		const int32_t *bt = block_tables + seq * max_blocks_per_seq;
+		const T *qrow = q + seq * q_stride + h * D;
+		const float slope = alibi_slopes ? alibi_slopes[h] : 0.f;
+		float qf[PER];
+		att_state<D> st;
+
+#pragma unroll
+		for (int i = 0; i < PER; i++)
+			qf[i] = hr_to_f32(qrow[lane + ATT_GROUP * i]);
+		att_init(st);
+		for (int64_t base = begin; base < end; base += ATT_NGROUPS) {
+			const int64_t j = base + g;
+			bool valid = j < end;
+			uint64_t off = 0;
+
+			if (valid) {
+				const int64_t b = bt[(uint64_t)j / block_size];
+
+				valid = b >= 0 && (uint64_t)b < num_blocks;
+				off = (((uint64_t)b * block_size + (uint64_t)j % block_size) *
+				       num_kv_heads + kvh) * D + lane;
+			}
+			const float dot = att_dot<D>(qf, [&](int i) {
+				return hr_to_f32(key_cache[off + ATT_GROUP * i]);
+			}, valid);
+			const float s = valid ? att_logit(dot, scale, softcap, slope, j - (len - 1))
+					      : att_neg_inf();
+			att_step(st, s, [&](int i) {
+				return hr_to_f32(value_cache[off + ATT_GROUP * i]);
+			});
+		}
+
+		/* Merge the 16 groups' states. */
+		if (lane == 0) {
+			sm_m[g] = st.m;
+			sm_l[g] = st.l;
+		}
+#pragma unroll
+		for (int i = 0; i < PER; i++)
+			sm_acc[g][lane + ATT_GROUP * i] = st.acc[i];
+		__syncthreads();
+		float m = att_neg_inf(), w[ATT_NGROUPS], l = 0.f;
+
+#pragma unroll
+		for (int k = 0; k < ATT_NGROUPS; k++)
+			m = hr_fmax(m, sm_m[k]);
+#pragma unroll
+		for (int k = 0; k < ATT_NGROUPS; k++) {
+			w[k] = sm_m[k] > att_neg_inf() ? hr_exp(sm_m[k] - m) : 0.f;
+			l += sm_l[k] * w[k];
+		}
+		for (int d = tid; d < D; d += ATT_BLOCK) {
+			float a = 0.f;
+
+#pragma unroll
+			for (int k = 0; k < ATT_NGROUPS; k++)
+				a += sm_acc[k][d] * w[k];
+			a = l > 0.f ? a / l : 0.f;
+			if (splits == 1)
+				out[row * D + d] = hr_from_f32<T>(a);
+			else
+				ws[(y * rows + row) * D + d] = a;
+		}
+		if (tid == 0) {
+			const float lv = l > 0.f ? m + hr_log(l) : att_neg_inf();
+
+			if (splits > 1)
+				ws[splits * rows * D + y * rows + row] = lv;
+			else if (lse)
+				lse[row] = lv;
+		}
+		__syncthreads();        /* the shared state is reused by the next row */
+	}
+}
+
+/*
+ * Merges the splits of paged_decode (and any partial results in that
+ * layout: cascade attention): element (row, d) of out from the splits'
+ * normalized outputs weighted by exp(lse_s - max); lse[row] (may be NULL)
+ * = log of the summed exponentials.  A row with no key anywhere: 0, -inf.
+ */
+template <typename T>
+HR_DEVICE void attention_combine(T *out, float *lse, const float *ws, uint64_t rows,
+				 uint64_t head_dim, uint64_t splits)
+{
+	if (head_dim == 0 || splits == 0 || !ws)
+		return;
+	const float *plse = ws + splits * rows * head_dim;
+
+	HR_GRID_STRIDE_LOOP(e, rows * head_dim) {
+		uint64_t d;
+		const uint64_t row = hr_divmod(e, head_dim, &d);
+		float m = att_neg_inf(), l = 0.f, a = 0.f;
+
+		for (uint64_t s = 0; s < splits; s++)
+			m = hr_fmax(m, plse[s * rows + row]);
+		if (m > att_neg_inf()) {
+			for (uint64_t s = 0; s < splits; s++) {
+				const float ls = plse[s * rows + row];
+
+				if (ls > att_neg_inf()) {
+					const float w = hr_exp(ls - m);
+
+					l += w;
+					a += w * ws[(s * rows + row) * head_dim + d];
+				}
+			}
+		}
+		out[e] = hr_from_f32<T>(l > 0.f ? a / l : 0.f);
+		if (d == 0 && lse)
+			lse[row] = l > 0.f ? m + hr_log(l) : att_neg_inf();
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Varlen prefill                                                       */
+/* ------------------------------------------------------------------ */
+/*
+ * Block r: tile qt of ceil(max_seqlen_q / 16) of head h of sequence b
+ * (r = (b * num_heads + h) * tiles + qt); group g is query row qt*16 + g.
+ * K/V tiles of 16 keys are staged in shared memory (as T) by the whole
+ * block, from the first key any row of the tile sees to the last.
+ */
+template <typename T, int D>
+HR_DEVICE void flash_varlen(T *out, float *lse, const T *q, const T *k, const T *v,
+			    const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
+			    const float *alibi_slopes, uint64_t batch, uint64_t num_heads,
+			    uint64_t num_kv_heads, uint64_t max_seqlen_q, uint64_t q_stride,
+			    uint64_t k_stride, uint64_t v_stride, uint64_t o_stride, float scale,
+			    float softcap, int causal, int window_left, int window_right)
+{
+	constexpr int PER = D / ATT_GROUP;
+	__shared__ T ks[ATT_BN][D];
+	__shared__ T vs[ATT_BN][D];
+	const int tid = (int)threadIdx.x, g = tid / ATT_GROUP, lane = tid % ATT_GROUP;
+	const uint64_t tiles = (max_seqlen_q + ATT_NGROUPS - 1) / ATT_NGROUPS;
+
+	if (blockDim.x != ATT_BLOCK || num_kv_heads == 0 || num_heads % num_kv_heads || tiles == 0)
+		return;
+	const uint64_t group = num_heads / num_kv_heads, nblk = batch * num_heads * tiles;
+	const int64_t right = causal ? 0 : window_right;
+
+	for (uint64_t r = blockIdx.x; r < nblk; r += gridDim.x) {
+		uint64_t qt, h;
+		const uint64_t bh = hr_divmod(r, tiles, &qt);
+		const uint64_t b = hr_divmod(bh, num_heads, &h);
+		const uint64_t kvh = h / group;
+		const int64_t q0 = cu_seqlens_q[b], k0 = cu_seqlens_k[b];
+		int64_t lq = cu_seqlens_q[b + 1] - q0, lk = cu_seqlens_k[b + 1] - k0;
+
+		lq = lq < 0 ? 0 : lq;
+		lk = lk < 0 ? 0 : lk;
+		if ((int64_t)(qt * ATT_NGROUPS) >= lq)
+			continue;               /* block-uniform */
+		const int64_t i = (int64_t)qt * ATT_NGROUPS + g;
+		const bool active = i < lq;
+		const int64_t first = (int64_t)qt * ATT_NGROUPS;
+		const int64_t last = first + ATT_NGROUPS - 1 < lq - 1 ? first + ATT_NGROUPS - 1 : lq - 1;
+		/* Row i sees [jlo(i), jhi(i)]; both grow with i. */
+		const int64_t shift = lk - lq;
+		int64_t tlo = window_left >= 0 ? first + shift - window_left : 0;
+		int64_t thi = right >= 0 ? last + shift + right : lk - 1;
+		int64_t jlo = window_left >= 0 ? i + shift - window_left : 0;
+		int64_t jhi = right >= 0 ? i + shift + right : lk - 1;
+
+		tlo = tlo < 0 ? 0 : tlo;
+		thi = thi > lk - 1 ? lk - 1 : thi;
+		jlo = jlo < 0 ? 0 : jlo;
+		jhi = jhi > lk - 1 ? lk - 1 : jhi;
+		const float slope = alibi_slopes ? alibi_slopes[h] : 0.f;
+		float qf[PER];
+		att_state<D> st;
+
+		if (active) {
+			const T *qrow = q + (uint64_t)(q0 + i) * q_stride + h * D;
+
+#pragma unroll
+			for (int c = 0; c < PER; c++)
+				qf[c] = hr_to_f32(qrow[lane + ATT_GROUP * c]);
+		} else {
+#pragma unroll
+			for (int c = 0; c < PER; c++)
+				qf[c] = 0.f;
+		}
+		att_init(st);
+		for (int64_t t0 = tlo; t0 <= thi; t0 += ATT_BN) {
+			__syncthreads();        /* the previous tile is consumed */
+			for (int e = tid; e < ATT_BN * D; e += ATT_BLOCK) {
+				const int jj = e / D, dd = e % D;
+				const int64_t j = t0 + jj;
+
+				if (j <= thi) {
+					ks[jj][dd] = k[(uint64_t)(k0 + j) * k_stride + kvh * D + dd];
+					vs[jj][dd] = v[(uint64_t)(k0 + j) * v_stride + kvh * D + dd];
+				}
+			}
+			__syncthreads();
+			for (int jj = 0; jj < ATT_BN; jj++) {
+				const int64_t j = t0 + jj;
+				const bool valid = active && j >= jlo && j <= jhi;
+				const float dot = att_dot<D>(qf, [&](int c) {
+					return hr_to_f32(ks[jj][lane + ATT_GROUP * c]);
+				}, valid);
+				const float s = valid ? att_logit(dot, scale, softcap, slope, j - (i + shift))
+						      : att_neg_inf();
+				att_step(st, s, [&](int c) {
+					return hr_to_f32(vs[jj][lane + ATT_GROUP * c]);
+				});
+			}
+		}
+		if (active) {
+			T *orow = out + (uint64_t)(q0 + i) * o_stride + h * D;
+			const float inv = st.l > 0.f ? 1.f / st.l : 0.f;
+
+#pragma unroll
+			for (int c = 0; c < PER; c++)
+				orow[lane + ATT_GROUP * c] = hr_from_f32<T>(st.acc[c] * inv);
+			if (lane == 0 && lse)
+				lse[(uint64_t)(q0 + i) * num_heads + h] =
+					st.l > 0.f ? st.m + hr_log(st.l) : att_neg_inf();
+		}
+		__syncthreads();        /* the tiles are reused by the next block row */
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+/* ------------------------------------------------------------------ */
+#define ATT_HEAD(T, SUF, D) \
+	HR_KERNEL void __launch_bounds__(ATT_BLOCK) paged_attention_d##D##_##SUF( \
+		T *out, float *lse, float *ws, const T *q, const T *key_cache, \
+		const T *value_cache, const int32_t *block_tables, const int32_t *seq_lens, \
+		const float *alibi_slopes, size_t num_seqs, size_t num_heads, \
+		size_t num_kv_heads, size_t block_size, size_t max_blocks_per_seq, \
+		size_t num_blocks, size_t q_stride, float scale, float softcap, int window_left) \
+	{ \
+		paged_decode<T, D>(out, lse, ws, q, key_cache, value_cache, block_tables, \
+				   seq_lens, alibi_slopes, num_seqs, num_heads, num_kv_heads, \
+				   block_size, max_blocks_per_seq, num_blocks, q_stride, scale, \
+				   softcap, window_left); \
+	} \
+	HR_KERNEL void __launch_bounds__(ATT_BLOCK) flash_attn_varlen_d##D##_##SUF( \
+		T *out, float *lse, const T *q, const T *k, const T *v, \
+		const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k, \
+		const float *alibi_slopes, size_t batch, size_t num_heads, size_t num_kv_heads, \
+		size_t max_seqlen_q, size_t q_stride, size_t k_stride, size_t v_stride, \
+		size_t o_stride, float scale, float softcap, int causal, int window_left, \
+		int window_right) \
+	{ \
+		flash_varlen<T, D>(out, lse, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes, \
+				   batch, num_heads, num_kv_heads, max_seqlen_q, q_stride, \
+				   k_stride, v_stride, o_stride, scale, softcap, causal, \
+				   window_left, window_right); \
+	}
+
+#define ATT_DTYPE(T, SUF) \
+	HR_KERNEL void reshape_and_cache_flash_##SUF( \
+		const T *key, const T *value, T *key_cache, T *value_cache, \
+		const int64_t *slot_mapping, size_t num_tokens, size_t num_kv_heads, \
+		size_t head_dim, size_t block_size, size_t num_blocks, size_t key_stride, \
+		size_t value_stride) \
+	{ \
+		reshape_and_cache<T>(key, value, key_cache, value_cache, slot_mapping, num_tokens, \
+				     num_kv_heads, head_dim, block_size, num_blocks, key_stride, \
+				     value_stride); \
+	} \
+	HR_KERNEL void paged_attention_combine_##SUF(T *out, float *lse, const float *ws, \
+						     size_t rows, size_t head_dim, size_t splits) \
+	{ \
+		attention_combine<T>(out, lse, ws, rows, head_dim, splits); \
+	} \
+	ATT_HEAD(T, SUF, 64) \
+	ATT_HEAD(T, SUF, 80) \
+	ATT_HEAD(T, SUF, 96) \
+	ATT_HEAD(T, SUF, 128) \
+	ATT_HEAD(T, SUF, 256)
+
+ATT_DTYPE(float, f32)
+ATT_DTYPE(hr_f16, f16)
+ATT_DTYPE(hr_bf16, bf16)
