@@ -9,6 +9,8 @@
  * After `make install` (README, "From source"):
  *   cc examples/vector-add.c $(pkg-config --cflags --libs hanzo-rocm) -ldl -o vector-add
  *   ./vector-add [N]
+ * Without a GPU, HANZO_ROCM_HOST=host-w64 adds a host device (the CPU) to
+ * run on; with no device at all it exits 2.
  *
  * The application owns its memory and streams (here through the CUDA driver
  * or the HIP runtime, opened with dlopen so this builds without either SDK);
@@ -129,9 +131,11 @@ int main(int argc, char **argv)
 	}
 	count = hanzo_rocm_device_count(ctx);
 	if (count <= 0) {
-		printf("no GPU: nothing to run\n");
+		/* Nothing ran: not a success.  The CPU can stand in for a GPU. */
+		fprintf(stderr, "no GPU and no host device: nothing to run; "
+		        "HANZO_ROCM_HOST=host-w64 runs it on the CPU (the host backend)\n");
 		hanzo_rocm_unref(ctx);
-		return 0;
+		return 2;
 	}
 	hanzo_rocm_device_target(ctx, 0, &target);
 	printf("device 0: %s\n", target);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "backend-host.h"
+#include "target.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HR_ASAN 1
@@ -679,6 +680,10 @@ int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l)
 		return -EINVAL;
 	}
 	(void)n_threads;
+	/* What a GPU refuses, the host refuses (target.h: both GPUs' limits). */
+	if (hr_grid_check(hr_platform_grid_limits(HR_PLATFORM_HOST), l->grid, l->block,
+	                  l->why, sizeof(l->why)) < 0)
+		return -E2BIG;
 	j.n_blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
 	parallel = p->n_workers > 1 && j.n_blocks > 1;
 	pthread_mutex_lock(&p->launch_lock);

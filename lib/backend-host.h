@@ -57,7 +57,9 @@ void hr_host_pool_free(struct hr_host_pool *p);
 /*
  * Runs every block; returns when all are done.  -EDEADLK when a barrier or
  * wave operation is not reached by every thread it waits for (l->why says
- * which block and thread), -ENOMEM.  Launches on one pool are serialised.
+ * which block and thread), -E2BIG for a grid a GPU would refuse (target.h's
+ * host row; l->why says which limit), -ENOMEM.  Launches on one pool are
+ * serialised.
  */
 int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l);
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target.h"
+
 /*
  * One backend (CUDA driver or HIP runtime).  "b" is the backend's own state,
  * "dc" the per-device context from dev_open (CUDA: the primary context,
@@ -27,6 +29,7 @@ struct hr_device_limits {
 	unsigned wave;                  /* 32 or 64 */
 	unsigned max_block;             /* threads per block */
 	unsigned max_shared;            /* shared memory bytes per block */
+	struct hr_grid_limits grid;     /* the platform's (target.h); zero: the host row */
 };
 
 struct hr_backend_ops {

@@ -73,6 +73,7 @@ struct cand {
 	char *family, *version;
 	uint8_t sha[32];
 	char **flags, **kernels;
+	int sys_err;            /* a transient errno behind a rejection (util.h), else 0 */
 };
 
 struct scan {

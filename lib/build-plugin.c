@@ -184,6 +184,17 @@ static int set_why(struct cand *c, const char *fmt, ...)
 	return 0;
 }
 
+/* A rejection for a failed system call: the reason, and errno kept when
+ * it is transient (EMFILE...), so a loader does not take it for good. */
+static int set_why_errno(struct cand *c, const char *what)
+{
+	int err = errno, r = set_why(c, "%s: %s", what, strerror(err));
+
+	if (hr_errno_transient(-err))
+		c->sys_err = -err;
+	return r;
+}
+
 static void cand_unload(struct cand *c)
 {
 	c->desc = NULL;
@@ -248,17 +259,11 @@ int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s)
 	memset(s, 0, sizeof(*s));
 	s->index_dirs[0] = cfg->system_dir;
 	s->index_dirs[1] = cfg->user_dir;
-	s->path = hr_strv_new();
+	/* A directory listed twice would report each plugin as its own duplicate. */
+	s->path = hr_strv_uniq(cfg->plugin_path);
 	s->disable = hr_strv_copy(cfg->disable);
 	if (!s->path || !s->disable)
 		goto fail;
-	/* A directory listed twice would report each plugin as its own duplicate. */
-	for (size_t i = 0; cfg->plugin_path && cfg->plugin_path[i]; i++) {
-		if (hr_strv_contains(s->path, cfg->plugin_path[i]))
-			continue;
-		if (hr_strv_push(&s->path, cfg->plugin_path[i]) < 0)
-			goto fail;
-	}
 	hr_strv_sort(s->disable);
 	return 0;
 fail:
@@ -365,12 +370,20 @@ static int cand_dlopen(struct hanzo_rocm *ctx, struct cand *c)
 	Dl_info info;
 	struct stat st;
 	const char *e;
+	int r;
 
 	dlerror();
+	errno = 0;
 	c->dl = dlopen(c->path, RTLD_NOW | RTLD_LOCAL);
 	if (!c->dl) {
+		/* glibc leaves the failed open's errno: EMFILE is not the file's fault. */
+		int err = errno;
+
 		e = dlerror();
-		return set_why(c, "dlopen failed: %s", e ? e : "unknown error");
+		r = set_why(c, "dlopen failed: %s", e ? e : "unknown error");
+		if (hr_errno_transient(-err))
+			c->sys_err = -err;
+		return r;
 	}
 	*(void **)&entry = dlsym(c->dl, HANZO_ROCM_PLUGIN_ENTRY);
 	if (!entry)
@@ -452,11 +465,11 @@ static int cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
 	if (dfd < 0)
 		return set_why(c, "cannot open directory %s", dir);
 	if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) < 0)
-		return set_why(c, "cannot stat: %s", strerror(errno));
+		return set_why_errno(c, "cannot stat");
 	/* O_NONBLOCK: a FIFO named *.so must not hang the host. */
 	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return set_why(c, "cannot open: %s", strerror(errno));
+		return set_why_errno(c, "cannot open");
 	r = 0;
 	if (fstat(fd, &c->st) < 0) {
 		r = set_why(c, "cannot stat: %s", strerror(errno));
@@ -538,11 +551,14 @@ int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_
 		return -ENOMEM;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == ENOENT)
+		int e = errno;
+
+		if (e == ENOENT)
 			hr_dbg(ctx, "plugin directory %s does not exist\n", dir);
 		else
-			hr_warn(ctx, "plugin directory %s: %s\n", dir, strerror(errno));
-		return 0;
+			hr_warn(ctx, "plugin directory %s: %s\n", dir, strerror(e));
+		/* Out of descriptors is no empty directory (nor a table to keep). */
+		return hr_errno_transient(-e) ? -e : 0;
 	}
 	if (fstat(fd, &st) < 0) {
 		int e = errno;
@@ -650,6 +666,14 @@ static int table_from_scan(struct hanzo_rocm *ctx, struct hr_plugins *p,
 	r = hr_plugin_scan_all(ctx, set, true, &s);
 	if (r < 0)
 		return r;
+	/* A plugin that could not be opened now (EMFILE) is not missing: no table. */
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.c[i].sys_err) {
+			r = s.c[i].sys_err;
+			hr_plugin_scan_release(&s);
+			return r;
+		}
+	}
 	for (size_t i = 0; i < s.n; i++) {
 		struct cand *c = &s.c[i];
 		struct fam **fams, *f;
@@ -720,8 +744,8 @@ static int table_ready(struct hanzo_rocm *ctx, struct hr_plugins *p)
 	if (r < 0)
 		return r;
 	r = hr_plugin_table_from_indexes(ctx, p, &set, NULL, msg, sizeof(msg));
-	if (r == -ENOMEM)
-		goto out;
+	if (hr_errno_transient(r))
+		goto out;       /* not ready: the next call tries again */
 	p->from_index = r == 0;
 	if (r < 0)
 		r = table_from_scan(ctx, p, &set);
@@ -807,8 +831,9 @@ static int fam_load(struct hanzo_rocm *ctx, struct fam *f)
 	if (r < 0)
 		goto out;
 	if (c.state != CAND_OK) {
-		hr_err(ctx, "plugin %s rejected: %s\n", f->pub.path, c.why);
-		r = -EPERM;
+		hr_err(ctx, "plugin %s %s: %s\n", f->pub.path,
+		       c.sys_err ? "cannot be loaded now" : "rejected", c.why);
+		r = c.sys_err ? c.sys_err : -EPERM;
 		goto out;
 	}
 	what = cand_mismatch(&c, &f->pub);
@@ -851,8 +876,8 @@ int hr_family_load(struct hanzo_rocm *ctx, struct hr_family *family,
 		r = 0;
 	else if (f->load_err)
 		r = f->load_err;
-	else if ((r = fam_load(ctx, f)) < 0 && r != -ENOMEM)
-		f->load_err = r;
+	else if ((r = fam_load(ctx, f)) < 0 && !hr_errno_transient(r))
+		f->load_err = r;        /* a bad plugin stays bad; EMFILE may pass */
 	if (r == 0)
 		*desc = family->desc;
 	pthread_mutex_unlock(&p->lock);

@@ -110,6 +110,42 @@ static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
 	return r;
 }
 
+/*
+ * The runtime passes the user tier in skip_mask when a driver (or the host
+ * backend) refused the bytes it gave.  That entry is moved aside like a
+ * corrupt one: with compile = never nothing would replace it, and every
+ * process would load it again (a host entry: dlopen it again).  It is the
+ * exact target's entry when the user tier has a valid one, else the
+ * generic's, as search_tiers served it.
+ */
+static void refused_user_entry(struct lookup *l)
+{
+	const char *targets[2] = { l->target, l->generic };
+	size_t n_targets = strcmp(l->target, l->generic) == 0 ? 1 : 2;
+
+	for (size_t k = 0; k < l->n_tiers; k++) {
+		const struct hr_tier_dir *t = &l->tiers[k];
+
+		if (t->tier != HR_TIER_USER)
+			continue;
+		for (size_t i = 0; i < n_targets; i++) {
+			struct hr_cache_key key;
+			struct hr_entry e;
+			char *path;
+
+			key_for(l, targets[i], &key);
+			if (read_tier(l, t, targets[i], &key, &e) < 0)
+				continue;
+			hr_entry_release(&e);
+			path = hr_entry_path(t->path, targets[i], l->family);
+			if (path)
+				bad_entry(l, t, path, -ENOEXEC, "the driver refused it");
+			free(path);
+			return;
+		}
+	}
+}
+
 /* The exact target ID first, then its generic processor, tier by tier. */
 static int search_tiers(struct lookup *l, const void **data, size_t *size,
                         enum hr_tier *from)
@@ -366,6 +402,8 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 	r = hr_cache_tiers(ctx, &l.tiers, &l.n_tiers);
 	if (r < 0)
 		return r;
+	if (skip_mask & (1u << HR_TIER_USER))
+		refused_user_entry(&l);
 	r = search_tiers(&l, data, size, &got);
 	if (r == -ENOENT) {
 		if (skip_mask & (1u << HR_TIER_COMPILED))

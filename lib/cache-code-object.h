@@ -17,7 +17,8 @@ struct hanzo_rocm;
  * The code object of family for target from the first tier that has a valid
  * one (exact target, then its generic processor), compiling on a miss when
  * [cache] compile = auto.  Tiers in skip_mask (1u << enum hr_tier) are
- * passed over: the runtime uses it when a driver refuses bytes from a tier.
+ * passed over: the runtime uses it when a driver refuses bytes from a tier
+ * (the user tier's refused entry is then moved aside, as a corrupt one).
  * Bytes are owned by ctx (memory tier) until it is freed.  *from is the
  * tier the bytes were read from (also on a later memory hit, so that the
  * caller can skip exactly that tier), or HR_TIER_COMPILED when built now.

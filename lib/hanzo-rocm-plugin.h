@@ -36,7 +36,7 @@ struct hanzo_rocm_plugin {
 	/*
 	 * Launch metadata: the "#@launch PATTERN KIND key=value..." lines of
 	 * the family's list, newline-separated, NUL-terminated (NULL: none;
-	 * hanzo_rocm_kernel_launch_work is then -ENOTSUP).  Read only when
+	 * hanzo_rocm_kernel_launch_work is then -ENODATA).  Read only when
 	 * struct_size covers it, so older plugins stay loadable.
 	 */
 	const char *launch;

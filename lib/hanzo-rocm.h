@@ -108,7 +108,9 @@ int hanzo_rocm_kernel_get(struct hanzo_rocm *ctx, unsigned device,
 /*
  * Launch: args is an array of pointers to each argument's value, as for
  * hipModuleLaunchKernel/cuLaunchKernel; stream is a hipStream_t/CUstream
- * (NULL = the default stream).
+ * (NULL = the default stream).  A host device refuses with -E2BIG a grid a
+ * GPU would refuse (grid x <= 2^31 - 1 and grid x * block x <= 2^32 - 1,
+ * grid y and z <= 65535).
  */
 int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
                              const unsigned grid[3], const unsigned block[3],
@@ -130,7 +132,9 @@ int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
  * -ENODATA (the plugin carries no launch metadata for the kernel: use
  * hanzo_rocm_kernel_launch), -EBADMSG (the plugin's metadata is malformed),
  * -E2BIG (the work does not fit one launch of this kernel on this device,
- * e.g. a row longer than shared memory: use the family's wide/split form),
+ * e.g. a row longer than shared memory, or more rows than the platform's
+ * grid holds for a one-block-per-row kernel: use the family's wide/split
+ * form; grid-stride kernels get a grid within the limits instead),
  * -EOVERFLOW (rows x cols overflows 64 bits), and the launch's own errors.
  */
 int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
@@ -139,7 +143,8 @@ int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
 
 /*
  * What hanzo_rocm_kernel_launch_work would launch for that work (the same
- * errors; -EINVAL for a NULL geometry).  Callers of kernels that take their
+ * errors; -EINVAL for a NULL geometry; on any error *geometry is left
+ * untouched).  Callers of kernels that take their
  * block size as an argument (norm's block_size) or size a scratch by the
  * number of splits (reduce's split form) read it here first.
  */

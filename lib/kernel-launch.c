@@ -17,6 +17,7 @@
 #include "context.h"
 #include "build-plugin.h"
 #include "runtime.h"
+#include "util.h"
 
 #define DEFAULT_BLOCK 256u
 #define ROW_UNIT 64u            /* kernels/hr-rows.h: blocks are multiples of 64 */
@@ -42,18 +43,34 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* Blocks the grid may hold: waves x resident blocks of the whole device. */
+/* The platform's grid limits (zero, a made-up device: the strictest row). */
+static const struct hr_grid_limits *grid_limits(const struct hr_device_limits *d)
+{
+	return d->grid.blocks[0] ? &d->grid : hr_platform_grid_limits(HR_PLATFORM_NONE);
+}
+
+/* The most blocks grid x may have at this block size: the platform's block
+ * count, and on AMD grid x x block x <= 2^32 - 1. */
+static uint64_t grid_x_max(const struct hr_device_limits *d, unsigned block)
+{
+	const struct hr_grid_limits *l = grid_limits(d);
+
+	return min_u64(l->blocks[0], l->threads / block);
+}
+
+/* Blocks the grid may hold: waves x resident blocks of the whole device,
+ * never more than the platform allows. */
 static uint64_t grid_cap(const struct hr_launch_meta *m, const struct hr_device_limits *d,
                          const uint16_t *occ, unsigned block)
 {
 	uint64_t o = occ ? occ[block / 32] : 0;
 
 	if (m->waves == 0)
-		return HR_LAUNCH_GRID_X_MAX;
+		return grid_x_max(d, block);
 	if (o == 0)
 		o = EST_THREADS_PER_MP / block ? EST_THREADS_PER_MP / block : 1;
 	return min_u64(o * (d->multiprocessors ? d->multiprocessors : 1) * m->waves,
-	               HR_LAUNCH_GRID_X_MAX);
+	               grid_x_max(d, block));
 }
 
 /* The largest multiple of unit <= limit (at least unit). */
@@ -73,7 +90,7 @@ static int derive_elementwise(const struct hr_launch_meta *m, const struct hr_de
 	if (block > d->max_block)
 		block = round_down(d->max_block, wave);
 	if (m->kind == HR_LAUNCH_ELEMENTWISE2D) {
-		if (rows > HR_LAUNCH_GRID_Y_MAX)
+		if (rows > grid_limits(d)->blocks[1])
 			return -E2BIG;
 		per_row = cols;
 	} else {
@@ -119,7 +136,7 @@ static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_li
 	if (shared + m->shared > d->max_shared)
 		return -E2BIG;
 	if (m->exact) {
-		if (rows > HR_LAUNCH_GRID_X_MAX)
+		if (rows > grid_x_max(d, block))
 			return -E2BIG;
 		g->grid[0] = (unsigned)rows;
 	} else {
@@ -132,7 +149,7 @@ static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_li
 		 * chunk still at least 8 elements a thread. */
 		if (rows < 2 * mps && cols >= 8ull * block) {
 			splits = min_u64(ceil_div(4 * mps, rows), cols / (8ull * block));
-			splits = splits < 1 ? 1 : min_u64(splits, HR_LAUNCH_GRID_Y_MAX);
+			splits = splits < 1 ? 1 : min_u64(splits, grid_limits(d)->blocks[1]);
 		}
 	}
 	g->grid[1] = (unsigned)splits;
@@ -235,9 +252,12 @@ static int plan_build(struct hanzo_rocm_kernel *k, struct plan *p)
 		return -ENODATA;
 	}
 	if (r < 0) {
-		hr_err(v.ctx, "family '%s': launch metadata %s%u: %s\n", v.family,
-		       len > HR_LAUNCH_MAX_TEXT ? "too large at line " : "line ", lineno,
-		       why[0] ? why : "invalid");
+		if (lineno)
+			hr_err(v.ctx, "family '%s': launch metadata line %u: %s\n", v.family,
+			       lineno, why[0] ? why : "invalid");
+		else
+			hr_err(v.ctx, "family '%s': launch metadata: %s\n", v.family,
+			       why[0] ? why : "invalid");
 		return -EBADMSG;
 	}
 	plan_occupancy(k, p);
@@ -247,20 +267,26 @@ static int plan_build(struct hanzo_rocm_kernel *k, struct plan *p)
 	return 0;
 }
 
-/* The handle's plan, built on first use; NULL only when out of memory. */
-static const struct plan *plan_get(struct hanzo_rocm_kernel *k)
+/* The handle's plan, built on first use and kept, with a permanent error
+ * (bad metadata) too; NULL with *transient set for an error that may pass
+ * (out of memory or descriptors: util.h), which the next call retries. */
+static const struct plan *plan_get(struct hanzo_rocm_kernel *k, int *transient)
 {
 	struct plan *p = hr_kernel_plan(k);
 
 	if (__builtin_expect(p != NULL, 1))
 		return p;
+	*transient = -ENOMEM;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->err = plan_build(k, p);
-	if (p->err == -ENOMEM) {
+	if (hr_errno_transient(p->err)) {
+		int err = p->err;
+
 		free(p);
-		return NULL;    /* not cached: it may work next time */
+		*transient = err;       /* not cached: it may work next time */
+		return NULL;
 	}
 	return hr_kernel_plan_publish(k, p);
 }
@@ -269,10 +295,11 @@ static const struct plan *plan_get(struct hanzo_rocm_kernel *k)
 static int derive(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
                   struct hanzo_rocm_geometry *g)
 {
-	const struct plan *p = plan_get(kernel);
+	int transient = 0;
+	const struct plan *p = plan_get(kernel, &transient);
 
 	if (!p)
-		return -ENOMEM;
+		return transient;
 	if (p->err)
 		return p->err;
 	return hr_launch_derive(&p->meta, &p->dev, p->occ, rows, cols, g);
@@ -288,10 +315,15 @@ struct hr_op_cache *hr_kernel_op_cache(struct hanzo_rocm_kernel *kernel)
 HR_EXPORT int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
                                          uint64_t cols, struct hanzo_rocm_geometry *geometry)
 {
+	struct hanzo_rocm_geometry g = { 0 };
+	int r;
+
 	if (!kernel || !geometry)
 		return -EINVAL;
-	*geometry = (struct hanzo_rocm_geometry){ 0 };
-	return derive(kernel, rows, cols, geometry);
+	r = derive(kernel, rows, cols, &g);
+	if (r == 0)
+		*geometry = g;  /* untouched on error, never half written */
+	return r;
 }
 
 HR_EXPORT int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,

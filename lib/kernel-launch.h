@@ -16,17 +16,16 @@
 
 /* occ[b / 32]: resident blocks per multiprocessor at block b (0 = unknown). */
 #define HR_LAUNCH_OCC (1024 / 32 + 1)
-#define HR_LAUNCH_GRID_X_MAX 0x7fffffffu
-#define HR_LAUNCH_GRID_Y_MAX 65535u
 
 /*
  * Grid, block and dynamic shared memory for rows x cols of work (the
  * meaning of which is the kind's, util-launch-meta.h) on a device described by
  * d and occ (NULL: every occupancy unknown, estimated as 2048 resident
  * threads per multiprocessor).  Deterministic.  Zero work: 0 with an
- * all-zero grid.  -EOVERFLOW rows x cols overflows; -E2BIG the work does
- * not fit one launch (grid y or an exact grid x too large, a row's shared
- * memory beyond the device's).
+ * all-zero grid.  Grid-stride kinds are capped to the platform's grid
+ * limits (d->grid, target.h); -EOVERFLOW rows x cols overflows; -E2BIG the
+ * work does not fit one launch (grid y or an exact grid x beyond the
+ * platform's limits, a row's shared memory beyond the device's).
  */
 int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limits *d,
                      const uint16_t *occ, uint64_t rows, uint64_t cols,

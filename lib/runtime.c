@@ -142,7 +142,7 @@ static void runtime_free(void *p)
 /*
  * The launch geometry's device facts, once per device: the backend's, else
  * KFD's (AMD: HIP's attribute enum differs between ROCm releases), else a
- * default for the platform.
+ * default for the platform; the grid limits are the platform table's.
  */
 static void device_limits(struct rt_device *d, const struct hr_device *hd)
 {
@@ -160,6 +160,7 @@ static void device_limits(struct rt_device *d, const struct hr_device *hd)
 		l->max_block = 1024;
 	if (!l->max_shared)
 		l->max_shared = hd->lds_bytes ? hd->lds_bytes : nv ? 48u << 10 : 64u << 10;
+	l->grid = *hr_platform_grid_limits(hd->platform);
 }
 
 /* The opened device slot for a hanzo-rocm device number; *target optional. */

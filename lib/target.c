@@ -130,6 +130,43 @@ enum hr_platform hr_target_platform(const char *t)
 	return t[0] == 's' ? HR_PLATFORM_NVIDIA : HR_PLATFORM_AMD;
 }
 
+/* ---- the platform table: launch limits ----------------------------------- */
+
+static const struct hr_grid_limits grid_limits[] = {
+	[HR_PLATFORM_NVIDIA] = { { 0x7fffffffu, 65535u, 65535u }, UINT64_MAX },
+	[HR_PLATFORM_AMD] = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },
+	/* Both GPUs' limits: what the host runs, either GPU runs. */
+	[HR_PLATFORM_HOST] = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },
+};
+
+const struct hr_grid_limits *hr_platform_grid_limits(enum hr_platform p)
+{
+	if (p != HR_PLATFORM_NVIDIA && p != HR_PLATFORM_AMD)
+		p = HR_PLATFORM_HOST;
+	return &grid_limits[p];
+}
+
+int hr_grid_check(const struct hr_grid_limits *lim, const unsigned grid[3],
+                  const unsigned block[3], char *why, size_t why_size)
+{
+	static const char dim[3] = { 'x', 'y', 'z' };
+
+	for (int i = 0; i < 3; i++) {
+		if (grid[i] > lim->blocks[i]) {
+			snprintf(why, why_size, "grid %c of %u blocks: the limit is %" PRIu32,
+			         dim[i], grid[i], lim->blocks[i]);
+			return -E2BIG;
+		}
+		if ((uint64_t)grid[i] * block[i] > lim->threads) {
+			snprintf(why, why_size, "grid %c of %u blocks of %u threads: "
+			         "the limit is %" PRIu64 " threads", dim[i], grid[i], block[i],
+			         lim->threads);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
 int hr_target_generic(const char *t, char *buf, size_t n)
 {
 	size_t len;

@@ -30,6 +30,25 @@ struct hr_device {
 	unsigned compute_units, wave, lds_bytes;
 };
 
+/*
+ * A platform's launch limits, one row per platform (the platform table of
+ * DESIGN.md §7; lib/target.c): blocks per grid dimension, and threads per
+ * grid dimension (grid[i] x block[i]).  CUDA: grid x <= 2^31 - 1, y and z
+ * <= 65535.  HIP on AMD: the same block counts, and grid x x block x <=
+ * 2^32 - 1 (HSA's grid size is a 32-bit count of work-items).  The host
+ * backend takes both rows' limits at once, whatever wave size it emulates:
+ * a geometry the host accepts is one every GPU accepts, so a result proven
+ * on the host holds on the GPU.  HR_PLATFORM_NONE gets the host row.
+ */
+struct hr_grid_limits {
+	uint32_t blocks[3];             /* grid x, y, z */
+	uint64_t threads;               /* grid[i] x block[i], every i */
+};
+const struct hr_grid_limits *hr_platform_grid_limits(enum hr_platform p);
+/* 0 when grid x block fits lim; else -E2BIG, why saying which dimension. */
+int hr_grid_check(const struct hr_grid_limits *lim, const unsigned grid[3],
+                  const unsigned block[3], char *why, size_t why_size);
+
 /* 0 if t is a valid target ID (gfx… with optional :feature±, sm_NN[a], host-w64/w32), else -EINVAL. */
 int hr_target_validate(const char *t);
 enum hr_platform hr_target_platform(const char *t);

@@ -207,8 +207,12 @@ int hr_launch_meta_find(const char *text, size_t len, const char *name,
 	unsigned no = 0;
 
 	*lineno = 0;
-	if (len > HR_LAUNCH_MAX_TEXT)
+	if (why_size)
+		why[0] = '\0';
+	if (len > HR_LAUNCH_MAX_TEXT) {
+		bad(why, why_size, "more than %u bytes (1 MiB) of metadata", HR_LAUNCH_MAX_TEXT);
 		return -E2BIG;
+	}
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;

@@ -51,7 +51,7 @@ int hr_launch_meta_parse(const char *line, char *pattern, size_t pattern_size,
  * one per line, nothing else): every line is validated, the first whose
  * PATTERN fnmatch(3)es name wins.  0; -ENOENT no line matches; -EINVAL a
  * malformed line (*lineno and why say which and why); -E2BIG text or a
- * line too long.
+ * line too long (why says which; *lineno 0 for the whole text).
  */
 int hr_launch_meta_find(const char *text, size_t len, const char *name,
                         struct hr_launch_meta *m, unsigned *lineno,

@@ -66,10 +66,11 @@ bool hr_strv_contains(char *const *v, const char *s)
 
 char **hr_strv_copy(char *const *v)
 {
-	char **out = hr_strv_new();
+	size_t n = hr_strv_len(v);
+	char **out = calloc(n + 1, sizeof(char *));
 
-	for (size_t i = 0; out && v && v[i]; i++) {
-		if (hr_strv_push(&out, v[i]) < 0) {
+	for (size_t i = 0; out && i < n; i++) {
+		if (!(out[i] = strdup(v[i]))) {
 			hr_strv_free(out);
 			return NULL;
 		}
@@ -77,28 +78,78 @@ char **hr_strv_copy(char *const *v)
 	return out;
 }
 
+/* Two passes, one allocation for the vector: pushing field by field was
+ * quadratic (hr_strv_push measures the vector each time). */
 char **hr_strv_split(const char *s, const char *seps)
 {
-	char **out = hr_strv_new();
+	size_t n = 0, k = 0;
+	char **out;
 
-	while (out && s && *s) {
-		size_t skip = strspn(s, seps), len;
-		char *field;
+	for (const char *p = s; p && *p;) {
+		p += strspn(p, seps);
+		if (*p)
+			n++;
+		p += strcspn(p, seps);
+	}
+	out = calloc(n + 1, sizeof(char *));
+	while (out && k < n) {
+		size_t len;
 
-		s += skip;
+		s += strspn(s, seps);
 		len = strcspn(s, seps);
-		if (len == 0)
-			break;
-		field = strndup(s, len);
-		if (!field || hr_strv_push(&out, field) < 0) {
-			free(field);
+		out[k] = strndup(s, len);
+		if (!out[k]) {
 			hr_strv_free(out);
 			return NULL;
 		}
-		free(field);
+		k++;
 		s += len;
 	}
 	return out;
+}
+
+struct uniq_ent {
+	const char *s;
+	size_t i;
+};
+
+static int uniq_cmp(const void *a, const void *b)
+{
+	const struct uniq_ent *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+char **hr_strv_uniq(char *const *v)
+{
+	size_t n = hr_strv_len(v), k = 0;
+	struct uniq_ent *e = calloc(n ? n : 1, sizeof(*e));
+	bool *drop = calloc(n ? n : 1, sizeof(*drop));
+	char **out = calloc(n + 1, sizeof(char *));
+
+	if (!e || !drop || !out)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct uniq_ent){ v[i], i };
+	qsort(e, n, sizeof(*e), uniq_cmp);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(e[i].s, e[i - 1].s) == 0)
+			drop[e[i].i] = true;    /* a later copy of e[i - 1] */
+	for (size_t i = 0; i < n; i++) {
+		if (drop[i])
+			continue;
+		if (!(out[k++] = strdup(v[i])))
+			goto fail;
+	}
+	free(e);
+	free(drop);
+	return out;
+fail:
+	free(e);
+	free(drop);
+	hr_strv_free(out);
+	return NULL;
 }
 
 char *hr_strv_join(char *const *v, const char *sep)
@@ -148,6 +199,17 @@ char *hr_path_join(const char *a, const char *b)
 	if (asprintf(&out, "%.*s/%s", (int)la, a, b) < 0)
 		return NULL;
 	return out;
+}
+
+bool hr_errno_transient(int r)
+{
+	switch (-r) {
+	case ENOMEM: case EMFILE: case ENFILE: case ENOBUFS:
+	case EINTR: case EAGAIN: case EIO:
+		return true;
+	default:
+		return false;
+	}
 }
 
 bool hr_name_is_safe(const char *s)

@@ -19,6 +19,8 @@ bool hr_strv_contains(char *const *v, const char *s);
 char **hr_strv_copy(char *const *v);
 /* Split on any of seps, dropping empty fields; NULL on ENOMEM. */
 char **hr_strv_split(const char *s, const char *seps);
+/* A copy without repeats, the first of each kept in order; O(n log n). */
+char **hr_strv_uniq(char *const *v);
 char *hr_strv_join(char *const *v, const char *sep);
 
 /* root "" or "/" means none; the result is malloc'd. */
@@ -30,6 +32,14 @@ char *hr_path_join(const char *a, const char *b);
  * not starting with '.' or '-'.  Used for families, targets, kernel names.
  */
 bool hr_name_is_safe(const char *s);
+
+/*
+ * r (a negative errno) may pass by itself: out of memory, descriptors or
+ * buffers, interrupted, try again, or an I/O error (a network file system).
+ * Loaders cache only the other, deterministic failures (a bad plugin, bad
+ * metadata); these are retried on the next call.
+ */
+bool hr_errno_transient(int r);
 
 /*
  * "1G", "1.5G", "512MiB", "100K", "123", "512B" -> bytes (binary units, as

@@ -66,6 +66,14 @@ grep_ok "says so" "built-in defaults" "$T/out"
 exit_is 0 "info --root" "$HR_CLI" --root "$R" info
 grep_ok "info has a Configuration block" "^Configuration:" "$T/out"
 grep_ok "showing the effective max_size" "cache.max_size +4.0G" "$T/out"
+# Every key of the key table (lib/config-keys.c), as SECTION.KEY (issue 30).
+missing=
+for k in $(sed -n 's/^	{ "\([a-z_]*\)", "\([a-z_]*\)", set_.*/\1.\2/p' "$top_srcdir/lib/config-keys.c"); do
+	grep -qE "^  $k " "$T/out" || missing="$missing $k"
+done
+[ -z "$missing" ] && [ "$(sed -n 's/^	{ "\([a-z_]*\)", "\([a-z_]*\)", set_.*/x/p' "$top_srcdir/lib/config-keys.c" | wc -l)" -gt 15 ]
+ok $? "info shows every configuration key${missing:+ (missing:$missing)}"
+grep_ok "  ... the compile timeout, the default when unset" "compiler.timeout +600 s \(the default\)" "$T/out"
 exit_is 0 "info --json --root" env HANZO_ROCM_CACHE_DIR=/env/cache "$HR_CLI" --root "$R" info --json
 cp "$T/out" "$T/info.json"
 if [ -n "$PYTHON3" ]; then
@@ -84,6 +92,8 @@ assert c["cache"]["user_dir"] == "/env/cache", c["cache"]
 assert c["targets"]["extra"] == ["gfx90a"], c["targets"]
 assert c["plugins"]["path"] == [root + "/opt/hr/plugins"], c["plugins"]
 assert c["compiler"]["flags"] == ["-O3"], c["compiler"]
+assert c["compiler"]["timeout"] == 600 and c["compiler"]["cxx"] == "c++", c["compiler"]
+assert c["targets"]["host"] in ([], None), c["targets"]
 PY
 	"$PYTHON3" "$T/check.py" "$R" "$sysconfdir" <"$T/info.json" >"$T/py" 2>&1
 	ok $? "info --json config values (root, files, conf.d order, env)"

@@ -12,6 +12,10 @@ export HANZO_ROCM_PLUGIN_PATH="$HR_PLUGINS" HANZO_ROCM_HOST=host-w64
 export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
 printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
 
+# No device at all (a fake empty KFD root, no host device): not a success.
+mkdir -p "$T/empty"
+HANZO_ROCM_ROOT="$T/empty" HANZO_ROCM_HOST= exit_is 2 "vector-add with no device: exit 2" "$ex" 1001
+grep_ok "  ... pointing at the host devices" "HANZO_ROCM_HOST=host-w64 runs it on the CPU" "$T/err"
 exit_is 0 "vector-add on host-w64, 1001 floats" "$ex" 1001
 grep_ok "  ... right" "1001 floats: max relative error .*: OK" "$T/out"
 grep_ok "  ... the library's geometry: 1 block of 256 for 1001 elements (vec 4)" "grid 1 x block 256 for 1001" "$T/out"

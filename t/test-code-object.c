@@ -219,6 +219,21 @@ static void test_lookup(void)
 	hr_code_object_find(ctx, "alpha", "gfx906", 0, &d2, &n, &from);
 	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".bad-%ld", (long)getpid());
 	ok(stat(path, &st) == 0, "corrupt user entry quarantined as .bad-PID");
+
+	/* Issue 30, item 6: a valid user entry the driver refused, compile =
+	 * never: moved aside, not loaded again by every process. */
+	key_for(ctx, "gfx90a", &key);
+	is_int(hr_entry_write(ctx, user, "alpha", "gfx90a", &key, "test", co90, n90), 0,
+	       "a valid entry in the user tier");
+	logbuf[0] = '\0';
+	is_int(hr_code_object_find(ctx, "alpha", "gfx90a", 1u << HR_TIER_USER | 1u << HR_TIER_MEMORY,
+	                           &d2, &n, &from), 0, "the driver refused it, compile = never: found");
+	ok(from == HR_TIER_SYSTEM, "  ... in the system tier");
+	snprintf(path, sizeof(path), "%s/gfx90a/alpha.hrco", user);
+	ok(access(path, F_OK) < 0, "  ... the refused entry is gone from the user tier");
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".bad-%ld", (long)getpid());
+	ok(stat(path, &st) == 0 && strstr(logbuf, "the driver refused it"),
+	   "  ... quarantined as .bad-PID, with a warning");
 	hanzo_rocm_unref(ctx);
 }
 

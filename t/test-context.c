@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,7 @@ static void *race(void *arg)
 	struct racer *w = arg;
 
 	while (!atomic_load(&go))
-		;
+		sched_yield();  /* 2 CPUs under TSan: spinning starved the starter */
 	w->r = hr_ctx_lazy(w->ctx, HR_SLOT_RUNTIME, create_runtime, state_destroy, &w->got);
 	return NULL;
 }
@@ -94,7 +95,7 @@ static void *race_real(void *arg)
 	int a, b;
 
 	while (!atomic_load(&go))
-		;
+		sched_yield();  /* 2 CPUs under TSan: spinning starved the starter */
 	a = hanzo_rocm_device_count(w->ctx);
 	b = hanzo_rocm_device_count(w->ctx);
 	w->r = a == b ? a : -EBADE;

@@ -18,11 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hanzo-rocm.h"
 #include "util-launch-meta.h"
 #include "kernel-launch.h"
+#include "build-plugin.h"
 #include "runtime.h"
+#include "target.h"
 #include "tap.h"
 
 /* ---- the grammar ------------------------------------------------------ */
@@ -102,6 +107,22 @@ static void test_grammar(void)
 	text = "#@launch u* elementwise\n\0#@launch x* rows";
 	r = hr_launch_meta_find(text, 40, "uexp_f32", &m, &no, why, sizeof(why));
 	is_int(r, -EINVAL, "a NUL byte inside the text is refused");
+	{
+		/* Issue 30, item 6: reported "at line 0: invalid" before. */
+		size_t big = HR_LAUNCH_MAX_TEXT + 1;
+		char *t = malloc(big);
+
+		if (t) {
+			for (size_t i = 0; i < big; i++)
+				t[i] = i % 32 == 31 ? '\n' : 'x';
+			why[0] = '\0';
+			no = 77;
+			r = hr_launch_meta_find(t, big, "uexp_f32", &m, &no, why, sizeof(why));
+			ok(r == -E2BIG && no == 0 && strstr(why, "more than 1048576 bytes (1 MiB)"),
+			   "metadata over 1 MiB: -E2BIG, no line, the reason (%s)", why);
+			free(t);
+		}
+	}
 }
 
 /* ---- every kernel of every list has a line ----------------------------- */
@@ -214,12 +235,76 @@ static void show(const char *what, const struct hanzo_rocm_geometry *g)
 	     g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2], g->shared, g->splits);
 }
 
+/* grid x x block x of g, the count HIP refuses above 2^32 - 1. */
+static uint64_t threads_x(const struct hanzo_rocm_geometry *g)
+{
+	return (uint64_t)g->grid[0] * g->block[0];
+}
+
+/* The platform table's limits (issue 30, items 3 and 4): grid-stride kinds
+ * capped to them, exact grids -E2BIG; the host row takes both GPUs'. */
+static void test_grid_limits(const struct hr_device_limits *nv, const struct hr_device_limits *amd,
+                             const uint16_t *occ)
+{
+	struct hr_launch_meta red = meta("#@launch fast_* rows block=256 shared=512");
+	struct hr_launch_meta fill = meta("#@launch const_set_* elementwise");
+	struct hr_launch_meta un = meta("#@launch u*_f32 elementwise vec=4");
+	struct hr_launch_meta norm = meta("#@launch * rows grid=exact block=auto per_thread=8 shared=512");
+	struct hr_launch_meta e2 = meta("#@launch x elementwise2d");
+	const struct hr_grid_limits *host = hr_platform_grid_limits(HR_PLATFORM_HOST);
+	struct hr_device_limits unknown = *amd;
+	struct hanzo_rocm_geometry g;
+	char why[128];
+	int r;
+
+	ok(host->blocks[0] == 0x7fffffffu && host->blocks[1] == 65535 && host->blocks[2] == 65535 &&
+	   host->threads == 0xffffffffu, "the host row is both GPUs' limits at once");
+	r = hr_launch_derive(&red, amd, occ, 4096ull * 4096, 8, &g);
+	ok(r == 0 && g.grid[0] == 0xffffffffu / 256 && threads_x(&g) <= 0xffffffffu,
+	   "AMD: fast_sum_f32 over the last dim of [4096, 4096, 8]: grid x x block <= 2^32 - 1 (%u blocks)",
+	   g.grid[0]);
+	r = hr_launch_derive(&red, nv, occ, 4096ull * 4096, 8, &g);
+	ok(r == 0 && g.grid[0] == 4096u * 4096, "  ... CUDA: a block per row, 2^24 blocks (%u)", g.grid[0]);
+	r = hr_launch_derive(&fill, amd, occ, 1ull << 32, 1, &g);
+	ok(r == 0 && threads_x(&g) <= 0xffffffffu && g.grid[0] == 0xffffffffu / 256,
+	   "AMD: const_set_f32 over 2^32 elements: capped grid (%u blocks)", g.grid[0]);
+	r = hr_launch_derive(&un, amd, occ, 1ull << 34, 1, &g);
+	ok(r == 0 && threads_x(&g) <= 0xffffffffu, "AMD: uexp_f32 over 2^34 elements: capped grid (%u blocks)",
+	   g.grid[0]);
+	r = hr_launch_derive(&norm, amd, occ, 4ull << 20, 8192, &g);
+	is_int(r, -E2BIG, "AMD: softmax of 4M x 8192 (an exact grid of 2^22 x 1024 threads): -E2BIG");
+	r = hr_launch_derive(&norm, nv, occ, 4ull << 20, 8192, &g);
+	ok(r == 0 && g.grid[0] == 4u << 20 && g.block[0] == 1024, "  ... CUDA: one launch");
+	r = hr_launch_derive(&norm, amd, occ, (4ull << 20) - 1, 8192, &g);
+	ok(r == 0 && threads_x(&g) == 0xffffffffull - 1023, "  ... AMD: 4M - 1 rows fit");
+	memset(&unknown.grid, 0, sizeof(unknown.grid));
+	r = hr_launch_derive(&norm, &unknown, occ, 4ull << 20, 8192, &g);
+	is_int(r, -E2BIG, "a device with no grid limits gets the host row (the strictest)");
+	r = hr_launch_derive(&e2, amd, occ, 65535, 3, &g);
+	ok(r == 0 && g.grid[1] == 65535, "elementwise2d: 65535 rows fit grid y");
+	{
+		const unsigned b64[3] = { 64, 1, 1 }, b1[3] = { 1, 1, 1 };
+		const unsigned wrap[3] = { 1u << 31, 1u << 31, 4 }, cube[3] = { 1u << 16, 1u << 16, 1u << 16 };
+		const unsigned x[3] = { 0x7fffffffu, 1, 1 }, ok3[3] = { 0x7fffffffu, 65535, 65535 };
+
+		is_int(hr_grid_check(host, wrap, b1, why, sizeof(why)), -E2BIG, "grid {2^31, 2^31, 4}: -E2BIG (%s)", why);
+		is_int(hr_grid_check(host, cube, b1, why, sizeof(why)), -E2BIG, "grid {2^16, 2^16, 2^16}: -E2BIG (%s)", why);
+		is_int(hr_grid_check(host, x, b64, why, sizeof(why)), -E2BIG,
+		       "grid x 2^31 - 1 of 64 threads on the host: -E2BIG (%s)", why);
+		is_int(hr_grid_check(hr_platform_grid_limits(HR_PLATFORM_NVIDIA), x, b64, why, sizeof(why)), 0,
+		       "  ... CUDA takes it");
+		is_int(hr_grid_check(host, ok3, b1, why, sizeof(why)), 0, "grid {2^31 - 1, 65535, 65535} of 1 thread fits");
+	}
+}
+
 static void test_geometry(void)
 {
 	/* An H100-like and an MI300-like device, a small RDNA one. */
-	const struct hr_device_limits nv = { 132, 32, 1024, 48u << 10 };
-	const struct hr_device_limits amd = { 304, 64, 1024, 64u << 10 };
-	const struct hr_device_limits odd = { 7, 32, 1000, 64u << 10 };
+	const struct hr_device_limits nv = { 132, 32, 1024, 48u << 10,
+	                                     *hr_platform_grid_limits(HR_PLATFORM_NVIDIA) };
+	const struct hr_device_limits amd = { 304, 64, 1024, 64u << 10,
+	                                      *hr_platform_grid_limits(HR_PLATFORM_AMD) };
+	const struct hr_device_limits odd = { 7, 32, 1000, 64u << 10, { { 0 }, 0 } };
 	struct hr_launch_meta ew4 = meta("#@launch x elementwise vec=4");
 	struct hr_launch_meta ew4cap = meta("#@launch x elementwise vec=4 waves=2");
 	struct hr_launch_meta ew = meta("#@launch x elementwise");
@@ -258,7 +343,7 @@ static void test_geometry(void)
 	ok(r == 0 && GEO(g, ((1ull << 32) + 3 + 255) / 256, 1, 256, 0),
 	   "  ... waves=0: one thread per element, %u blocks", g.grid[0]);
 	r = hr_launch_derive(&full, &nv, occ, 1ull << 45, 1, &g);
-	ok(r == 0 && GEO(g, HR_LAUNCH_GRID_X_MAX, 1, 256, 0), "  ... 2^45: the grid stays within 2^31 - 1");
+	ok(r == 0 && GEO(g, 0x7fffffffu, 1, 256, 0), "  ... 2^45: the grid stays within 2^31 - 1 (CUDA)");
 	r = hr_launch_derive(&ew, &nv, occ, 1ull << 33, 1ull << 31, &g);
 	is_int(r, -EOVERFLOW, "rows x cols overflowing 64 bits is -EOVERFLOW");
 
@@ -310,6 +395,7 @@ static void test_geometry(void)
 	ok(r == 0 && g.splits == 1, "  ... many rows: one split");
 	r = hr_launch_derive(&split, &amd, occ, 2, 1ull << 40, &g);
 	ok(r == 0 && g.splits == 608, "  ... 2 x 2^40 on 304 CUs: 608 splits (%u)", g.splits);
+	test_grid_limits(&nv, &amd, occ);
 }
 
 /* ---- layouts --------------------------------------------------------- */
@@ -580,6 +666,33 @@ static void test_host(unsigned dev)
 		ok(r == 0 && g.splits > 1 && g.grid[1] == g.splits,
 		   "dev %u: one long row splits on the host (%u splits)", dev, g.splits);
 	}
+	/* The host refuses what a GPU refuses (issue 30, items 3 and 4). */
+	if (kr) {
+		const unsigned wrap[3] = { 1u << 31, 1u << 31, 4 }, b256[3] = { 256, 1, 1 };
+		struct hanzo_rocm_kernel *ksm = NULL;
+
+		r = hanzo_rocm_kernel_geometry(kr, 4096ull * 4096, 8, &g);
+		ok(r == 0 && threads_x(&g) <= 0xffffffffu,
+		   "dev %u: fast_sum_f32 over the last dim of [4096, 4096, 8]: grid x x block <= 2^32 - 1 (%u blocks)",
+		   dev, g.grid[0]);
+		logbuf[0] = '\0';
+		is_int(hanzo_rocm_kernel_launch(kr, wrap, b256, 0, NULL, NULL), -E2BIG,
+		       "dev %u: a raw launch of grid {2^31, 2^31, 4} (0 blocks if it wrapped): -E2BIG", dev);
+		ok(strstr(logbuf, "grid x of 2147483648 blocks") != NULL, "  ... logged: %s", logbuf);
+		if (hanzo_rocm_kernel_get(ctx, dev, "norm", "softmax_f32", &ksm) == 0) {
+			memset(&g, 0x55, sizeof(g));
+			is_int(hanzo_rocm_kernel_geometry(ksm, 4ull << 20, 8192, &g), -E2BIG,
+			       "dev %u: softmax_f32 of 4M x 8192 (one block per row of 1024): -E2BIG", dev);
+			{
+				struct hanzo_rocm_geometry same;
+
+				memset(&same, 0x55, sizeof(same));
+				ok(memcmp(&g, &same, sizeof(g)) == 0, "  ... the geometry is left untouched, not half written");
+			}
+		} else {
+			ok(0, "dev %u: softmax_f32 loads", dev);
+		}
+	}
 	is_int(hanzo_rocm_kernel_launch_work(k, 0, 1, NULL, NULL), 0, "dev %u: zero work launches nothing", dev);
 	is_int(hanzo_rocm_kernel_launch_work(NULL, 1, 1, NULL, NULL), -EINVAL, "NULL kernel: -EINVAL");
 	is_int(hanzo_rocm_kernel_geometry(k, 1, 1, NULL), -EINVAL, "NULL geometry: -EINVAL");
@@ -751,6 +864,74 @@ static void test_catalogue(void)
 	ok(hanzo_rocm_catalogue_unref(cat) == NULL, "  ... unref frees it");
 }
 
+/* Every descriptor this process may still open, taken (RLIMIT_NOFILE
+ * lowered first so that is few); fds_free gives them back. */
+static int fds[256], n_fds;
+static struct rlimit saved_nofile;
+
+static void fds_exhaust(void)
+{
+	struct rlimit rl;
+
+	getrlimit(RLIMIT_NOFILE, &saved_nofile);
+	rl = saved_nofile;
+	rl.rlim_cur = 200;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (n_fds = 0; n_fds < (int)(sizeof(fds) / sizeof(fds[0])); n_fds++)
+		if ((fds[n_fds] = dup(2)) < 0)
+			break;
+}
+
+static void fds_free(void)
+{
+	while (n_fds > 0)
+		close(fds[--n_fds]);
+	setrlimit(RLIMIT_NOFILE, &saved_nofile);
+}
+
+/*
+ * Issue 30, item 5: out of descriptors while the plan opens the family's
+ * plugin (lazily, through the plugin index) is -EMFILE now and a success
+ * once descriptors are free, not -EMFILE for the context's life.  The code
+ * objects are in dir/cache already (test_host compiled them).
+ */
+static void test_transient(const char *conf, const char *cache)
+{
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+	                                .log_priority = LOG_ERR, .host = "host-w64",
+	                                .config = conf };
+	struct hanzo_rocm *c3 = NULL;
+	struct hanzo_rocm_kernel *k = NULL;
+	struct hanzo_rocm_geometry g;
+	int status, r, taken;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct hanzo_rocm *cw = NULL;
+
+		r = hanzo_rocm_new_with_options(&o, &cw);
+		r = r == 0 ? hr_plugins_write_index(cw, cache) : -1;
+		_exit(r < 0 ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0 || hanzo_rocm_new_with_options(&o, &c3) < 0 ||
+	    hanzo_rocm_kernel_get(c3, 0, "unary", "uneg_f32", &k) < 0) {
+		ok(0, "a context with a plugin index and a cached uneg_f32");
+		diag("log:\n%s", logbuf);
+		hanzo_rocm_unref(c3);
+		return;
+	}
+	fds_exhaust();
+	taken = n_fds;
+	r = hanzo_rocm_kernel_geometry(k, 1000, 1, &g);
+	fds_free();
+	is_int(r, -EMFILE, "out of descriptors while the plan opens the plugin: -EMFILE (%d taken)", taken);
+	r = hanzo_rocm_kernel_geometry(k, 1000, 1, &g);
+	ok(r == 0 && g.grid[0] == 1 && g.block[0] == 256,
+	   "  ... descriptors free again: the plan is built (%s)", hanzo_rocm_strerror(r));
+	hanzo_rocm_unref(c3);
+}
+
 int main(void)
 {
 	const char *src = getenv("top_srcdir"), *top = getenv("top_builddir");
@@ -782,6 +963,12 @@ int main(void)
 		test_ops(1);
 		test_catalogue();
 		test_no_metadata(top, dir);
+		{
+			char cache[620];
+
+			snprintf(cache, sizeof(cache), "%s/cache", dir);
+			test_transient(conf, cache);
+		}
 	} else {
 		skip(1, "no context with two host devices");
 	}

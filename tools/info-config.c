@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `info` section: the files read and every effective setting. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "hanzo-rocm-tools.h"
@@ -39,6 +40,7 @@ static void info_json(const struct hr_config *cfg, struct json *j)
 	json_end_array(j);
 	json_strv(j, "extra", cfg->extra);
 	json_strv(j, "default", cfg->default_targets);
+	json_strv(j, "host", cfg->host);
 	json_kv_string(j, "env_arch", cfg->env_arch);
 	json_strv(j, "env_targets", cfg->env_targets);
 	json_kv_string(j, "hsa_override", cfg->hsa_override);
@@ -58,8 +60,10 @@ static void info_json(const struct hr_config *cfg, struct json *j)
 	json_begin_object(j);
 	json_kv_string(j, "hipcc", cfg->hipcc);
 	json_kv_string(j, "nvcc", cfg->nvcc);
+	json_kv_string(j, "cxx", cfg->cxx);
 	json_strv(j, "flags", cfg->flags);
 	json_kv_uint(j, "jobs", cfg->jobs);
+	json_kv_uint(j, "timeout", cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S);
 	json_kv_string(j, "version_label", cfg->version_label);
 	json_end_object(j);
 
@@ -102,6 +106,7 @@ static void info_text(const struct hr_config *cfg)
 		       cfg->map[i].from, cfg->map[i].to);
 	print_strv("targets.extra", cfg->extra, "(none)");
 	print_strv("targets.default", cfg->default_targets, "(none)");
+	print_strv("targets.host", cfg->host, "(none)");
 	print_str("cache.system_dir", cfg->system_dir, "(none)");
 	print_str("cache.user_dir", cfg->user_dir, "(none: no HOME)");
 	print_strv("cache.site_dirs", cfg->site_dirs, "(none)");
@@ -112,11 +117,15 @@ static void info_text(const struct hr_config *cfg)
 	       (unsigned long long)cfg->max_size);
 	print_str("compiler.hipcc", cfg->hipcc, "");
 	print_str("compiler.nvcc", cfg->nvcc, "");
+	print_str("compiler.cxx", cfg->cxx, "");
 	print_strv("compiler.flags", cfg->flags, "(none)");
 	if (cfg->jobs)
 		printf("  %-20s %u\n", "compiler.jobs", cfg->jobs);
 	else
 		print_str("compiler.jobs", "0 (online CPUs)", "");
+	printf("  %-20s %u s%s\n", "compiler.timeout",
+	       cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S,
+	       cfg->timeout_s ? "" : " (the default)");
 	print_strv("plugins.path", cfg->plugin_path, "(none)");
 	print_strv("plugins.disable", cfg->disable, "(none)");
 	/* The environment only when it changes something: no noise otherwise. */

@@ -1,7 +1,10 @@
 #!/bin/sh
 # README command 2: the full test suite on a fresh machine.  Installs what it
 # needs, builds, runs `make check` (plain, then under ASan+UBSan in a second
-# build tree), `make lint`, `make check-readme` and, as root, `make check-package`, `make check-container`
+# build tree), the threaded tests under ThreadSanitizer (`make check-tsan` in
+# a third tree, _build/tsan, that builds only the library, those tests and two
+# plugins: about a minute on 2 cores; any report fails), `make lint`,
+# `make check-readme` and, as root, `make check-package`, `make check-container`
 # and the reduced `make check-rocm` (Debian 13's and sid's ROCm), and prints the
 # closing line "N passed, N failed".
 # Each phase's output goes to _build/test-logs/PHASE.log; the terminal gets
@@ -95,6 +98,17 @@ if [ -f Makefile ] || phase asan-configure '' "$top/configure" -q --enable-werro
 else
 	status=1
 fi
+
+# ThreadSanitizer (gcc's libtsan, which build-essential brings): the
+# threaded tests and one context shared by 8 threads on the host targets.
+mkdir -p "$top/_build/tsan"
+cd "$top/_build/tsan"
+if [ -f Makefile ] || phase tsan-configure '' "$top/configure" -q --enable-werror --enable-tsan; then
+	phase check-tsan '' make -j"$jobs" check-tsan || status=1
+	counts check-tsan
+else
+	status=1
+fi
 cd "$top/_build/main"
 
 nested=yes
@@ -144,7 +158,8 @@ else
 fi
 
 pass=0 fail=0
-for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log"; do
+for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log" \
+	"$top/_build/tsan/test-suite.log"; do
 	[ -f "$log" ] || { fail=$((fail + 1)); continue; }
 	p=$(sed -n 's/^# PASS: *\([0-9]*\)$/\1/p' "$log" | head -n1)
 	f=$(sed -n 's/^# FAIL: *\([0-9]*\)$/\1/p' "$log" | head -n1)

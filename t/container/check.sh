@@ -41,7 +41,14 @@ else
 	echo "# running commands with: buildah run --isolation chroot (podman run failed: $why_podman)"
 fi
 # in_image IMAGE CMD...: a fresh container of IMAGE; this script's files in /hr-test.
-in_image() {
+# Exit 125 is the container engine failing (podman's convention; a failed
+# `buildah from` here too), never the command: that is retried, twice, and
+# said on stderr.  Issue 30: `cache list --json` once came back empty while
+# the same command by hand printed the list, and neither its exit status nor
+# its stderr was looked at - a podman run that failed between two others
+# (storage or cleanup of the previous --rm container) fits, and is what the
+# retry and the stderr shown on every failure below are for.
+in_image_once() {
 	i=$1; shift
 	if [ "$runner" = podman ]; then
 		podman run --rm --pull=never --network=none -v "$T/mnt:/hr-test:ro" "$i" "$@"
@@ -53,7 +60,16 @@ in_image() {
 	buildah rm "$c" >/dev/null
 	return $s
 }
-label() { podman image inspect --format "{{ index .Labels \"$2\" }}" "$1"; }
+in_image() {
+	for try in 1 2 3; do
+		in_image_once "$@"
+		s=$?
+		[ "$s" -eq 125 ] && [ "$try" -lt 3 ] || return $s
+		echo "check.sh: $runner failed (exit 125, the container engine) running $*: try $((try + 1)) of 3" >&2
+		sleep 1
+	done
+}
+label() { podman image inspect --format "{{ index .Labels \"$2\" }}" "$1" 2>>"$T/label.err"; }
 json() { # FILE PYTHON-EXPRESSION-OF-d: prints its value
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
@@ -74,31 +90,38 @@ fi
 
 # ---- labels ---------------------------------------------------------------
 [ "$(label "$img" ai.hanzo.rocm.targets)" = "$targets" ]
-okr $? "label ai.hanzo.rocm.targets is \"$targets\"" || echo "# got: $(label "$img" ai.hanzo.rocm.targets)"
-in_image "$img" hanzo-rocm --version >"$T/version" 2>&1
+okr $? "label ai.hanzo.rocm.targets is \"$targets\"" ||
+	{ echo "# got: $(label "$img" ai.hanzo.rocm.targets)"; show "$T/label.err"; }
+in_image "$img" hanzo-rocm --version >"$T/version" 2>"$T/version.err"
+s=$?
 [ "$(label "$img" org.opencontainers.image.version)" = "$version" ] &&
-	[ "$(cat "$T/version")" = "hanzo-rocm $version" ]
+	[ "$s" -eq 0 ] && [ "$(cat "$T/version")" = "hanzo-rocm $version" ]
 okr $? "label org.opencontainers.image.version is $version, as hanzo-rocm --version in the image" ||
-	echo "# label: $(label "$img" org.opencontainers.image.version); CLI: $(cat "$T/version")"
+	{ echo "# label: $(label "$img" org.opencontainers.image.version); CLI (exit $s):"; show "$T/version"
+	  show "$T/version.err"; show "$T/label.err"; }
 in_image "$img" hanzo-rocm cache list --json >"$T/list.json" 2>"$T/list.err"
+s=$?
 tc=$(label "$img" ai.hanzo.rocm.toolchain)
 compilers=$(json "$T/list.json" '" | ".join(sorted({e["compiler"] for e in d}))' 2>&1)
-[ -n "$tc" ] && [ "$compilers" = "$tc" ]
+[ "$s" -eq 0 ] && [ -n "$tc" ] && [ "$compilers" = "$tc" ]
 okr $? "label ai.hanzo.rocm.toolchain ($tc) is the compiler of every cache entry" ||
-	echo "# entries: $compilers"
+	{ echo "# cache list --json: exit $s, $(wc -c <"$T/list.json") bytes; entries: $compilers"
+	  echo "# its stderr:"; show "$T/list.err"; show "$T/label.err"; }
 
 # ---- info, verify ------------------------------------------------------------
 in_image "$img" hanzo-rocm info --json >"$T/info.json" 2>"$T/info.err"
 okr $? "hanzo-rocm info --json runs in the image" || show "$T/info.err"
 sys=$(json "$T/info.json" '[t["entries"] for t in d["cache_tiers"] if t["tier"] == "system" and t["path"] == "/var/cache/hanzo-rocm"][0]' 2>&1)
 [ "$sys" = $((n_fam * n_tgt)) ]
-okr $? "info: the system tier holds $n_fam families x $n_tgt target(s) = $((n_fam * n_tgt)) entries (got $sys)"
+okr $? "info: the system tier holds $n_fam families x $n_tgt target(s) = $((n_fam * n_tgt)) entries (got $sys)" ||
+	show "$T/info.err"
 never=$(json "$T/info.json" 'd["config"]["cache"]["compile"] + " " + " ".join(d["config"]["files"])' 2>&1)
 case $never in "never "*50-container.conf*) s=0 ;; *) s=1 ;; esac
-okr $s "info: compile = never from /etc/hanzo-rocm.conf.d/50-container.conf" || echo "# got: $never"
+okr $s "info: compile = never from /etc/hanzo-rocm.conf.d/50-container.conf" ||
+	{ echo "# got: $never"; show "$T/info.err"; }
 np=$(json "$T/info.json" 'len([p for p in d["plugins"] if p["status"] == "ok"])' 2>&1)
 [ "$np" = "$n_fam" ]
-ok $? "info: the $n_fam plugins are accepted (got $np)"
+okr $? "info: the $n_fam plugins are accepted (got $np)" || show "$T/info.err"
 exit_is 0 "hanzo-rocm cache verify exits 0" in_image "$img" hanzo-rocm cache verify
 t0=${targets%% *}
 # shellcheck disable=SC2016
@@ -138,19 +161,22 @@ okr $? "no hipcc, nvcc or other compiler in the runtime image" || show "$T/cc"
 
 # ---- size --------------------------------------------------------------------
 size() { podman image inspect --format '{{.Size}}' "$1"; }
-in_image "$img" du -sb /var/cache/hanzo-rocm >"$T/du" 2>&1
+in_image "$img" du -sb /var/cache/hanzo-rocm >"$T/du" 2>"$T/du.err"
+s=$?
 cache=$(cut -f1 "$T/du") rt=$(size "$img") b=$(size "$base")
+case $cache$rt$b in *[!0-9]*|"") cache=0 rt=0 b=0 s=1 ;; esac
 extra=$((rt - b - cache))
 echo "# sizes: base $b, runtime $rt, cache $cache bytes: runtime = base + cache + $((extra / 1024)) KiB"
-[ "$extra" -le $((20 * 1048576)) ]
-ok $? "runtime image <= base + 20 MiB + cache (base + cache + $((extra / 1048576)) MiB)"
+[ "$s" -eq 0 ] && [ "$extra" -le $((20 * 1048576)) ]
+okr $? "runtime image <= base + 20 MiB + cache (base + cache + $((extra / 1048576)) MiB)" ||
+	{ echo "# du (exit $s):"; show "$T/du"; show "$T/du.err"; }
 
 # ---- framework base ----------------------------------------------------------
 in_image "$fw" sh -c 'pkg-config --modversion hanzo-rocm && pkg-config --cflags --libs hanzo-rocm &&
-	test -f /usr/include/hanzo-rocm.h && test -f /usr/include/hanzo-rocm-plugin.h' >"$T/fw" 2>&1
+	test -f /usr/include/hanzo-rocm.h && test -f /usr/include/hanzo-rocm-plugin.h' >"$T/fw" 2>"$T/fw.err"
 s=$?
 [ $s -eq 0 ] && [ "$(head -n 1 "$T/fw")" = "$version" ] && grep -q -- '-lhanzo-rocm' "$T/fw"
-okr $? "framework base: headers and pkg-config hanzo-rocm $version" || show "$T/fw"
+okr $? "framework base: headers and pkg-config hanzo-rocm $version" || { show "$T/fw"; show "$T/fw.err"; }
 exit_is 0 "framework base: cache verify exits 0 (it carries the runtime's cache)" \
 	in_image "$fw" hanzo-rocm cache verify
 
@@ -158,7 +184,7 @@ exit_is 0 "framework base: cache verify exits 0 (it carries the runtime's cache)
 : >"$T/times"
 for i in 1 2 3 4 5; do
 	s0=$(date +%s%N)
-	in_image "$img" /hr-test/co-lookup unary "$t0" >"$T/co" 2>&1 || break
+	in_image "$img" /hr-test/co-lookup unary "$t0" >"$T/co" 2>>"$T/times.err" || { show "$T/times.err"; break; }
 	echo "$((($(date +%s%N) - s0) / 1000)) $(sed 's/.*, //' "$T/co")" >>"$T/times"
 done
 echo "# container start -> unary code object for $t0 ($runner), 5 runs: wall us, in-process:"
