@@ -307,9 +307,10 @@ static int derive(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols
 
 struct hr_op_cache *hr_kernel_op_cache(struct hanzo_rocm_kernel *kernel)
 {
-	struct plan *p = (struct plan *)plan_get(kernel);
+	int transient = 0;
+	struct plan *p = (struct plan *)plan_get(kernel, &transient);
 
-	return p ? &p->op : NULL;
+	return p ? &p->op : NULL;       /* no plan yet (transient error): no cache */
 }
 
 HR_EXPORT int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
