@@ -538,15 +538,18 @@ static double s_term(enum qt t, const uint8_t *xb, const uint8_t *yb)
 	return 0;
 }
 
-/* Mat-vec cases: (rows, ncols, block).  Enough rows that the mean relative
- * error is a mean: a handful of random dot products may all be near 0. */
+/* Mat-vec cases: (rows, ncols, block, grid; 0: a block per row).  Enough
+ * rows that the mean relative error is a mean: a handful of random dot
+ * products may all be near 0.  A grid smaller than the rows takes the
+ * kernels' other mapping (a wave per row, blocks striding over rows). */
 static const struct mcase {
 	const char *name;
 	int rows, ncols;
-	unsigned block;
+	unsigned block, grid;
 } mcases[] = {
-	{ "37x4096", 37, 4096, 256 },
-	{ "29x736", 29, 736, 64 },
+	{ "37x4096", 37, 4096, 256, 0 },
+	{ "29x736", 29, 736, 64, 0 },
+	{ "13x1024g2", 13, 1024, 128, 2 },
 };
 
 static void run_matvec(struct st_device *d, const struct st_kernel *k,
@@ -591,7 +594,7 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 	args[4] = &a_rows;
 	args[5] = q8 ? &a_npad : NULL;
 	args[6] = &a_nd;
-	if (st_launch_sync(d, kh, (unsigned)rows, 1, c->block, args, res) < 0)
+	if (st_launch_sync(d, kh, c->grid ? c->grid : (unsigned)rows, 1, c->block, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[2], got, dn * 4 + 16) < 0) {
 		st_fail(res, "copy back");
@@ -653,7 +656,7 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 	const int op = k->op & 15;
 	int failed = 0;
 
-	for (int c = 0; c < 2; c++) {
+	for (int c = 0; c < (op >= OP_DMMV ? 3 : 2); c++) {
 		struct st_result res;
 
 		if (op == OP_GET_ROWS && c > 0)
