@@ -331,6 +331,9 @@ QF = {"q4_0": (18, 32, (0,)), "q4_1": (20, 32, (0, 2)), "q5_0": (22, 32, (0,)),
       "q5_1": (24, 32, (0, 2)), "q8_0": (34, 32, (0,)), "q4_K": (144, 256, (0, 2)),
       "q5_K": (176, 256, (0, 2)), "q6_K": (210, 256, (208,))}
 QROWS, QCOLS = 14336, 4096
+# raw geometries tried besides the library's: (block, rows a block)
+GEOS = [tuple(int(v) for v in g.split("/")) for g in
+        (__import__("os").environ.get("HR_MV_GEOS") or "128/16 128/8 256/32 128/32").split()]
 
 
 def rand_blocks(q, nrows, ncols, g):
@@ -424,13 +427,16 @@ def sec_quant():
             del wf, w64
             dst = torch.empty(B, QROWS, device="cuda")
             # geometries: the library's (work) and a wave per row, 4 or 8 rows a block
-            geos = [("work", None), ("wave, 128", 128), ("wave, 256", 256)]
+            # (name, block, rows a block): the wave-per-row mapping with
+            # rows / (rows a block) blocks, i.e. rows a block / waves a block
+            # rows a wave
+            geos = [("work", None, 0)] + [(f"{b}/{r}r", b, r) for b, r in GEOS]
             for kname, batch in [(f"dequantize_mul_mat_vec_{q}", 0)] + \
                     [(f"mul_mat_vec_{q}_q8_1_cuda{b}", b) for b in (1, 2, 4, 8)]:
                 k = kernel("quantized", kname)
                 t1 = None
-                for gname, blk in geos:
-                    def mk(w, k=k, batch=batch, blk=blk):
+                for gname, blk, rpb in geos:
+                    def mk(w, k=k, batch=batch, blk=blk, rpb=rpb):
                         if batch:
                             v = [p(w), p(yq), p(dst), C.c_int(QCOLS), C.c_int(QROWS), C.c_int(QCOLS),
                                  C.c_int(QROWS)]
@@ -438,7 +444,7 @@ def sec_quant():
                             v = [p(w), p(y), p(dst), C.c_int(QCOLS), C.c_int(QROWS)]
                         if blk is None:
                             return launcher([(k, QROWS, QCOLS, v)])
-                        grid = -(-QROWS // (blk // 32))
+                        grid = -(-QROWS // rpb)
                         return launcher([(k, (grid, blk), None, v)])
                     runs = [mk(w) for w in ws]
                     dst.fill_(float("nan"))
