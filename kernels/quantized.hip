@@ -488,54 +488,84 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
 }
 
 /*
- * acc[i][j] += row i . column j over the units first, first + step, ...
- * for the nv (1..R) rows at xr, xr + row_bytes, ...: each column's block of
- * y is loaded once for the R rows (y is read from cache once per unit and R
- * rows, not per row: with f32 y, 128 bytes of it against 18 of a q4_0 unit).
+ * acc[i][j] += row i . column j over U units iu, iu + step, ... (U * step
+ * past iu inside the row) for the nv (1..R) rows at xr, xr + row_bytes, ...
+ * Every unit of x is loaded before any is used: U * R units' loads in flight
+ * a lane (a q4_0 unit is 18 bytes: one at a time keeps too few bytes in
+ * flight to cover the memory's latency).  Each column's block of y is loaded
+ * once for the R rows (y is read from cache once per unit and R rows, not
+ * per row: with f32 y, 128 bytes of it against 18 of a q4_0 unit).
  * Q8: y is B columns of q8_1 blocks (nby a column), else one f32 column.
  */
-template <typename F, int B, bool Q8, int R>
-HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
-                       float (*acc)[B])
+template <typename F, int B, bool Q8, int R, int U>
+HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
+                       uint64_t iu, uint64_t step, bool fast, bool yal, float (*acc)[B])
 {
 	const int per = F::qk / QK;
+	unit u[U][R];
 
-	for (uint64_t iu = first; iu < nu; iu += step) {
-		const uint8_t *xb = xr + iu / per * F::bytes;
-		unit u[R];
+#pragma unroll
+	for (int k = 0; k < U; k++) {
+		const uint64_t ik = iu + (uint64_t)k * step;
 
 #pragma unroll
 		for (int i = 0; i < R; i++)
 			if (i < nv)
-				F::unpack(xb + (uint64_t)i * row_bytes, (int)(iu % per), fast, u[i]);
+				F::unpack(xr + (uint64_t)i * row_bytes + ik / per * F::bytes, (int)(ik % per),
+				          fast, u[k][i]);
+	}
+#pragma unroll
+	for (int k = 0; k < U; k++) {
+		const uint64_t ik = iu + (uint64_t)k * step;
+
 		if (Q8) {
 #pragma unroll
 			for (int j = 0; j < B; j++) {
 				uint32_t v[8];
 				float d8, s8;
 
-				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + iu) * Q8_1_BYTES, yal,
+				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
 				          v, &d8, &s8);
 #pragma unroll
 				for (int i = 0; i < R; i++)
 					if (i < nv)
-						acc[i][j] += dot_q8_1<F::K>(u[i], d8, s8, v);
+						acc[i][j] += dot_q8_1<F::K>(u[k][i], d8, s8, v);
 			}
 		} else {
 			float yb[QK];
 
-			load_y_f32((const float *)vy + iu * QK, yal, yb);
+			load_y_f32((const float *)vy + ik * QK, yal, yb);
 #pragma unroll
 			for (int i = 0; i < R; i++)
 				if (i < nv)
-					acc[i][0] += dot_f32(u[i], yb);
+					acc[i][0] += dot_f32(u[k][i], yb);
 		}
 	}
 }
 
-/* Rows a wave takes at once in the wave-per-row mapping. */
-#define MV_R 4
+/* The units first, first + step, ... < nu: U at a time, then one by one. */
+template <typename F, int B, bool Q8, int R, int U>
+HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
+                       uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
+                       float (*acc)[B])
+{
+	uint64_t iu = first;
+
+	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
+		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+	for (; iu < nu; iu += step)
+		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+}
+
+/* Rows a wave takes at once (R) and units a lane loads at once (U) in the
+ * wave-per-row mapping, by columns of y (0: f32 y), measured on an H100
+ * (doc/BENCHMARKS.md): the f32 form gains most from sharing y over rows,
+ * the q8_1 form at batch 1 from more units in flight. */
+template <int B>
+struct mv_shape {
+	static constexpr int R = B == 0 ? 4 : B == 1 ? 1 : B == 2 ? 2 : 4;
+	static constexpr int U = B == 0 ? 1 : B == 1 ? 4 : B == 2 ? 2 : 1;
+};
 
 /* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
 template <typename F, int B, bool Q8>
@@ -557,8 +587,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 
 			for (int j = 0; j < B; j++)
 				acc[0][j] = 0.0f;
-			mv_rows<F, B, Q8, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby, nu,
-			                     threadIdx.x, blockDim.x, fast, yal, acc);
+			mv_rows<F, B, Q8, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
+			                        nu, threadIdx.x, blockDim.x, fast, yal, acc);
 			for (int j = 0; j < B; j++) {
 				const float s = hr_block_reduce(acc[0][j], hr_op_sum());
 
@@ -570,6 +600,7 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	}
 	/* A wave per row: the rows split evenly over the grid's waves, each
 	 * wave's contiguous share taken MV_R rows at a time. */
+	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
 	const uint64_t share = (nr + waves - 1) / waves;
@@ -582,8 +613,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		mv_rows<F, B, Q8, MV_R>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy, nby, nu,
-		                        lane, (uint64_t)ws, fast, yal, acc);
+		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
