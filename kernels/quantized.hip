@@ -487,11 +487,6 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
 	}
 }
 
-/* Units of y a shared-memory tile holds (wave-per-row mapping): q8_1
- * blocks as 9 words (a lane's stride of 9 words hits 32 different banks),
- * f32 units as 33 words (the same, with one word of padding). */
-#define MV_TILE 128
-
 /*
  * acc[i][j] += row i . column j over U units iu, iu + step, ... (U * step
  * past iu inside the row) for the nv (1..R) rows at xr, xr + row_bytes, ...
@@ -504,8 +499,7 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
  */
 template <typename F, int B, bool Q8, int R, int U>
 HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t iu, uint64_t step, bool fast, bool yal, const uint32_t *ys,
-                       uint64_t t0, float (*acc)[B])
+                       uint64_t iu, uint64_t step, bool fast, bool yal, float (*acc)[B])
 {
 	const int per = F::qk / QK;
 	unit u[U][R];
@@ -530,21 +524,8 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 				uint32_t v[8];
 				float d8, s8;
 
-				if (ys) {
-					const uint32_t *yw = ys + ((uint64_t)j * MV_TILE + (ik - t0)) * 9;
-					hr_f16 h;
-
-#pragma unroll
-					for (int w = 0; w < 8; w++)
-						v[w] = yw[1 + w];
-					h.bits = (uint16_t)(yw[0] & 0xffffu);
-					d8 = hr_f16_to_f32(h);
-					h.bits = (uint16_t)(yw[0] >> 16);
-					s8 = hr_f16_to_f32(h);
-				} else {
-					load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES,
-					          yal, v, &d8, &s8);
-				}
+				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
+				          v, &d8, &s8);
 #pragma unroll
 				for (int i = 0; i < R; i++)
 					if (i < nv)
@@ -553,15 +534,7 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 		} else {
 			float yb[QK];
 
-			if (ys) {
-				const float *yf = (const float *)(const void *)ys + (ik - t0) * (QK + 1);
-
-#pragma unroll
-				for (int e = 0; e < QK; e++)
-					yb[e] = yf[e];
-			} else {
-				load_y_f32((const float *)vy + ik * QK, yal, yb);
-			}
+			load_y_f32((const float *)vy + ik * QK, yal, yb);
 #pragma unroll
 			for (int i = 0; i < R; i++)
 				if (i < nv)
@@ -570,19 +543,18 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 	}
 }
 
-/* The units first, first + step, ... < nu: U at a time, then one by one;
- * y from global memory, or (ys) from the tile of units t0.. in shared. */
+/* The units first, first + step, ... < nu: U at a time, then one by one. */
 template <typename F, int B, bool Q8, int R, int U>
 HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
                        uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
-                       const uint32_t *ys, uint64_t t0, float (*acc)[B])
+                       float (*acc)[B])
 {
 	uint64_t iu = first;
 
 	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
-		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, ys, t0, acc);
+		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 	for (; iu < nu; iu += step)
-		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, ys, t0, acc);
+		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 }
 
 /* Rows a wave takes at once (R) and units a lane loads at once (U) in the
@@ -616,7 +588,7 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 			for (int j = 0; j < B; j++)
 				acc[0][j] = 0.0f;
 			mv_rows<F, B, Q8, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
-			                        nu, threadIdx.x, blockDim.x, fast, yal, NULL, 0, acc);
+			                        nu, threadIdx.x, blockDim.x, fast, yal, acc);
 			for (int j = 0; j < B; j++) {
 				const float s = hr_block_reduce(acc[0][j], hr_op_sum());
 
@@ -626,62 +598,29 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		}
 		return;
 	}
-	/*
-	 * A wave per row: each block takes an even contiguous share of the
-	 * rows, its waves take MV_R rows at a time of it in rounds; every round
-	 * walks y in tiles of MV_TILE units that the whole block first copies
-	 * to shared memory (coalesced), so a lane's reads of its unit's y words
-	 * are conflict-free shared reads rather than strided global ones.  The
-	 * round and tile counts are the block's, so every thread reaches every
-	 * barrier.
-	 */
+	/* A wave per row: the rows split evenly over the grid's waves, each
+	 * wave's contiguous share taken MV_R rows at a time. */
 	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
-	__shared__ uint32_t ys[Q8 ? B * MV_TILE * 9 : MV_TILE * (QK + 1)];
-	const uint64_t W = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
-	const uint64_t wave = threadIdx.x / (unsigned)ws, share = (nr + gridDim.x - 1) / gridDim.x;
-	const uint64_t r0 = blockIdx.x * share < nr ? blockIdx.x * share : nr;
-	const uint64_t r1 = r0 + share < nr ? r0 + share : nr;
-	const uint64_t chunks = (r1 - r0 + MV_R - 1) / MV_R, rounds = (chunks + W - 1) / W;
+	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
+	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
+	const uint64_t share = (nr + waves - 1) / waves;
+	const uint64_t end = (wave + 1) * share < nr ? (wave + 1) * share : nr;
 
-	for (uint64_t round = 0; round < rounds; round++) {
-		const uint64_t c = round * W + wave, r = r0 + c * MV_R;
-		const int nv = c >= chunks ? 0 : r1 - r < MV_R ? (int)(r1 - r) : MV_R;
+	for (uint64_t r = wave * share; r < end; r += MV_R) {
+		const int nv = end - r < MV_R ? (int)(end - r) : MV_R;
 		float acc[MV_R][B];
 
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		for (uint64_t t0 = 0; t0 < nu; t0 += MV_TILE) {
-			const uint64_t tn = nu - t0 < MV_TILE ? nu - t0 : MV_TILE;
+		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
+		for (int i = 0; i < MV_R; i++) {
+			for (int j = 0; j < B; j++) {
+				const float s = hr_wave_sum(acc[i][j], ws);
 
-			__syncthreads();        /* the last tile's readers are done */
-			if (Q8) {
-				for (uint64_t k = threadIdx.x; k < (uint64_t)B * tn * 9; k += blockDim.x) {
-					const uint64_t j = k / (tn * 9), o = k % (tn * 9);
-					const uint8_t *src = (const uint8_t *)vy + (j * nby + t0) * Q8_1_BYTES + o * 4;
-
-					ys[j * MV_TILE * 9 + o] = yal ? *(const uint32_t *)(const void *)src : ld32(src);
-				}
-			} else {
-				float *yf = (float *)(void *)ys;
-
-				for (uint64_t k = threadIdx.x; k < tn * QK; k += blockDim.x)
-					yf[k / QK * (QK + 1) + k % QK] = ((const float *)vy)[t0 * QK + k];
-			}
-			__syncthreads();
-			if (nv > 0)
-				mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv,
-				                              vy, nby, t0 + tn, t0 + lane, (uint64_t)ws, fast,
-				                              yal, ys, t0, acc);
-		}
-		if (nv > 0) {
-			for (int i = 0; i < MV_R; i++) {
-				for (int j = 0; j < B; j++) {
-					const float sum = hr_wave_sum(acc[i][j], ws);
-
-					if (lane == 0 && i < nv)
-						dst[(uint64_t)j * ldd + r + (uint64_t)i] = sum;
-				}
+				if (lane == 0 && i < nv)
+					dst[(uint64_t)j * ldd + r + (uint64_t)i] = s;
 			}
 		}
 	}
