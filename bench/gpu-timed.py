@@ -333,7 +333,7 @@ QF = {"q4_0": (18, 32, (0,)), "q4_1": (20, 32, (0, 2)), "q5_0": (22, 32, (0,)),
 QROWS, QCOLS = 14336, 4096
 # raw geometries tried besides the library's: (block, rows a block)
 GEOS = [tuple(int(v) for v in g.split("/")) for g in
-        (__import__("os").environ.get("HR_MV_GEOS") or "128/4 128/8 128/16 128/32").split()]
+        (__import__("os").environ.get("HR_MV_GEOS") or "128/4 128/8 128/16").split()]
 
 
 def rand_blocks(q, nrows, ncols, g):

@@ -549,7 +549,7 @@ static const struct mcase {
 } mcases[] = {
 	{ "37x4096", 37, 4096, 256, 0 },
 	{ "29x736", 29, 736, 64, 0 },
-	{ "13x1024g2", 13, 1024, 128, 2 },
+	{ "13x8448g2", 13, 8448, 128, 2 },
 };
 
 static void run_matvec(struct st_device *d, const struct st_kernel *k,

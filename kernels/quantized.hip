@@ -558,13 +558,16 @@ HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 }
 
 /* Rows a wave takes at once (R) and units a lane loads at once (U) in the
- * wave-per-row mapping, by columns of y (0: f32 y), measured on an H100
- * (doc/BENCHMARKS.md): the f32 form gains most from sharing y over rows,
- * the q8_1 form at batch 1 from more units in flight. */
+ * wave-per-row mapping, by columns of y (0: f32 y), as measured on an H100
+ * (doc/BENCHMARKS.md): the f32 form gains most from sharing y's loads over
+ * 4 rows (about 2x), the q8_1 form at batch 1 and 2 is fastest one row, one
+ * unit at a time (more of either costs registers, so occupancy, and lost
+ * 5-20%), at batch 4 and 8 4 rows share y again (+10-30%).  (y staged in
+ * shared-memory tiles was slower still: 45% of the copy for q4_0.) */
 template <int B>
 struct mv_shape {
-	static constexpr int R = B == 0 ? 4 : B == 1 ? 1 : B == 2 ? 2 : 4;
-	static constexpr int U = B == 0 ? 1 : B == 1 ? 4 : B == 2 ? 2 : 1;
+	static constexpr int R = B == 0 || B >= 4 ? 4 : 1;
+	static constexpr int U = 1;
 };
 
 /* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
