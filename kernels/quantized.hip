@@ -566,7 +566,14 @@ HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void
  * shared-memory tiles was slower still: 45% of the copy for q4_0.) */
 template <int B>
 struct mv_shape {
+#if defined(__AMDGCN__)
+	/* AMD: 4 rows' accumulators, units and y exceed the 128 VGPRs a
+	 * kernel gets at a 1024-thread bound and spill (gfx90a, ROCm 5.2):
+	 * one row at a time there until measured on an AMD GPU. */
+	static constexpr int R = 1;
+#else
 	static constexpr int R = B == 0 || B >= 4 ? 4 : 1;
+#endif
 	static constexpr int U = 1;
 };
 
