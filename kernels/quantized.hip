@@ -647,7 +647,18 @@ template <typename F, int B>
 HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int ncols_x,
                                 int nrows_x, int nrows_y, int nrows_dst)
 {
+#if defined(__AMDGCN__)
+	/* AMD: all B columns' y words at once spill at B >= 7 on gfx90a (128
+	 * VGPRs): the columns one after another there. */
+	const uint64_t cb = nrows_y > 0 ? (uint64_t)nrows_y / QK * Q8_1_BYTES : 0;
+
+	for (int j = 0; j < B; j++)
+		mat_vec<F, 1, true>(vx, (const uint8_t *)vy + (uint64_t)j * cb,
+		                    dst + (uint64_t)j * (uint64_t)(nrows_dst > 0 ? nrows_dst : 0), ncols_x,
+		                    nrows_x, nrows_y, nrows_dst);
+#else
 	mat_vec<F, B, true>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);
+#endif
 }
 
 #define MMVQ(Q, B) \
