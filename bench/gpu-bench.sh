@@ -3,8 +3,11 @@
 # Everything GPU in one go (the GPU machine is lent by the minute):
 #   1. hanzo-rocm selftest --json: every kernel of every family vs the CPU
 #      reference, with GB/s at 2^24 elements;
-#   2. bench/gpu-vs-torch.py: our kernels and PyTorch side by side at 2^28,
-#      and bench/gpu-rows-vs-torch.py: reduce and norm (one- and two-pass);
+#   2. bench/gpu-vs-torch.py: our element-wise kernels and PyTorch side by
+#      side at 2^28, and bench/gpu-timed.py: copy bandwidth, reduce and norm
+#      (one- and two-pass), quantized (mat-vec, dequantize, get_rows) and
+#      indexing, launches queued behind a GPU spin (HR_BENCH_SECTIONS:
+#      its sections, default all);
 #   3. first kernel in a new process: library (warm cache) vs the CUDA driver
 #      loading the same cubin vs the driver JIT-loading PTX (cold, then from
 #      its compute cache), medians of 7 fresh processes.
@@ -51,9 +54,10 @@ echo "== vs torch"
 "$PY" "$S/bench/gpu-vs-torch.py" "$B/lib/.libs/libhanzo-rocm.so.1" 28 --json "$OUT/vs-torch.json" \
 	2>&1 | tee "$OUT/vs-torch.txt" || rc=1
 
-echo "== rows vs torch"
-"$PY" "$S/bench/gpu-rows-vs-torch.py" "$B/lib/.libs/libhanzo-rocm.so.1" --json "$OUT/rows-vs-torch.json" \
-	2>&1 | tee "$OUT/rows-vs-torch.txt" || rc=1
+echo "== timed on the GPU"
+# shellcheck disable=SC2086
+PYTHONUNBUFFERED=1 "$PY" "$S/bench/gpu-timed.py" "$B/lib/.libs/libhanzo-rocm.so.1" --json "$OUT/timed.json" \
+	${HR_BENCH_SECTIONS:-} 2>&1 | tee "$OUT/timed.txt" || rc=1
 
 # HR_BENCH_NO_COLDSTART=1: kernel timings only (the cold start does not
 # depend on the kernels' code; it costs a minute of lent GPU time).

@@ -82,23 +82,23 @@ struct xcase {
 };
 
 static void run_case(struct st_device *d, const struct st_kernel *k,
-                     struct hanzo_rocm_kernel *kh, bool strided, struct st_result *res)
+                     struct hanzo_rocm_kernel *kh, bool strided, size_t rw, struct st_result *res)
 {
 	const enum st_dtype it = k->in[0], dt = k->out;
 	const size_t isz = st_dtype_size(it), sz = st_dtype_size(dt);
 	const bool sel = k->op == X_IS || k->op == X_GATHER;
 	/* Element counts: is/gather read [L, SRC, R], write [L, IDS, R];
 	 * ia/s/sa read [L, IDS, R] and update [L, SRC, R]. */
-	const size_t n_in = LEFT * (sel ? SRC : IDS) * RIGHT, n_out = LEFT * (sel ? IDS : SRC) * RIGHT;
+	const size_t n_in = LEFT * (sel ? SRC : IDS) * rw, n_out = LEFT * (sel ? IDS : SRC) * rw;
 	const size_t n_ids = k->op == X_IS ? IDS * (strided ? 2 : 1) : k->op == X_IA ? IDS :
-	                     LEFT * IDS * RIGHT;
+	                     LEFT * IDS * rw;
 	uint64_t rng = 0x452821e638d01377ULL ^ (uint64_t)k->op << 40 ^ (uint64_t)it << 20 ^ dt ^ strided;
 	uint8_t *ids = calloc(n_ids, isz), *inp = calloc(n_in, sz);
 	uint8_t *out0 = calloc(n_out + GUARD, sz), *want = calloc(n_out + GUARD, sz);
 	uint8_t *got = calloc(n_out + GUARD, sz);
 	uint64_t did = 0, din = 0, dout = 0, info[32];
 	size_t numel = n_out, ndims = 0, left = LEFT, src = sel ? SRC : IDS, idsd = IDS;
-	size_t dst = SRC, right = RIGHT;
+	size_t dst = SRC, right = rw;
 	void *args[10];
 	int na = 0;
 
@@ -126,22 +126,22 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 			goto out;
 		}
 		ndims = 3;
-		info[0] = LEFT, info[1] = SRC, info[2] = RIGHT;
+		info[0] = LEFT, info[1] = SRC, info[2] = rw;
 		info[8] = SRC, info[9] = 1, info[10] = LEFT * SRC;
 		info[16] = 2;
 		for (size_t l = 0; l < LEFT; l++)
 			for (size_t s = 0; s < SRC; s++)
-				for (size_t r = 0; r < RIGHT; r++)
+				for (size_t r = 0; r < rw; r++)
 					memcpy(t + (r * LEFT * SRC + l * SRC + s) * sz,
-					       inp + ((l * SRC + s) * RIGHT + r) * sz, sz);
+					       inp + ((l * SRC + s) * rw + r) * sz, sz);
 		memcpy(inp, t, n_in * sz);
 		free(t);
 	}
 	/* The reference. */
 	for (size_t l = 0; l < LEFT; l++) {
-		for (size_t r = 0; r < RIGHT; r++) {
+		for (size_t r = 0; r < rw; r++) {
 			for (size_t j = 0; j < IDS; j++) {
-				size_t e = (l * IDS + j) * RIGHT + r, idx;
+				size_t e = (l * IDS + j) * rw + r, idx;
 				uint64_t id;
 
 				if (k->op == X_IS)
@@ -151,14 +151,14 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 				id = st_load(it, ids, idx).u;
 				if (sel) {
 					size_t s = strided ? r * LEFT * SRC + l * SRC + id :
-					           (l * SRC + id) * RIGHT + r;
+					           (l * SRC + id) * rw + r;
 
 					if (id_ok(it, id, SRC))
 						memcpy(want + e * sz, inp + s * sz, sz);
 					else
 						st_store(dt, want, e, st_iv(0));
 				} else if (id_ok(it, id, SRC)) {
-					size_t o = (l * SRC + id) * RIGHT + r;
+					size_t o = (l * SRC + id) * rw + r;
 
 					if (k->op == X_S)
 						memcpy(want + o * sz, inp + e * sz, sz);
@@ -196,7 +196,7 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	args[na++] = sel ? &idsd : &dst;
 	args[na++] = &right;
 	/* Work: output elements (is, gather) or columns (ia, s, sa). */
-	if (st_launch_work(d, kh, sel ? numel : (uint64_t)LEFT * RIGHT, 1, args, res) < 0)
+	if (st_launch_work(d, kh, sel ? numel : (uint64_t)LEFT * rw, 1, args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, dout, got, (n_out + GUARD) * sz) < 0) {
 		st_fail(res, "copy back");
@@ -229,14 +229,18 @@ out:
 static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm_kernel *kh,
                void (*emit)(void *data, const struct st_result *r), void *data)
 {
-	const int ncases = k->op == X_IS ? 2 : 1;
+	/* is_: contiguous, strided, and contiguous rows of 16 elements (whole
+	 * 16-byte packs for every dtype: the kernel's vector path) */
+	const int ncases = k->op == X_IS ? 3 : 1;
 	int failed = 0;
 
-	for (int strided = 0; strided < ncases; strided++) {
+	for (int c = 0; c < ncases; c++) {
+		const bool strided = c == 1;
+		const size_t rw = c == 2 ? 16 : RIGHT;
 		struct st_result res;
 
-		st_result_start(&res, k, strided ? "strided" : "contig", LEFT * IDS * RIGHT);
-		run_case(d, k, kh, strided, &res);
+		st_result_start(&res, k, c == 2 ? "contig16" : strided ? "strided" : "contig", LEFT * IDS * rw);
+		run_case(d, k, kh, strided, rw, &res);
 		failed += !res.ok;
 		emit(data, &res);
 	}

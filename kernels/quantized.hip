@@ -52,61 +52,117 @@ HR_DEVICE float ldh(const uint8_t *p)
 }
 
 /*
- * One trait per format: bytes per block, element j (0..31) of a block, and
- * the dot product of a block with a q8_1 block (d8, s8 = d8 * sum(q8),
- * the 8 words of q8).
+ * N consecutive 32-bit words at p, which is only 2-byte aligned.  fast: the
+ * matrix starts 4-byte aligned (every device allocation does), so p - 2 is
+ * inside it when p is not 4-byte aligned: N aligned 32-bit loads from
+ * p rounded down, one 16-bit load for the last half word, and shifts - about
+ * half the load instructions of 2N 16-bit loads, and no branch (lanes of a
+ * wave see both alignments when blocks are 18, 22, 34 or 210 bytes).  The
+ * bytes read are those of the words and the 2 before p, never past them.
  */
-struct fmt_q4_0 {
-	static constexpr int bytes = 18, qk = 32;
-	static HR_INLINE float get(const uint8_t *b, int j)
-	{
-		const uint32_t q = b[2 + (j & 15)];
+template <int N>
+HR_DEVICE void ldw(const uint8_t *p, uint32_t *w, bool fast)
+{
+	if (fast) {
+		const uint32_t mis = (uint32_t)((uintptr_t)p & 2u);     /* 0 or 2 */
+		const uint32_t *a = (const uint32_t *)(const void *)(p - mis);
+		uint32_t cur = a[0];
 
-		return ((int)(j < 16 ? q & 15 : q >> 4) - 8) * ldh(b);
-	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
-	{
-		int s = 0;
+#pragma unroll
+		for (int k = 0; k < N; k++) {
+			const uint32_t next = k + 1 < N ? a[k + 1] : (mis ? ld16(p + 4 * N - 2) : 0u);
 
-		(void)sub;
-		for (int w = 0; w < 4; w++) {
-			const uint32_t v = ld32(b + 2 + 4 * w);
-
-			s = hr_dp4a((int)(v & 0x0f0f0f0fu), u[w], s);
-			s = hr_dp4a((int)((v >> 4) & 0x0f0f0f0fu), u[w + 4], s);
+			w[k] = mis ? (cur >> 16 | next << 16) : cur;
+			cur = next;
 		}
-		return ldh(b) * (d8 * (float)s - 8.0f * s8);
+	} else {
+#pragma unroll
+		for (int k = 0; k < N; k++)
+			w[k] = ld32(p + 4 * k);
 	}
+}
+
+/*
+ * A 32-element unit of a block (a whole block of the 32-element formats, a
+ * sub-block of a K-quant), unpacked: q[w] holds elements 4w..4w+3 as signed
+ * bytes (0..63, or -128..127 for q8_0), and element i of half h = i / 16 is
+ * a[h] * (q - z) + c[h].  The 32-element formats (K = false) have one a and
+ * c (c: the term ggml multiplies by the q8_1 block's s), the K-quants
+ * (K = true) a scale and a minimum per half (q4_K, q5_K: the same for both).
+ */
+struct unit {
+	uint32_t q[8];
+	float a[2], c[2];
+	int z;
 };
 
-struct fmt_q4_1 {
-	static constexpr int bytes = 20, qk = 32;
-	static HR_INLINE float get(const uint8_t *b, int j)
-	{
-		const uint32_t q = b[4 + (j & 15)];
-
-		return (float)(j < 16 ? q & 15 : q >> 4) * ldh(b) + ldh(b + 2);
+HR_DEVICE void nibbles(const uint32_t *v, uint32_t *q)
+{
+#pragma unroll
+	for (int w = 0; w < 4; w++) {
+		q[w] = v[w] & 0x0f0f0f0fu;
+		q[w + 4] = (v[w] >> 4) & 0x0f0f0f0fu;
 	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
-	{
-		int s = 0;
+}
 
-		(void)sub;
-		for (int w = 0; w < 4; w++) {
-			const uint32_t v = ld32(b + 4 + 4 * w);
-
-			s = hr_dp4a((int)(v & 0x0f0f0f0fu), u[w], s);
-			s = hr_dp4a((int)((v >> 4) & 0x0f0f0f0fu), u[w + 4], s);
-		}
-		return ldh(b) * d8 * (float)s + ldh(b + 2) * s8;
-	}
-};
+HR_DEVICE void unit_s(unit &u, float a, float c)
+{
+	u.a[0] = u.a[1] = a;
+	u.c[0] = u.c[1] = c;
+	u.z = 0;
+}
 
 /* Bit 4 of four consecutive elements (qh bits 0..3 of h) into their bytes. */
 HR_DEVICE uint32_t spread4(uint32_t h)
 {
 	return (h & 1) << 4 | (h & 2) << 11 | (h & 4) << 18 | (h & 8) << 25;
 }
+
+/*
+ * One trait per format: bytes per block, element j (0..qk-1) of a block
+ * (get: the dequantizers and get_rows), and unpack: the 32-element unit
+ * `sub` of a block (the mat-vec kernels).
+ */
+struct fmt_q4_0 {
+	static constexpr int bytes = 18, qk = 32;
+	static constexpr bool K = false;
+	static HR_INLINE float get(const uint8_t *b, int j)
+	{
+		const uint32_t q = b[2 + (j & 15)];
+
+		return ((int)(j < 16 ? q & 15 : q >> 4) - 8) * ldh(b);
+	}
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	{
+		uint32_t v[4];
+		const float d = ldh(b);
+
+		(void)sub;
+		ldw<4>(b + 2, v, fast);
+		nibbles(v, u.q);
+		unit_s(u, d, -8.0f * d);
+	}
+};
+
+struct fmt_q4_1 {
+	static constexpr int bytes = 20, qk = 32;
+	static constexpr bool K = false;
+	static HR_INLINE float get(const uint8_t *b, int j)
+	{
+		const uint32_t q = b[4 + (j & 15)];
+
+		return (float)(j < 16 ? q & 15 : q >> 4) * ldh(b) + ldh(b + 2);
+	}
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	{
+		uint32_t v[4];
+
+		(void)sub;
+		ldw<4>(b + 4, v, fast);
+		nibbles(v, u.q);
+		unit_s(u, ldh(b), ldh(b + 2));
+	}
+};
 
 /* q5_0 {half d; u8 qh[4]; u8 qs[16]}, q5_1 {half d, m; u8 qh[4]; u8 qs[16]}:
  * qh bit j is bit 4 of element j. */
@@ -120,63 +176,63 @@ HR_DEVICE uint32_t q5_get(const uint8_t *b, int j)
 }
 
 template <int OFF>
-HR_DEVICE int q5_dot(const uint8_t *b, const int *u)
+HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
 {
-	const uint32_t qh = ld32(b + OFF);
-	int s = 0;
+	uint32_t v[5];
 
+	ldw<5>(b + OFF, v, fast);               /* qh, then qs */
+	nibbles(v + 1, u.q);
+#pragma unroll
 	for (int w = 0; w < 4; w++) {
-		const uint32_t v = ld32(b + OFF + 4 + 4 * w);
-		const uint32_t lo = (v & 0x0f0f0f0fu) | spread4(qh >> (4 * w));
-		const uint32_t hi = ((v >> 4) & 0x0f0f0f0fu) | spread4(qh >> (16 + 4 * w));
-
-		s = hr_dp4a((int)lo, u[w], s);
-		s = hr_dp4a((int)hi, u[w + 4], s);
+		u.q[w] |= spread4(v[0] >> (4 * w));
+		u.q[w + 4] |= spread4(v[0] >> (16 + 4 * w));
 	}
-	return s;
 }
 
 struct fmt_q5_0 {
 	static constexpr int bytes = 22, qk = 32;
+	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return ((int)q5_get<2>(b, j) - 16) * ldh(b);
 	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
+		const float d = ldh(b);
+
 		(void)sub;
-		return ldh(b) * (d8 * (float)q5_dot<2>(b, u) - 16.0f * s8);
+		q5_unpack<2>(b, fast, u);
+		unit_s(u, d, -16.0f * d);
 	}
 };
 
 struct fmt_q5_1 {
 	static constexpr int bytes = 24, qk = 32;
+	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return (float)q5_get<4>(b, j) * ldh(b) + ldh(b + 2);
 	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		(void)sub;
-		return ldh(b) * d8 * (float)q5_dot<4>(b, u) + ldh(b + 2) * s8;
+		q5_unpack<4>(b, fast, u);
+		unit_s(u, ldh(b), ldh(b + 2));
 	}
 };
 
 struct fmt_q8_0 {
 	static constexpr int bytes = 34, qk = 32;
+	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return (float)(int8_t)b[2 + j] * ldh(b);
 	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
-		int s = 0;
-
 		(void)sub;
-		(void)s8;
-		for (int w = 0; w < 8; w++)
-			s = hr_dp4a((int)ld32(b + 2 + 4 * w), u[w], s);
-		return ldh(b) * d8 * (float)s;
+		ldw<8>(b + 2, u.q, fast);
+		unit_s(u, ldh(b), 0.0f);
 	}
 };
 
@@ -186,8 +242,8 @@ struct fmt_q8_0 {
  * q5_K: a 6-bit scale and min each, packed in 12 bytes) or 16 sub-blocks
  * of 16 (q6_K: an i8 scale each).  Element j: sub-block j / 32 of 64-element
  * chunk j / 64 - low nibbles of qs[32 c + l] are chunk c's first 32
- * elements, high nibbles its last 32.  The q8_1 dot takes one 32-element
- * sub-block (`sub`) and, as ggml's, sums q8 * d8 itself (no s).
+ * elements, high nibbles its last 32.  The q8_1 dot of a 32-element unit
+ * sums q8 * d8 itself, as ggml's (no s).
  */
 HR_DEVICE void k_scale_min(const uint8_t *sc, int j, int *d, int *m)
 {
@@ -206,6 +262,7 @@ HR_DEVICE void k_scale_min(const uint8_t *sc, int j, int *d, int *m)
 template <bool Q5>
 struct fmt_qK {
 	static constexpr int bytes = Q5 ? 176 : 144, qk = 256, qs = Q5 ? 48 : 16;
+	static constexpr bool K = true;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		const int sub = j / 32, l = j % 32;
@@ -217,22 +274,25 @@ struct fmt_qK {
 		k_scale_min(b + 4, sub, &sc, &m);
 		return ldh(b) * (float)(sc * q) - ldh(b + 2) * (float)m;
 	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
-		int sc, m, si = 0, sy = 0;
+		uint32_t v[8];
+		int sc, m;
 
-		(void)s8;
-		for (int w = 0; w < 8; w++) {
-			const uint32_t v = ld32(b + qs + 32 * (sub / 2) + 4 * w);
-			uint32_t q = (sub & 1) ? (v >> 4) & 0x0f0f0f0fu : v & 0x0f0f0f0fu;
-
-			if (Q5)
-				q |= ((ld32(b + 16 + 4 * w) >> sub) & 0x01010101u) << 4;
-			si = hr_dp4a((int)q, u[w], si);
-			sy = hr_dp4a(0x01010101, u[w], sy);
+		ldw<8>(b + qs + 32 * (sub / 2), v, fast);
+#pragma unroll
+		for (int w = 0; w < 8; w++)
+			u.q[w] = (sub & 1) ? (v[w] >> 4) & 0x0f0f0f0fu : v[w] & 0x0f0f0f0fu;
+		if (Q5) {
+			ldw<8>(b + 16, v, fast);
+#pragma unroll
+			for (int w = 0; w < 8; w++)
+				u.q[w] |= ((v[w] >> sub) & 0x01010101u) << 4;
 		}
 		k_scale_min(b + 4, sub, &sc, &m);
-		return d8 * (ldh(b) * (float)(sc * si) - ldh(b + 2) * (float)(m * sy));
+		u.a[0] = u.a[1] = ldh(b) * (float)sc;
+		u.c[0] = u.c[1] = -ldh(b + 2) * (float)m;
+		u.z = 0;
 	}
 };
 typedef fmt_qK<false> fmt_q4_K;
@@ -244,6 +304,7 @@ typedef fmt_qK<true> fmt_q5_K;
  * x = d * scales[8 h + 2 t + l / 16] * (q - 32). */
 struct fmt_q6_K {
 	static constexpr int bytes = 210, qk = 256;
+	static constexpr bool K = true;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		const int h = j / 128, t = (j % 128) / 32, l = j % 32;
@@ -253,25 +314,67 @@ struct fmt_q6_K {
 		/* (d * scale) * q as ggml: the same value, and the same sign of 0 */
 		return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + 2 * t + l / 16] * (float)(q - 32);
 	}
-	static HR_INLINE float dot(const uint8_t *b, int sub, float d8, float s8, const int *u)
+	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		const int h = sub / 4, t = sub % 4;
-		int si[2] = { 0, 0 }, sy[2] = { 0, 0 };
+		const float d = ldh(b + 208);
+		uint32_t lo[8], hi[8];
 
-		(void)s8;
-		for (int w = 0; w < 8; w++) {
-			const uint32_t v = ld32(b + 64 * h + 32 * (t & 1) + 4 * w);
-			const uint32_t lo = t >= 2 ? (v >> 4) & 0x0f0f0f0fu : v & 0x0f0f0f0fu;
-			const uint32_t hi = (ld32(b + 128 + 32 * h + 4 * w) >> (2 * t)) & 0x03030303u;
-
-			si[w / 4] = hr_dp4a((int)(lo | hi << 4), u[w], si[w / 4]);
-			sy[w / 4] = hr_dp4a(0x01010101, u[w], sy[w / 4]);
-		}
-		return ldh(b + 208) * d8 *
-		       (float)((int8_t)b[192 + 8 * h + 2 * t] * (si[0] - 32 * sy[0]) +
-		               (int8_t)b[192 + 8 * h + 2 * t + 1] * (si[1] - 32 * sy[1]));
+		ldw<8>(b + 64 * h + 32 * (t & 1), lo, fast);
+		ldw<8>(b + 128 + 32 * h, hi, fast);
+#pragma unroll
+		for (int w = 0; w < 8; w++)
+			u.q[w] = (t >= 2 ? (lo[w] >> 4) & 0x0f0f0f0fu : lo[w] & 0x0f0f0f0fu) |
+			         ((hi[w] >> (2 * t)) & 0x03030303u) << 4;
+		u.a[0] = d * (float)(int8_t)b[192 + 8 * h + 2 * t];
+		u.a[1] = d * (float)(int8_t)b[192 + 8 * h + 2 * t + 1];
+		u.c[0] = u.c[1] = 0.0f;
+		u.z = 32;
 	}
 };
+
+/*
+ * The dot product of a unit with a q8_1 block (d8, s8 = d8 * sum(q8) as
+ * stored, the 8 words of q8 in v), ggml's arithmetic: the 32-element
+ * formats take the c term from s8, the K-quants sum q8 themselves.
+ */
+template <bool K>
+HR_DEVICE float dot_q8_1(const unit &u, float d8, float s8, const uint32_t *v)
+{
+	int si[2] = { 0, 0 }, sy[2] = { 0, 0 };
+
+#pragma unroll
+	for (int w = 0; w < 8; w++) {
+		si[w / 4] = hr_dp4a((int)u.q[w], (int)v[w], si[w / 4]);
+		if (K)
+			sy[w / 4] = hr_dp4a(0x01010101, (int)v[w], sy[w / 4]);
+	}
+	if (!K)
+		return u.a[0] * d8 * (float)(si[0] + si[1]) + u.c[0] * s8;
+	return d8 * (u.a[0] * (float)(si[0] - u.z * sy[0]) + u.c[0] * (float)sy[0] +
+	             u.a[1] * (float)(si[1] - u.z * sy[1]) + u.c[1] * (float)sy[1]);
+}
+
+/* The dot product of a unit with 32 floats. */
+HR_DEVICE float dot_f32(const unit &u, const float *y)
+{
+	float s = 0.0f;
+
+#pragma unroll
+	for (int h = 0; h < 2; h++) {
+		float qy = 0.0f, sy = 0.0f;
+
+#pragma unroll
+		for (int i = 16 * h; i < 16 * h + 16; i++) {
+			const float yi = y[i];
+
+			qy += (float)((int)(int8_t)(u.q[i / 4] >> (8 * (i % 4)))) * yi;
+			sy += yi;
+		}
+		s += u.a[h] * qy + (u.c[h] - u.a[h] * (float)u.z) * sy;
+	}
+	return s;
+}
 
 #define Q8_1_BYTES 36
 
@@ -330,63 +433,232 @@ HR_DEVICE void get_rows(const void *vx, const uint32_t *ids, float *dst, int nco
 	}
 }
 
-/* One block per row (blocks stride over rows); threads stride over the
- * row's elements; a block-wide sum (hr-rows.h). */
+/*
+ * The mat-vec kernels.  Lanes take a row's 32-element units whole (adjacent
+ * lanes read adjacent blocks: coalesced), each unit's words loaded with
+ * 32-bit loads (ldw), unpacked once and dotted with the B columns of y.
+ * Two mappings, chosen by the grid (uniform, so no divergence):
+ *  - a grid of at least one block per row (the `rows` launch): a block per
+ *    row (blocks stride over rows), its threads stride over the units, a
+ *    block-wide sum (hr-rows.h: blockDim.x a multiple of 64);
+ *  - a smaller grid: a wave per row, blockDim.x / wave size rows a block
+ *    (blocks stride over rows in groups of that many), a wave sum - no
+ *    shared memory, no barrier.
+ */
+HR_DEVICE void load_y_f32(const float *y, bool y16, float *yb)
+{
+	if (y16) {
+		const hr_vecn<float, 4> *yv = (const hr_vecn<float, 4> *)y;
+
+#pragma unroll
+		for (int k = 0; k < QK / 4; k++) {
+			const hr_vecn<float, 4> p = yv[k];
+
+			for (int e = 0; e < 4; e++)
+				yb[4 * k + e] = p.v[e];
+		}
+	} else {
+#pragma unroll
+		for (int k = 0; k < QK; k++)
+			yb[k] = y[k];
+	}
+}
+
+/* The q8_1 block at yb: its 8 words, d8 and s8. */
+HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, float *s8)
+{
+	if (yal) {
+		const uint32_t *yw = (const uint32_t *)(const void *)yb;
+		const uint32_t ds = yw[0];
+		hr_f16 h;
+
+#pragma unroll
+		for (int w = 0; w < 8; w++)
+			v[w] = yw[1 + w];
+		h.bits = (uint16_t)(ds & 0xffffu);
+		*d8 = hr_f16_to_f32(h);
+		h.bits = (uint16_t)(ds >> 16);
+		*s8 = hr_f16_to_f32(h);
+	} else {
+		for (int w = 0; w < 8; w++)
+			v[w] = ld32(yb + 4 + 4 * w);
+		*d8 = ldh(yb);
+		*s8 = ldh(yb + 2);
+	}
+}
+
+/*
+ * acc[i][j] += row i . column j over U units iu, iu + step, ... (U * step
+ * past iu inside the row) for the nv (1..R) rows at xr, xr + row_bytes, ...
+ * Every unit of x is loaded before any is used: U * R units' loads in flight
+ * a lane (a q4_0 unit is 18 bytes: one at a time keeps too few bytes in
+ * flight to cover the memory's latency).  Each column's block of y is loaded
+ * once for the R rows (y is read from cache once per unit and R rows, not
+ * per row: with f32 y, 128 bytes of it against 18 of a q4_0 unit).
+ * Q8: y is B columns of q8_1 blocks (nby a column), else one f32 column.
+ */
+template <typename F, int B, bool Q8, int R, int U>
+HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
+                       uint64_t iu, uint64_t step, bool fast, bool yal, float (*acc)[B])
+{
+	const int per = F::qk / QK;
+	unit u[U][R];
+
+#pragma unroll
+	for (int k = 0; k < U; k++) {
+		const uint64_t ik = iu + (uint64_t)k * step;
+
+#pragma unroll
+		for (int i = 0; i < R; i++)
+			if (i < nv)
+				F::unpack(xr + (uint64_t)i * row_bytes + ik / per * F::bytes, (int)(ik % per),
+				          fast, u[k][i]);
+	}
+#pragma unroll
+	for (int k = 0; k < U; k++) {
+		const uint64_t ik = iu + (uint64_t)k * step;
+
+		if (Q8) {
+#pragma unroll
+			for (int j = 0; j < B; j++) {
+				uint32_t v[8];
+				float d8, s8;
+
+				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
+				          v, &d8, &s8);
+#pragma unroll
+				for (int i = 0; i < R; i++)
+					if (i < nv)
+						acc[i][j] += dot_q8_1<F::K>(u[k][i], d8, s8, v);
+			}
+		} else {
+			float yb[QK];
+
+			load_y_f32((const float *)vy + ik * QK, yal, yb);
+#pragma unroll
+			for (int i = 0; i < R; i++)
+				if (i < nv)
+					acc[i][0] += dot_f32(u[k][i], yb);
+		}
+	}
+}
+
+/* The units first, first + step, ... < nu: U at a time, then one by one. */
+template <typename F, int B, bool Q8, int R, int U>
+HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
+                       uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
+                       float (*acc)[B])
+{
+	uint64_t iu = first;
+
+	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
+		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+	for (; iu < nu; iu += step)
+		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+}
+
+/* Rows a wave takes at once (R) and units a lane loads at once (U) in the
+ * wave-per-row mapping, by columns of y (0: f32 y), as measured on an H100
+ * (doc/BENCHMARKS.md): the f32 form gains most from sharing y's loads over
+ * 4 rows (about 2x), the q8_1 form at batch 1 and 2 is fastest one row, one
+ * unit at a time (more of either costs registers, so occupancy, and lost
+ * 5-20%), at batch 4 and 8 4 rows share y again (+10-30%).  (y staged in
+ * shared-memory tiles was slower still: 45% of the copy for q4_0.) */
+template <int B>
+struct mv_shape {
+#if defined(__AMDGCN__)
+	/* AMD: 4 rows' accumulators, units and y exceed the 128 VGPRs a
+	 * kernel gets at a 1024-thread bound and spill (gfx90a, ROCm 5.2):
+	 * one row at a time there until measured on an AMD GPU. */
+	static constexpr int R = 1;
+#else
+	static constexpr int R = B == 0 || B >= 4 ? 4 : 1;
+#endif
+	static constexpr int U = 1;
+};
+
+/* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
+template <typename F, int B, bool Q8>
+HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, int nrows,
+                       int nrows_y, int ld)
+{
+	const int per = F::qk / QK, ws = hr_wave_size();
+	const uint64_t nu = ncols > 0 ? (uint64_t)ncols / F::qk * per : 0;
+	const uint64_t nby = nrows_y > 0 ? (uint64_t)nrows_y / QK : 0;
+	const uint64_t nr = nrows > 0 ? (uint64_t)nrows : 0, ldd = ld > 0 ? (uint64_t)ld : 0;
+	const uint64_t row_bytes = nu / per * F::bytes;
+	/* 32-bit loads: x when it starts 4-byte aligned (ldw); q8_1 blocks
+	 * (36 bytes) when vy does; f32 y in 16-byte packs when y is 16-aligned */
+	const bool fast = hr_aligned_to(vx, 4), yal = hr_aligned_to(vy, Q8 ? 4 : 16);
+
+	if ((uint64_t)gridDim.x >= nr || blockDim.x < (unsigned)ws) {
+		for (uint64_t r = blockIdx.x; r < nr; r += gridDim.x) {
+			float acc[1][B];
+
+			for (int j = 0; j < B; j++)
+				acc[0][j] = 0.0f;
+			mv_rows<F, B, Q8, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
+			                        nu, threadIdx.x, blockDim.x, fast, yal, acc);
+			for (int j = 0; j < B; j++) {
+				const float s = hr_block_reduce(acc[0][j], hr_op_sum());
+
+				if (threadIdx.x == 0)
+					dst[(uint64_t)j * ldd + r] = s;
+			}
+		}
+		return;
+	}
+	/* A wave per row: the rows split evenly over the grid's waves, each
+	 * wave's contiguous share taken MV_R rows at a time. */
+	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
+	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
+	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
+	const uint64_t share = (nr + waves - 1) / waves;
+	const uint64_t end = (wave + 1) * share < nr ? (wave + 1) * share : nr;
+
+	for (uint64_t r = wave * share; r < end; r += MV_R) {
+		const int nv = end - r < MV_R ? (int)(end - r) : MV_R;
+		float acc[MV_R][B];
+
+		for (int i = 0; i < MV_R; i++)
+			for (int j = 0; j < B; j++)
+				acc[i][j] = 0.0f;
+		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
+		for (int i = 0; i < MV_R; i++) {
+			for (int j = 0; j < B; j++) {
+				const float s = hr_wave_sum(acc[i][j], ws);
+
+				if (lane == 0 && i < nv)
+					dst[(uint64_t)j * ldd + r + (uint64_t)i] = s;
+			}
+		}
+	}
+}
+
 template <typename F>
 HR_DEVICE void dequantize_mul_mat_vec(const void *vx, const float *y, float *dst, int ncols,
                                       int nrows)
 {
-	const uint64_t nc = ncols > 0 ? (uint64_t)ncols : 0;
-	const uint64_t row_bytes = nc / F::qk * F::bytes;
-
-	for (uint64_t r = blockIdx.x; r < (uint64_t)(nrows > 0 ? nrows : 0); r += gridDim.x) {
-		const uint8_t *xr = (const uint8_t *)vx + r * row_bytes;
-		float acc = 0.0f;
-
-		for (uint64_t c = threadIdx.x; c < nc; c += blockDim.x)
-			acc += F::get(xr + c / F::qk * F::bytes, (int)(c % F::qk)) * y[c];
-		acc = hr_block_reduce(acc, hr_op_sum());
-		if (threadIdx.x == 0)
-			dst[r] = acc;
-	}
+	mat_vec<F, 1, false>(vx, y, dst, ncols, nrows, 0, 0);
 }
 
-/* One block per row; each thread takes whole blocks of 32 and does B
- * integer dot products against the B q8_1 columns. */
 template <typename F, int B>
 HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int ncols_x,
                                 int nrows_x, int nrows_y, int nrows_dst)
 {
-	/* units of 32 elements: a block of x (a sub-block of a K-quant), a
-	 * block of q8_1 */
-	const int per = F::qk / QK;
-	const uint64_t nu = ncols_x > 0 ? (uint64_t)ncols_x / F::qk * per : 0;
-	const uint64_t nby = nrows_y > 0 ? (uint64_t)nrows_y / QK : 0;
-	const uint8_t *y = (const uint8_t *)vy;
+#if defined(__AMDGCN__)
+	/* AMD: all B columns' y words at once spill at B >= 7 on gfx90a (128
+	 * VGPRs): the columns one after another there. */
+	const uint64_t cb = nrows_y > 0 ? (uint64_t)nrows_y / QK * Q8_1_BYTES : 0;
 
-	for (uint64_t r = blockIdx.x; r < (uint64_t)(nrows_x > 0 ? nrows_x : 0); r += gridDim.x) {
-		const uint8_t *xr = (const uint8_t *)vx + r * (nu / per) * F::bytes;
-
-		/* column by column: the row of x comes from cache after the first,
-		 * and one column's words are live at a time (all B at once spill) */
-		for (int j = 0; j < B; j++) {
-			const uint8_t *yc = y + (uint64_t)j * nby * Q8_1_BYTES;
-			float acc = 0.0f;
-
-			for (uint64_t iu = threadIdx.x; iu < nu; iu += blockDim.x) {
-				const uint8_t *yb = yc + iu * Q8_1_BYTES;
-				int u[8];
-
-				for (int w = 0; w < 8; w++)
-					u[w] = (int)ld32(yb + 4 + 4 * w);
-				acc += F::dot(xr + iu / per * F::bytes, (int)(iu % per), ldh(yb),
-				              ldh(yb + 2), u);
-			}
-			acc = hr_block_reduce(acc, hr_op_sum());
-			if (threadIdx.x == 0)
-				dst[(uint64_t)j * (uint64_t)nrows_dst + r] = acc;
-		}
-	}
+	for (int j = 0; j < B; j++)
+		mat_vec<F, 1, true>(vx, (const uint8_t *)vy + (uint64_t)j * cb,
+		                    dst + (uint64_t)j * (uint64_t)(nrows_dst > 0 ? nrows_dst : 0), ncols_x,
+		                    nrows_x, nrows_y, nrows_dst);
+#else
+	mat_vec<F, B, true>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);
+#endif
 }
 
 #define MMVQ(Q, B) \

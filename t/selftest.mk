@@ -24,7 +24,7 @@ GPU_TESTS += t/selftest-gpu.sh
 # doc/BENCHMARKS.md with device and date).
 noinst_PROGRAMS += bench/gpu-coldstart
 bench_gpu_coldstart_LDADD = lib/libhanzo-rocm-internal.la -ldl
-EXTRA_DIST += bench/gpu-vs-torch.py bench/gpu-rows-vs-torch.py bench/gpu-bench.sh
+EXTRA_DIST += bench/gpu-vs-torch.py bench/gpu-timed.py bench/gpu-bench.sh
 
 bench-gpu: all
 	$(SHELL) $(top_srcdir)/bench/gpu-bench.sh $(abs_top_builddir) bench-gpu-out

@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Our kernels and PyTorch timed on the GPU itself, side by side.
+
+    python3 bench/gpu-timed.py LIBHANZO [--json OUT] [SECTION ...]
+    SECTION: copy rows quant index (default: all)
+
+Why not time launch by launch from Python: a kernel under ~0.1 ms timed
+that way measures ctypes and the driver's launch path (~40 us a call), not
+the GPU.  Here every measurement is N launches queued behind a GPU spin
+(torch.cuda._sleep) that outlasts the host's queueing - checked: the spin
+must still be running when the last launch is queued, else the spin doubles
+and the measurement restarts - between two CUDA events; the time per launch
+is (end - start) / N, the median of 7 such batches.  Ours and torch's run on
+the same (legacy default) stream, on the same buffers.  Inputs smaller than
+3 x L2 are rotated over enough copies that every launch reads from memory,
+not L2.  Every result is checked against torch BEFORE it is timed; a
+mismatch is an error for that line, never a timing.
+
+Our kernels go through the public C API (ctypes): hanzo_rocm_kernel_get,
+hanzo_rocm_kernel_geometry, hanzo_rocm_kernel_launch_work (the library's
+geometry) and, where a section compares geometries, hanzo_rocm_kernel_launch.
+
+GB/s = minimal bytes (inputs read once, outputs written once) / time, the
+same bytes for torch, so ratio = torch time / our time (> 1: ours faster).
+The copy section measures device-to-device copy bandwidth (read + write) of
+1 GiB in the same run: the ceiling the percentages are written against.
+"""
+import ctypes as C
+import json
+import math
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+LIB = sys.argv[1]
+JSON_OUT = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+SECTIONS = [a for a in sys.argv[2:] if a in ("copy", "rows", "quant", "index")] or \
+    ["copy", "rows", "quant", "index"]
+
+torch.zeros(1, device="cuda")
+PROPS = torch.cuda.get_device_properties(0)
+SMS = PROPS.multi_processor_count
+L2 = getattr(PROPS, "L2_cache_size", 50 << 20) or (50 << 20)
+hr = C.CDLL(LIB)
+hr.hanzo_rocm_strerror.restype = C.c_char_p
+hr.hanzo_rocm_kernel_launch_work.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64,
+                                             C.c_void_p, C.c_void_p]
+hr.hanzo_rocm_kernel_launch.argtypes = [C.c_void_p, C.c_void_p, C.c_void_p, C.c_uint,
+                                        C.c_void_p, C.c_void_p]
+hr.hanzo_rocm_kernel_geometry.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64, C.c_void_p]
+ctx = C.c_void_p()
+RESULTS = []
+
+
+def ck(r, what):
+    if r < 0:
+        raise RuntimeError(f"{what}: {hr.hanzo_rocm_strerror(r).decode()}")
+
+
+ck(hr.hanzo_rocm_new(C.byref(ctx)), "hanzo_rocm_new")
+
+
+class Geometry(C.Structure):
+    _fields_ = [("grid", C.c_uint * 3), ("block", C.c_uint * 3), ("shared", C.c_uint),
+                ("splits", C.c_uint)]
+
+
+class Layout(C.Structure):
+    _fields_ = [("v", C.c_uint64 * 32)]
+
+
+_kc = {}
+
+
+def kernel(family, name):
+    if name not in _kc:
+        k = C.c_void_p()
+        ck(hr.hanzo_rocm_kernel_get(ctx, 0, family.encode(), name.encode(), C.byref(k)),
+           f"kernel_get {family}/{name}")
+        _kc[name] = k
+    return _kc[name]
+
+
+def geometry(k, rows, cols):
+    g = Geometry()
+    ck(hr.hanzo_rocm_kernel_geometry(k, rows, cols, C.byref(g)), "geometry")
+    return g
+
+
+def argv(vals):
+    return (C.c_void_p * len(vals))(*[C.cast(C.pointer(v), C.c_void_p) for v in vals])
+
+
+def launcher(steps, keep=None):
+    """steps: [(kernel, rows, cols, values)] by work, or
+    [(kernel, (grid, block), None, values)] raw; launched in order."""
+    packed = []
+    for k, r, c, v in steps:
+        if c is None:
+            grid, block = r
+            packed.append((k, (C.c_uint * 3)(grid, 1, 1), (C.c_uint * 3)(block, 1, 1), argv(v), v))
+        else:
+            packed.append((k, r, c, argv(v), v))
+
+    def run():
+        for k, r, c, a, _ in packed:
+            if isinstance(r, int):
+                ck(hr.hanzo_rocm_kernel_launch_work(k, r, c, None, a), "launch_work")
+            else:
+                ck(hr.hanzo_rocm_kernel_launch(k, r, c, 0, None, a), "launch")
+    run.keep = (packed, keep)
+    return run
+
+
+def p(t):
+    return C.c_uint64(t.data_ptr())
+
+
+# ---- timing ---------------------------------------------------------------
+SPIN = [2_000_000]     # GPU cycles; doubled until it outlasts the queueing
+
+
+def gpu_time(fns, n=None):
+    """Milliseconds per call of fns[i % len(fns)](), median of 7 batches of n
+    calls queued behind a GPU spin."""
+    n = n or max(20, 2 * len(fns))
+    for f in fns[:2]:
+        f()
+    ms = []
+    while len(ms) < 7:
+        torch.cuda.synchronize()
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(SPIN[0])
+        e0.record()
+        for i in range(n):
+            fns[i % len(fns)]()
+        still_spinning = not e0.query()
+        e1.record()
+        e1.synchronize()
+        if not still_spinning:
+            SPIN[0] *= 2
+            if SPIN[0] > 2_000_000_000:
+                raise RuntimeError("host queueing outlasts a 2e9-cycle spin")
+            ms = []
+            continue
+        ms.append(e0.elapsed_time(e1) / n)
+    return statistics.median(ms)
+
+
+def copies(nbytes, make):
+    """Enough copies (make(i)) that a rotation over them exceeds 3 x L2."""
+    return [make(i) for i in range(max(1, math.ceil(3 * L2 / max(nbytes, 1))))]
+
+
+def gbps(nbytes, ms):
+    return nbytes / ms / 1e6
+
+
+def record(section, **kw):
+    kw["section"] = section
+    RESULTS.append(kw)
+
+
+def header():
+    print(f"# {torch.cuda.get_device_name(0)}, {SMS} SMs, L2 {L2 >> 20} MiB, torch {torch.__version__}, "
+          f"CUDA {torch.version.cuda}; launches queued behind a GPU spin, CUDA events, "
+          f"median of 7 batches; inputs rotated over copies > 3 x L2", flush=True)
+
+
+# ---- copy -------------------------------------------------------------------
+COPY_GBPS = [None]
+
+
+def sec_copy():
+    n = 1 << 30
+    a = torch.empty(n, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ms = gpu_time([lambda: b.copy_(a)], n=10)
+    COPY_GBPS[0] = gbps(2 * n, ms)
+    print(f"copy 1 GiB device to device: {ms:.3f} ms, {COPY_GBPS[0]:.0f} GB/s (read + write)", flush=True)
+    record("copy", bytes=2 * n, ms=ms, gbps=COPY_GBPS[0])
+    del a, b
+
+
+def pct(g):
+    return f"{100 * g / COPY_GBPS[0]:5.1f}%" if COPY_GBPS[0] else "    -"
+
+
+# ---- rows -------------------------------------------------------------------
+SUF = {torch.float32: "f32", torch.bfloat16: "bf16"}
+EPS = 1e-5
+RED = ("sum", "min", "max", "argmin", "argmax")
+NORM = ("softmax", "rmsnorm", "layernorm", "add_rmsnorm")
+
+
+def torch_op(op, t):
+    x, w, b, r = t["x"], t["w"], t["b"], t["r"]
+    n = x.shape[1]
+    return {"sum": lambda: x.sum(dim=-1), "min": lambda: x.amin(dim=-1),
+            "max": lambda: x.amax(dim=-1), "argmin": lambda: x.argmin(dim=-1),
+            "argmax": lambda: x.argmax(dim=-1), "softmax": lambda: torch.softmax(x, dim=-1),
+            "rmsnorm": lambda: F.rms_norm(x, (n,), w, EPS),
+            "layernorm": lambda: F.layer_norm(x, (n,), w, b, EPS),
+            "add_rmsnorm": lambda: F.rms_norm(x + r, (n,), w, EPS)}[op]
+
+
+def our_op(op, t, form):
+    """Our launcher for op on the tensors t in form one/two."""
+    x, out, w, b, r, ro = t["x"], t["out"], t["w"], t["b"], t["r"], t["ro"]
+    rows, cols = x.shape
+    s = SUF[x.dtype]
+    if op in RED:
+        head = [C.c_size_t(rows * cols), C.c_size_t(cols), C.c_size_t(0), Layout(), p(x)]
+        if form == "one":
+            return launcher([(kernel("reduce", f"fast_{op}_{s}"), rows, cols, head + [p(out)])])
+        ks, kf = kernel("reduce", f"fast_{op}_split_{s}"), kernel("reduce", f"fast_{op}_finish_{s}")
+        sp = geometry(ks, rows, cols).splits
+        ws = torch.empty(rows * sp * 16, dtype=torch.uint8, device="cuda")
+        return launcher([(ks, rows, cols, head + [p(ws)]),
+                         (kf, rows, 1, [C.c_size_t(rows), C.c_size_t(sp), p(ws), p(out)])], ws)
+    if form == "one":
+        k = kernel("norm", f"{op}_{s}")
+        bs = C.c_int(geometry(k, rows, cols).block[0])
+        v = {"softmax": [p(x), p(out), C.c_int(cols)],
+             "rmsnorm": [p(x), p(out), p(w), C.c_int(cols), bs, C.c_float(EPS)],
+             "layernorm": [p(x), p(out), p(w), p(b), C.c_int(cols), bs, C.c_float(EPS)],
+             "add_rmsnorm": [p(x), p(r), p(out), p(ro), p(w), C.c_int(cols), bs, C.c_float(EPS)]}[op]
+        return launcher([(k, rows, cols, v)])
+    ks, ka = kernel("norm", f"{op}_split_{s}"), kernel("norm", f"{op}_apply_{s}")
+    sp = geometry(ks, rows, cols).splits
+    ws = torch.empty(rows * sp * 32, dtype=torch.uint8, device="cuda")
+    tail = [C.c_float(EPS), p(ws), C.c_int(sp)]
+    first = {"add_rmsnorm": [p(x), p(r), p(ro), p(ws), C.c_int(cols)]}.get(op, [p(x), p(ws), C.c_int(cols)])
+    v2 = {"softmax": [p(x), p(out), C.c_int(cols), p(ws), C.c_int(sp)],
+          "rmsnorm": [p(x), p(out), p(w), C.c_int(cols)] + tail,
+          "layernorm": [p(x), p(out), p(w), p(b), C.c_int(cols)] + tail,
+          "add_rmsnorm": [p(ro), p(out), p(w), C.c_int(cols)] + tail}[op]
+    return launcher([(ks, rows, cols, first), (ka, rows, cols, v2)], ws)
+
+
+def row_bytes(op, rows, cols, esz):
+    n = rows * cols * esz
+    if op in ("sum", "min", "max"):
+        return n + rows * esz
+    if op in ("argmin", "argmax"):
+        return n + rows * 4
+    return {"softmax": 2 * n, "rmsnorm": 2 * n + cols * esz, "layernorm": 2 * n + 2 * cols * esz,
+            "add_rmsnorm": 4 * n + cols * esz}[op]
+
+
+def check_rows(op, got, ref, x):
+    if op in ("argmin", "argmax"):
+        # ties and bf16 duplicates: the value at our index must equal the extreme
+        v = x.float().gather(1, got.long().view(-1, 1)).view(-1)
+        want = x.float().gather(1, ref.view(-1, 1)).view(-1)
+        return (v - want).abs().max().item(), 0.0
+    d = (got.float() - ref.float()).abs().max().item()
+    scale = ref.float().abs().max().item()
+    tol = (1e-3 if x.dtype == torch.float32 else 2e-2) * max(1.0, scale)
+    if op == "sum":
+        tol *= math.sqrt(x.shape[1]) / 8
+    return d, tol
+
+
+def sec_rows():
+    g = torch.Generator(device="cuda").manual_seed(7)
+    print(f"{'op':11s} {'dtype':5s} {'shape':>12s} {'torch':>6s} {'one':>6s} {'two':>6s} "
+          f"{'auto':>4s} {'ratio':>6s} {'S':>3s} {'copies':>3s} {'max|diff|':>9s}  (GB/s)", flush=True)
+    for shape in [(4096, 4096), (8192, 8192), (32, 151936)]:
+        for dt in (torch.float32, torch.bfloat16):
+            rows, cols = shape
+            esz = torch.empty(0, dtype=dt).element_size()
+
+            def make(i):
+                t = {"x": (torch.randn(shape, device="cuda", generator=g) * 3).to(dt),
+                     "r": (torch.randn(shape, device="cuda", generator=g)).to(dt),
+                     "w": (torch.rand(cols, device="cuda", generator=g) + 0.5).to(dt),
+                     "b": (torch.rand(cols, device="cuda", generator=g) - 0.5).to(dt)}
+                t["ro"] = torch.empty_like(t["x"])
+                return t
+            ts = copies(rows * cols * esz, make)
+            for op in RED + NORM:
+                res = {"op": op, "dtype": SUF[dt], "rows": rows, "cols": cols, "copies": len(ts)}
+                try:
+                    for t in ts:
+                        ref = torch_op(op, t)()
+                        t["out"] = torch.empty(ref.shape, device="cuda",
+                                               dtype=torch.int32 if op.startswith("arg") else dt)
+                    nbytes = row_bytes(op, rows, cols, esz)
+                    res["torch_gbps"] = gbps(nbytes, gpu_time([torch_op(op, t) for t in ts]))
+                    diff = 0.0
+                    for form in ("one", "two"):
+                        runs = [our_op(op, t, form) for t in ts]
+                        t = ts[0]
+                        ref = torch_op(op, t)()
+                        t["out"].fill_(-7)
+                        t["ro"].fill_(float("nan"))
+                        runs[0]()
+                        torch.cuda.synchronize()
+                        d, tol = check_rows(op, t["out"], ref, t["x"])
+                        if not d <= tol:
+                            raise RuntimeError(f"{form}: max|diff| {d:.3g} > {tol:.3g}")
+                        if op == "add_rmsnorm":
+                            d2 = (t["ro"].float() - (t["x"] + t["r"]).float()).abs().max().item()
+                            if not d2 <= 1e-2:
+                                raise RuntimeError(f"{form}: residual_out max|diff| {d2:.3g}")
+                        diff = max(diff, d)
+                        res[f"{form}_gbps"] = gbps(nbytes, gpu_time(runs))
+                    fam, nm = ("reduce", f"fast_{op}_split_{SUF[dt]}") if op in RED else \
+                        ("norm", f"{op}_split_{SUF[dt]}")
+                    res["splits"] = geometry(kernel(fam, nm), rows, cols).splits
+                    res["auto"] = "two" if rows < 2 * SMS else "one"
+                    res["ratio"] = res[f"{res['auto']}_gbps"] / res["torch_gbps"]
+                    res["max_diff"] = diff
+                    print(f"{op:11s} {res['dtype']:5s} {rows:>5d}x{cols:<6d} {res['torch_gbps']:6.0f} "
+                          f"{res['one_gbps']:6.0f} {res['two_gbps']:6.0f} {res['auto']:>4s} "
+                          f"{res['ratio']:6.2f} {res['splits']:3d} {len(ts):3d} {diff:9.2g}", flush=True)
+                except Exception as e:  # one op's failure must not hide the others
+                    print(f"{op:11s} {SUF[dt]:5s} {rows:>5d}x{cols:<6d} FAILED: {e}", flush=True)
+                    res["error"] = str(e)
+                record("rows", **res)
+            del ts
+
+
+# ---- quant ------------------------------------------------------------------
+# name: (bytes a block, elements a block, offsets of the f16 fields)
+QF = {"q4_0": (18, 32, (0,)), "q4_1": (20, 32, (0, 2)), "q5_0": (22, 32, (0,)),
+      "q5_1": (24, 32, (0, 2)), "q8_0": (34, 32, (0,)), "q4_K": (144, 256, (0, 2)),
+      "q5_K": (176, 256, (0, 2)), "q6_K": (210, 256, (208,))}
+QROWS, QCOLS = 14336, 4096
+# raw geometries tried besides the library's: (block, rows a block)
+GEOS = [tuple(int(v) for v in g.split("/")) for g in
+        (__import__("os").environ.get("HR_MV_GEOS") or "128/4 128/8 128/16").split()]
+
+
+def rand_blocks(q, nrows, ncols, g):
+    nb, qk, offs = QF[q]
+    n = nrows * ncols // qk
+    blk = torch.randint(0, 256, (n, nb), dtype=torch.uint8, device="cuda", generator=g)
+    for o in offs:   # valid, small f16 scales
+        blk[:, o:o + 2] = (torch.rand(n, device="cuda", generator=g) * 0.01 + 0.001) \
+            .half().view(torch.uint8).view(n, 2)
+    return blk
+
+
+def q8_1_decode(yq, ncols):
+    """q8_1 blocks (36 bytes: f16 d, f16 s, 32 int8) -> float32."""
+    b = yq.view(-1, 36)
+    d = b[:, 0:2].contiguous().view(torch.float16).float()
+    return (b[:, 4:36].contiguous().view(torch.int8).float() * d).view(-1)[:ncols]
+
+
+def mv_check(got, ref, absw, absy, tol):
+    """|got - ref| within tol of sum |w||y| of each row: 1e-4 for f32
+    accumulation; 1e-3 for q8_1, whose s (d * sum q, an f16) ggml's
+    formulas use where the reference takes d * sum q exactly."""
+    mag = (absw @ absy).t()
+    e = ((got - ref).abs() / mag.clamp_min(1e-30)).max().item()
+    if not e <= tol:
+        raise RuntimeError(f"relative error {e:.3g} > {tol}")
+    return e
+
+
+def sec_quant():
+    g = torch.Generator(device="cuda").manual_seed(11)
+    kq = kernel("quantized", "quantize_q8_1")
+    print(f"# mat-vec {QROWS} x {QCOLS}; GB/s = weight bytes / time (activations and output "
+          f"are < 1%); % of the copy bandwidth", flush=True)
+    # the peer: torch's f16 mv of the same shape
+    wh = copies(QROWS * QCOLS * 2, lambda i: torch.randn(QROWS, QCOLS, device="cuda", generator=g).half())
+    yh = torch.randn(QCOLS, device="cuda", generator=g).half()
+    ms = gpu_time([lambda w=w: torch.mv(w, yh) for w in wh])
+    print(f"torch f16 mv: {gbps(QROWS * QCOLS * 2, ms):.0f} GB/s {pct(gbps(QROWS * QCOLS * 2, ms))}", flush=True)
+    record("quant", op="torch_f16_mv", gbps=gbps(QROWS * QCOLS * 2, ms))
+    del wh
+    B = 8
+    y = torch.randn(B, QCOLS, device="cuda", generator=g)
+    yq = torch.empty(B * QCOLS // 32 * 36, dtype=torch.uint8, device="cuda")
+    kx = C.c_int(QCOLS)
+    launcher([(kq, B, QCOLS // 32, [p(y), p(yq), kx, C.c_int(QCOLS)])])()
+    torch.cuda.synchronize()
+    yd = torch.stack([q8_1_decode(yq[j * QCOLS // 32 * 36:(j + 1) * QCOLS // 32 * 36], QCOLS)
+                      for j in range(B)])
+    print(f"{'format':6s} {'kernel':26s} {'geometry':>14s} {'GB/s':>6s} {'%copy':>6s} {'err':>8s}",
+          flush=True)
+    for q, (nb, qk, _) in QF.items():
+        wbytes = QROWS * QCOLS // qk * nb
+        ws = copies(wbytes, lambda i: rand_blocks(q, QROWS, QCOLS, g))
+        try:
+            # reference: our dequantizer (checked against float64 by the host
+            # selftest), then torch's matmul in float64
+            kd = kernel("quantized", f"dequantize_block_{q}_f32")
+            wf = torch.empty(QROWS, QCOLS, device="cuda")
+            launcher([(kd, QROWS * QCOLS, 1, [p(ws[0]), p(wf), C.c_int(QROWS * QCOLS)])])()
+            torch.cuda.synchronize()
+            if not torch.isfinite(wf).all():
+                raise RuntimeError("dequantized weights not finite")
+            w64, absw = wf.double(), wf.abs().double()
+            ref_f = (w64 @ y.double().t()).t()          # [B, rows]
+            ref_q = (w64 @ yd.double().t()).t()
+            absy, absyd = y.abs().double().t(), yd.abs().double().t()
+            # dequantize: bytes = blocks read + f32 written
+            outs = [torch.empty(QROWS * QCOLS, device="cuda") for _ in range(1)]
+            dq = [launcher([(kd, QROWS * QCOLS, 1, [p(w), p(outs[0]), C.c_int(QROWS * QCOLS)])]) for w in ws]
+            gb = gbps(wbytes + QROWS * QCOLS * 4, gpu_time(dq))
+            print(f"{q:6s} {'dequantize_block_f32':26s} {'work':>14s} {gb:6.0f} {pct(gb)}", flush=True)
+            record("quant", fmt=q, op="dequantize_f32", gbps=gb)
+            # get_rows: 4096 random rows of the matrix
+            kg = kernel("quantized", f"get_rows_{q}")
+            nids = 4096
+            ids = torch.randint(0, QROWS, (nids,), device="cuda", generator=g, dtype=torch.int32)
+            gr = torch.empty(nids, QCOLS, device="cuda")
+            run = launcher([(kg, nids * QCOLS, 1, [p(ws[0]), p(ids), p(gr), C.c_int(QCOLS), C.c_int(nids)])])
+            gr.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            if not torch.equal(gr, wf[ids.long()]):
+                raise RuntimeError("get_rows differs from the dequantized rows")
+            gb = gbps(nids * QCOLS // qk * nb + nids * QCOLS * 4,
+                      gpu_time([launcher([(kg, nids * QCOLS, 1, [p(w), p(ids), p(gr), C.c_int(QCOLS),
+                                                                 C.c_int(nids)])]) for w in ws]))
+            print(f"{q:6s} {'get_rows (4096 rows)':26s} {'work':>14s} {gb:6.0f} {pct(gb)}", flush=True)
+            record("quant", fmt=q, op="get_rows", gbps=gb)
+            del wf, w64
+            dst = torch.empty(B, QROWS, device="cuda")
+            # geometries: the library's (work) and a wave per row, 4 or 8 rows a block
+            # (name, block, rows a block): the wave-per-row mapping with
+            # rows / (rows a block) blocks, i.e. rows a block / waves a block
+            # rows a wave
+            geos = [("work", None, 0)] + [(f"{b}/{r}r", b, r) for b, r in GEOS]
+            for kname, batch in [(f"dequantize_mul_mat_vec_{q}", 0)] + \
+                    [(f"mul_mat_vec_{q}_q8_1_cuda{b}", b) for b in (1, 2, 4, 8)]:
+                k = kernel("quantized", kname)
+                t1 = None
+                for gname, blk, rpb in geos:
+                    def mk(w, k=k, batch=batch, blk=blk, rpb=rpb):
+                        if batch:
+                            v = [p(w), p(yq), p(dst), C.c_int(QCOLS), C.c_int(QROWS), C.c_int(QCOLS),
+                                 C.c_int(QROWS)]
+                        else:
+                            v = [p(w), p(y), p(dst), C.c_int(QCOLS), C.c_int(QROWS)]
+                        if blk is None:
+                            return launcher([(k, QROWS, QCOLS, v)])
+                        grid = -(-QROWS // rpb)
+                        return launcher([(k, (grid, blk), None, v)])
+                    runs = [mk(w) for w in ws]
+                    dst.fill_(float("nan"))
+                    runs[0]()
+                    torch.cuda.synchronize()
+                    nb_ = max(batch, 1)
+                    e = mv_check(dst[:nb_].double(), (ref_q if batch else ref_f)[:nb_], absw,
+                                 (absyd if batch else absy)[:, :nb_], 1e-3 if batch else 1e-4)
+                    ms = gpu_time(runs)
+                    gb = gbps(wbytes, ms)
+                    if gname == "work":
+                        t1 = ms
+                    print(f"{q:6s} {kname:26s} {gname:>14s} {gb:6.0f} {pct(gb)} "
+                          f"{e:8.2g}", flush=True)
+                    record("quant", fmt=q, op=kname, batch=batch, geometry=gname, ms=ms, gbps=gb,
+                           pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
+        except Exception as ex:
+            print(f"{q:6s} FAILED: {ex}", flush=True)
+            record("quant", fmt=q, error=str(ex))
+        del ws
+
+
+# ---- index ------------------------------------------------------------------
+def sec_index():
+    g = torch.Generator(device="cuda").manual_seed(13)
+    print(f"{'op':14s} {'shape':>30s} {'torch':>6s} {'ours':>6s} {'ratio':>6s}  (GB/s)", flush=True)
+    # index_select: 32768 rows of 4096 f32 from a 131072-row table (2 GiB)
+    tab = torch.randn(131072, 4096, device="cuda", generator=g)
+    ids = torch.randint(0, 131072, (32768,), device="cuda", generator=g)
+    ids32 = ids.to(torch.int32)
+    out = torch.empty(32768, 4096, device="cuda")
+    k = kernel("indexing", "is_u32_f32")
+    run = launcher([(k, out.numel(), 1, [C.c_size_t(out.numel()), C.c_size_t(0), Layout(), p(ids32), p(tab),
+                                          p(out), C.c_size_t(1), C.c_size_t(131072), C.c_size_t(32768),
+                                          C.c_size_t(4096)])])
+    cases = [("index_select", "131072x4096 f32, 32768 ids", run, lambda: torch.index_select(tab, 0, ids),
+              lambda: torch.equal(out, tab[ids]), 2 * out.numel() * 4 + ids.numel() * 4)]
+    # gather along dim 1 of 4096 x 4096 f32 (rotated copies)
+    gi = copies(3 * 64 << 20, lambda i: (torch.randn(4096, 4096, device="cuda", generator=g),
+                                          torch.randint(0, 4096, (4096, 4096), device="cuda", generator=g),
+                                          torch.empty(4096, 4096, device="cuda")))
+    kg = kernel("indexing", "gather_u32_f32")
+    gi = [(a, i, i.to(torch.int32), o) for a, i, o in gi]
+    gruns = [launcher([(kg, o.numel(), 1, [C.c_size_t(o.numel()), p(i32), p(a), p(o), C.c_size_t(4096),
+                                           C.c_size_t(4096), C.c_size_t(4096), C.c_size_t(1)])])
+             for a, i, i32, o in gi]
+    a0, i0, _, o0 = gi[0]
+    cases.append(("gather dim 1", "4096x4096 f32", gruns, [lambda a=a, i=i: torch.gather(a, 1, i)
+                                                         for a, i, _, _ in gi],
+                  lambda: torch.equal(o0, torch.gather(a0, 1, i0)), 3 * 4096 * 4096 * 4))
+    for name, shape, ours, theirs, check, nbytes in cases:
+        ours = ours if isinstance(ours, list) else [ours]
+        theirs = theirs if isinstance(theirs, list) else [theirs]
+        try:
+            ours[0]()
+            torch.cuda.synchronize()
+            if not check():
+                raise RuntimeError("differs from torch")
+            tg, og = gbps(nbytes, gpu_time(theirs)), gbps(nbytes, gpu_time(ours))
+            print(f"{name:14s} {shape:>30s} {tg:6.0f} {og:6.0f} {og / tg:6.2f}", flush=True)
+            record("index", op=name, shape=shape, torch_gbps=tg, gbps=og, ratio=og / tg)
+        except Exception as ex:
+            print(f"{name:14s} FAILED: {ex}", flush=True)
+            record("index", op=name, error=str(ex))
+
+
+if __name__ == "__main__":
+    header()
+    sec_copy()
+    for s in SECTIONS:
+        if s == "rows":
+            sec_rows()
+        elif s == "quant":
+            sec_quant()
+        elif s == "index":
+            sec_index()
+    if JSON_OUT:
+        json.dump(RESULTS, open(JSON_OUT, "w"), indent=1)
