@@ -215,21 +215,23 @@ void st_args(struct st_kernel *k, int n, ...)
 	va_end(ap);
 }
 
+/* The planner of every family, from plugins/families (selftest-families.h). */
+static const struct {
+	const char *family;
+	int (*plan)(const char *name, struct st_kernel *k);
+} planners[] = {
+#define ST_PLANNER(f) { #f, st_plan_##f },
+	ST_FAMILIES(ST_PLANNER)
+#undef ST_PLANNER
+};
+
+const char *st_family(size_t i)
+{
+	return i < sizeof(planners) / sizeof(planners[0]) ? planners[i].family : NULL;
+}
+
 int st_plan(const char *family, const char *name, struct st_kernel *k)
 {
-	static const struct {
-		const char *family;
-		int (*plan)(const char *name, struct st_kernel *k);
-	} planners[] = {
-		{ "unary", st_plan_unary }, { "binary", st_plan_binary },
-		{ "affine", st_plan_affine }, { "cast", st_plan_cast },
-		{ "fill", st_plan_fill }, { "ternary", st_plan_ternary },
-		{ "reduce", st_plan_reduce }, { "norm", st_plan_norm }, { "rope", st_plan_rope },
-		{ "indexing", st_plan_indexing }, { "sort", st_plan_sort },
-		{ "quantized", st_plan_quantized }, { "conv", st_plan_conv },
-		{ "attention", st_plan_attention },
-	};
-
 	memset(k, 0, sizeof(*k));
 	if (strlen(name) >= sizeof(k->name))
 		return -ENAMETOOLONG;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hanzo-rocm.h"
+#include "selftest-families.h"
 
 enum st_dtype { ST_F32, ST_F64, ST_F16, ST_BF16, ST_U8, ST_U32, ST_I64, ST_NDTYPES };
 
@@ -119,21 +120,12 @@ double st_tolerance(enum st_dtype dt);
  * one this selftest knows (reported, counted as a failure: a kernel without
  * a reference is untested).
  */
-int st_plan_unary(const char *name, struct st_kernel *k);
-int st_plan_binary(const char *name, struct st_kernel *k);
-int st_plan_affine(const char *name, struct st_kernel *k);
-int st_plan_cast(const char *name, struct st_kernel *k);
-int st_plan_fill(const char *name, struct st_kernel *k);
-int st_plan_ternary(const char *name, struct st_kernel *k);
-int st_plan_reduce(const char *name, struct st_kernel *k);
-int st_plan_norm(const char *name, struct st_kernel *k);
-int st_plan_rope(const char *name, struct st_kernel *k);
-int st_plan_indexing(const char *name, struct st_kernel *k);
-int st_plan_sort(const char *name, struct st_kernel *k);
-int st_plan_quantized(const char *name, struct st_kernel *k);
-int st_plan_conv(const char *name, struct st_kernel *k);
-int st_plan_attention(const char *name, struct st_kernel *k);
+#define ST_DECLARE_PLAN(f) int st_plan_##f(const char *name, struct st_kernel *k);
+ST_FAMILIES(ST_DECLARE_PLAN)
+#undef ST_DECLARE_PLAN
 int st_plan(const char *family, const char *name, struct st_kernel *k);
+/* The families of plugins/families, in its order: the i-th, NULL past the end. */
+const char *st_family(size_t i);
 
 /* Helpers for the planners. */
 /* "<prefix><dtype>" -> dtype; false if name does not have that shape. */

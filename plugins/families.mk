@@ -8,6 +8,7 @@ plugins/unary.c: $(top_srcdir)/kernels/unary.hip $(top_srcdir)/kernels/unary.lis
 	$(HR_EMBED)
 EXTRA_DIST += kernels/unary.hip kernels/unary.list
 CLEANFILES += plugins/unary.c
+HR_SELFTEST_FAMILIES += common/selftest-unary.c
 
 # family affine
 plugins_LTLIBRARIES += plugins/affine.la
@@ -17,6 +18,7 @@ plugins/affine.c: $(top_srcdir)/kernels/affine.hip $(top_srcdir)/kernels/affine.
 	$(HR_EMBED)
 EXTRA_DIST += kernels/affine.hip kernels/affine.list
 CLEANFILES += plugins/affine.c
+HR_SELFTEST_FAMILIES += common/selftest-affine.c
 
 # family fill
 plugins_LTLIBRARIES += plugins/fill.la
@@ -26,6 +28,7 @@ plugins/fill.c: $(top_srcdir)/kernels/fill.hip $(top_srcdir)/kernels/fill.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/fill.hip kernels/fill.list
 CLEANFILES += plugins/fill.c
+HR_SELFTEST_FAMILIES += common/selftest-fill.c
 
 # family binary
 plugins_LTLIBRARIES += plugins/binary.la
@@ -35,6 +38,7 @@ plugins/binary.c: $(top_srcdir)/kernels/binary.hip $(top_srcdir)/kernels/binary.
 	$(HR_EMBED)
 EXTRA_DIST += kernels/binary.hip kernels/binary.list
 CLEANFILES += plugins/binary.c
+HR_SELFTEST_FAMILIES += common/selftest-binary.c
 
 # family cast
 plugins_LTLIBRARIES += plugins/cast.la
@@ -44,6 +48,7 @@ plugins/cast.c: $(top_srcdir)/kernels/cast.hip $(top_srcdir)/kernels/cast.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/cast.hip kernels/cast.list
 CLEANFILES += plugins/cast.c
+HR_SELFTEST_FAMILIES += common/selftest-cast.c
 
 # family ternary
 plugins_LTLIBRARIES += plugins/ternary.la
@@ -53,6 +58,7 @@ plugins/ternary.c: $(top_srcdir)/kernels/ternary.hip $(top_srcdir)/kernels/terna
 	$(HR_EMBED)
 EXTRA_DIST += kernels/ternary.hip kernels/ternary.list
 CLEANFILES += plugins/ternary.c
+HR_SELFTEST_FAMILIES += common/selftest-ternary.c
 
 # family reduce
 plugins_LTLIBRARIES += plugins/reduce.la
@@ -62,6 +68,7 @@ plugins/reduce.c: $(top_srcdir)/kernels/reduce.hip $(top_srcdir)/kernels/reduce.
 	$(HR_EMBED)
 EXTRA_DIST += kernels/reduce.hip kernels/reduce.list
 CLEANFILES += plugins/reduce.c
+HR_SELFTEST_FAMILIES += common/selftest-reduce.c
 
 # family norm
 plugins_LTLIBRARIES += plugins/norm.la
@@ -71,6 +78,7 @@ plugins/norm.c: $(top_srcdir)/kernels/norm.hip $(top_srcdir)/kernels/norm.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/norm.hip kernels/norm.list
 CLEANFILES += plugins/norm.c
+HR_SELFTEST_FAMILIES += common/selftest-norm.c
 
 # family rope
 plugins_LTLIBRARIES += plugins/rope.la
@@ -80,6 +88,7 @@ plugins/rope.c: $(top_srcdir)/kernels/rope.hip $(top_srcdir)/kernels/rope.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/rope.hip kernels/rope.list
 CLEANFILES += plugins/rope.c
+HR_SELFTEST_FAMILIES += common/selftest-rope.c
 
 # family indexing
 plugins_LTLIBRARIES += plugins/indexing.la
@@ -89,6 +98,7 @@ plugins/indexing.c: $(top_srcdir)/kernels/indexing.hip $(top_srcdir)/kernels/ind
 	$(HR_EMBED)
 EXTRA_DIST += kernels/indexing.hip kernels/indexing.list
 CLEANFILES += plugins/indexing.c
+HR_SELFTEST_FAMILIES += common/selftest-indexing.c
 
 # family sort
 plugins_LTLIBRARIES += plugins/sort.la
@@ -98,6 +108,7 @@ plugins/sort.c: $(top_srcdir)/kernels/sort.hip $(top_srcdir)/kernels/sort.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/sort.hip kernels/sort.list
 CLEANFILES += plugins/sort.c
+HR_SELFTEST_FAMILIES += common/selftest-sort.c
 
 # family quantized
 plugins_LTLIBRARIES += plugins/quantized.la
@@ -107,6 +118,7 @@ plugins/quantized.c: $(top_srcdir)/kernels/quantized.hip $(top_srcdir)/kernels/q
 	$(HR_EMBED)
 EXTRA_DIST += kernels/quantized.hip kernels/quantized.list
 CLEANFILES += plugins/quantized.c
+HR_SELFTEST_FAMILIES += common/selftest-quantized.c
 
 # family conv
 plugins_LTLIBRARIES += plugins/conv.la
@@ -116,6 +128,7 @@ plugins/conv.c: $(top_srcdir)/kernels/conv.hip $(top_srcdir)/kernels/conv.list $
 	$(HR_EMBED)
 EXTRA_DIST += kernels/conv.hip kernels/conv.list
 CLEANFILES += plugins/conv.c
+HR_SELFTEST_FAMILIES += common/selftest-conv.c
 
 # family attention
 plugins_LTLIBRARIES += plugins/attention.la
@@ -125,3 +138,4 @@ plugins/attention.c: $(top_srcdir)/kernels/attention.hip $(top_srcdir)/kernels/a
 	$(HR_EMBED)
 EXTRA_DIST += kernels/attention.hip kernels/attention.list
 CLEANFILES += plugins/attention.c
+HR_SELFTEST_FAMILIES += common/selftest-attention.c

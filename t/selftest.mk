@@ -7,7 +7,8 @@
 check_PROGRAMS += t/test-selftest
 t_test_selftest_SOURCES = t/test-selftest.c $(HR_SELFTEST_COMMON)
 t_test_selftest_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common \
-	-DHR_KERNELS_DIR=\""$(top_srcdir)/kernels"\"
+	-DHR_KERNELS_DIR=\""$(top_srcdir)/kernels"\" \
+	-DHR_FAMILIES_LIST=\""$(top_srcdir)/plugins/families"\"
 t_test_selftest_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-selftest
 EXTRA_DIST += t/selftest-cli.sh

@@ -2,7 +2,7 @@
 /*
  * The host half of `hanzo-rocm selftest`: f16/bf16 conversions (every f16
  * value round-trips, ties go to even, overflow and subnormals), every kernel
- * of the six families' lists has a reference, and the references implement
+ * of every family's list (plugins/families) has a reference, and the references implement
  * the documented semantics (cast saturation and wrap, integer division by
  * zero, NaN propagation).
  */
@@ -73,19 +73,44 @@ static void test_bf16(void)
 	is_int(bad, 0, "bf16: every non-NaN value round-trips");
 }
 
+/* The selftest's families are plugins/families' (its planner table is
+ * generated from that list), in its order. */
+static void test_family_table(void)
+{
+	char line[256];
+	size_t i = 0, bad = 0;
+	FILE *fp = fopen(HR_FAMILIES_LIST, "re");
+
+	if (!ok(fp != NULL, "read %s", HR_FAMILIES_LIST))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		char *name = strtok(line, "\t \n");
+
+		if (!name || name[0] == '#')
+			continue;
+		if (!st_family(i) || strcmp(st_family(i), name) != 0) {
+			diag("family %zu: the list says %s, the planner table %s", i, name,
+			     st_family(i) ? st_family(i) : "(end)");
+			bad++;
+		}
+		i++;
+	}
+	fclose(fp);
+	ok(i > 0 && bad == 0 && st_family(i) == NULL,
+	   "the planner table names the %zu families of plugins/families, in order", i);
+}
+
 /* Every kernel of kernels/<family>.list has a plan. */
 static void test_lists(void)
 {
-	static const char *const families[] = { "unary", "binary", "affine", "cast", "fill", "ternary",
-	                                              "reduce", "norm", "rope", "indexing", "sort", "quantized",
-	                                              "conv" };
+	const char *family;
 
-	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++) {
+	for (size_t f = 0; (family = st_family(f)) != NULL; f++) {
 		char path[4096], line[4096];
 		unsigned n = 0, bad = 0;
 		FILE *fp;
 
-		snprintf(path, sizeof(path), "%s/%s.list", HR_KERNELS_DIR, families[f]);
+		snprintf(path, sizeof(path), "%s/%s.list", HR_KERNELS_DIR, family);
 		fp = fopen(path, "re");
 		if (!ok(fp != NULL, "read %s", path))
 			continue;
@@ -96,14 +121,14 @@ static void test_lists(void)
 			if (!name || name[0] == '#')
 				continue;
 			n++;
-			if (st_plan(families[f], name, &k) < 0 || (!k.gen && !k.run) ||
+			if (st_plan(family, name, &k) < 0 || (!k.gen && !k.run) ||
 			    (k.shape == ST_EW && !k.ref)) {
-				diag("%s: no plan for %s", families[f], name);
+				diag("%s: no plan for %s", family, name);
 				bad++;
 			}
 		}
 		fclose(fp);
-		ok(n > 0 && bad == 0, "%s: all %u kernels have a reference", families[f], n);
+		ok(n > 0 && bad == 0, "%s: all %u kernels have a reference", family, n);
 	}
 }
 
@@ -181,6 +206,7 @@ int main(void)
 {
 	test_f16();
 	test_bf16();
+	test_family_table();
 	test_lists();
 	test_refs();
 	return done_testing();

@@ -2,13 +2,11 @@
 # JSON writer and the selftest (conversions, references, the plan of every
 # family's kernels, the driver that runs them and the row-wise families'
 # helpers: their plans carry run hooks, so plan and driver link together).
-HR_SELFTEST_COMMON = common/selftest.h common/selftest-dtype.c \
-	common/selftest-unary.c common/selftest-binary.c common/selftest-affine.c \
-	common/selftest-cast.c common/selftest-fill.c common/selftest-ternary.c \
-	common/selftest-rows.c common/selftest-run.c common/selftest-reduce.c \
-	common/selftest-norm.c common/selftest-rope.c common/selftest-indexing.c \
-	common/selftest-sort.c common/selftest-quantized.c \
-	common/selftest-conv.c common/selftest-attention.c
+# Each family's file comes from plugins/families (HR_SELFTEST_FAMILIES,
+# plugins/families.mk).
+HR_SELFTEST_COMMON = common/selftest.h common/selftest-families.h \
+	common/selftest-dtype.c common/selftest-rows.c common/selftest-run.c \
+	$(HR_SELFTEST_FAMILIES)
 
 # The hanzo-rocm CLI links the internal convenience library, as kmod's tools do.
 bin_PROGRAMS += tools/hanzo-rocm
