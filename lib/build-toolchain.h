@@ -18,9 +18,6 @@ enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC, HR_COMPILER_CXX /* host 
 /* The compiler that builds code objects for a platform (enum hr_platform). */
 enum hr_compiler hr_compiler_for(int platform);
 
-/* A compile's time limit unless tc->timeout_s says otherwise. */
-#define HR_COMPILE_TIMEOUT_S 600
-
 struct hr_toolchain {
 	enum hr_compiler kind;
 	char *path;         /* absolute path of the compiler */

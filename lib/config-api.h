@@ -16,6 +16,9 @@ struct hanzo_rocm;
 enum hr_policy { HR_POLICY_READWRITE, HR_POLICY_READONLY, HR_POLICY_OFF };
 enum hr_compile { HR_COMPILE_AUTO, HR_COMPILE_NEVER };
 
+/* A compile's time limit unless the configuration's timeout says otherwise. */
+#define HR_COMPILE_TIMEOUT_S 600
+
 struct hr_target_map {
 	char *from;
 	char *to;
@@ -86,5 +89,46 @@ int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 const char *hr_policy_name(enum hr_policy p);
 const char *hr_compile_name(enum hr_compile c);
+
+/*
+ * The configuration keys, one row each (lib/config-keys.c): the parser
+ * (file values, and the built-in default, go through it), the field it sets,
+ * its default, how it prints and its documentation.  config.c (defaults,
+ * free), `hanzo-rocm info` and t/test-config-keys (etc/hanzo-rocm.conf and
+ * hanzo-rocm.conf(5) against the table) loop over it.
+ */
+enum hr_config_type {
+	HR_CONFIG_STR,          /* char * */
+	HR_CONFIG_STRV,         /* char ** */
+	HR_CONFIG_MAP,          /* struct hr_target_map *, then size_t n */
+	HR_CONFIG_POLICY,       /* enum hr_policy */
+	HR_CONFIG_COMPILE,      /* enum hr_compile */
+	HR_CONFIG_SIZE,         /* uint64_t bytes */
+	HR_CONFIG_UINT,         /* unsigned */
+};
+
+struct hr_config_key {
+	const char *section, *name;
+	enum hr_config_type type;
+	size_t offset;          /* of the field in struct hr_config */
+	const char *def;        /* the built-in default, given to the parser; NULL: unset */
+	const char *shown;      /* the value etc/hanzo-rocm.conf shows commented out */
+	const char *expected;   /* the grammar, in "invalid value" errors */
+	const char *doc;        /* its comment in etc/hanzo-rocm.conf, lines joined by ' ' */
+	const char *none;       /* what info prints for an empty (or 0) value */
+	const char *unit;       /* after a number in info ("" for none) */
+	unsigned zero;          /* HR_CONFIG_UINT: what 0 stands for (info --json) */
+};
+
+/* The i-th key, NULL past the last. */
+const struct hr_config_key *hr_config_key_at(size_t i);
+/* The key's field in cfg. */
+static inline const void *hr_config_field(const struct hr_config *cfg,
+                                          const struct hr_config_key *k)
+{
+	return (const char *)cfg + k->offset;
+}
+/* The key's value as text (info's line); NULL when out of memory. */
+char *hr_config_key_text(const struct hr_config *cfg, const struct hr_config_key *k);
 
 #endif

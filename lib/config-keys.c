@@ -5,6 +5,7 @@
  * a bad value does (error or warning) is config-private.h's PROBLEM.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,31 +525,205 @@ static int set_disable(struct parser *p, const char *v, struct bad *bad)
 	return r;
 }
 
+/*
+ * The keys: what config.c, the handler below, `hanzo-rocm info` and
+ * t/test-config-keys read.  A key is added here (and documented in
+ * etc/hanzo-rocm.conf and hanzo-rocm.conf(5), which the test checks).
+ */
+#define HR_STR_(x) #x
+#define HR_STR(x) HR_STR_(x)
+#define AT(field) offsetof(struct hr_config, field)
+
 static const struct key {
-	const char *section, *name;
+	struct hr_config_key k;
 	int (*set)(struct parser *p, const char *value, struct bad *bad);
-	const char *expected;
 } keys[] = {
-	{ "targets", "override", set_override, "one target ID like gfx90a or sm_90, or empty" },
-	{ "targets", "map", set_map, "space-separated FROM:TO target pairs like gfx1031:gfx1030" },
-	{ "targets", "extra", set_extra, "space-separated target IDs like gfx90a sm_90" },
-	{ "targets", "default", set_default, "space-separated target IDs like gfx90a sm_90" },
-	{ "targets", "host", set_host, "host-w64, host-w32, both separated by a space, or none" },
-	{ "cache", "system_dir", set_system_dir, "an absolute path" },
-	{ "cache", "user_dir", set_user_dir, "an absolute path, or empty for the default" },
-	{ "cache", "site_dirs", set_site_dirs, "space-separated absolute paths" },
-	{ "cache", "policy", set_policy, "readwrite, readonly or off" },
-	{ "cache", "compile", set_compile, "auto or never" },
-	{ "cache", "max_size", set_max_size, "a size like 512M or 1G" },
-	{ "compiler", "hipcc", set_hipcc, "a program name or an absolute path" },
-	{ "compiler", "nvcc", set_nvcc, "a program name or an absolute path" },
-	{ "compiler", "cxx", set_cxx, "a program name or an absolute path" },
-	{ "compiler", "flags", set_flags, "space-separated compiler flags" },
-	{ "compiler", "jobs", set_jobs, "a number from 0 to 1024" },
-	{ "compiler", "timeout", set_timeout, "seconds, from 1 to 86400" },
-	{ "plugins", "path", set_plugin_path, "absolute directories separated by spaces or ':'" },
-	{ "plugins", "disable", set_disable, "space-separated family names" },
+	{ { "targets", "override", HR_CONFIG_STR, AT(override), NULL, "",
+	    "one target ID like gfx90a or sm_90, or empty",
+	    "One target ID used for every AMD device instead of the detected one.",
+	    "(none)", "", 0 }, set_override },
+	{ { "targets", "map", HR_CONFIG_MAP, AT(map), NULL, "gfx1031:gfx1030",
+	    "space-separated FROM:TO target pairs like gfx1031:gfx1030",
+	    "Substitutions FROM:TO applied to detected targets, space separated.",
+	    "(none)", "", 0 }, set_map },
+	{ { "targets", "extra", HR_CONFIG_STRV, AT(extra), "", "",
+	    "space-separated target IDs like gfx90a sm_90",
+	    "Targets to precompile in addition to the detected ones.",
+	    "(none)", "", 0 }, set_extra },
+	{ { "targets", "default", HR_CONFIG_STRV, AT(default_targets), HR_DEFAULT_TARGETS,
+	    "gfx90a gfx942 gfx1100 gfx1030",
+	    "space-separated target IDs like gfx90a sm_90",
+	    "Targets to precompile when no GPU is detected and no extra is set.",
+	    "(none)", "", 0 }, set_default },
+	{ { "targets", "host", HR_CONFIG_STRV, AT(host), NULL, "",
+	    "host-w64, host-w32, both separated by a space, or none",
+	    "Host (CPU) devices for tests and debugging: host-w64 (wave 64) and/or "
+	    "host-w32 (wave 32), or none.  Never used unless listed here or asked for.",
+	    "(none)", "", 0 }, set_host },
+	{ { "cache", "system_dir", HR_CONFIG_STR, AT(system_dir), HR_CACHEDIR,
+	    "/var/cache/hanzo-rocm", "an absolute path",
+	    "System tier, written only by `hanzo-rocm precompile --system` "
+	    "(built-in default: the build's cache dir, /var/cache/hanzo-rocm in packages).",
+	    "(none)", "", 0 }, set_system_dir },
+	{ { "cache", "user_dir", HR_CONFIG_STR, AT(user_dir), NULL, "",
+	    "an absolute path, or empty for the default",
+	    "Per-user tier; empty means $XDG_CACHE_HOME/hanzo-rocm or ~/.cache/hanzo-rocm.",
+	    "(none: no HOME)", "", 0 }, set_user_dir },
+	{ { "cache", "site_dirs", HR_CONFIG_STRV, AT(site_dirs), "", "",
+	    "space-separated absolute paths",
+	    "Extra read-only tiers searched after the system tier (e.g. an NFS share).",
+	    "(none)", "", 0 }, set_site_dirs },
+	{ { "cache", "policy", HR_CONFIG_POLICY, AT(policy), "readwrite", "readwrite",
+	    "readwrite, readonly or off",
+	    "User tier: readwrite, readonly or off.", "", "", 0 }, set_policy },
+	{ { "cache", "compile", HR_CONFIG_COMPILE, AT(compile), "auto", "auto",
+	    "auto or never",
+	    "Compile on a cache miss: auto, or never to fail fast on production nodes.",
+	    "", "", 0 }, set_compile },
+	{ { "cache", "max_size", HR_CONFIG_SIZE, AT(max_size), "1G", "1G",
+	    "a size like 512M or 1G",
+	    "Upper bound of the user tier, with K/M/G suffixes.", "", "", 0 }, set_max_size },
+	{ { "compiler", "hipcc", HR_CONFIG_STR, AT(hipcc), "hipcc", "hipcc",
+	    "a program name or an absolute path",
+	    "HIP compiler: a program name searched in PATH, or an absolute path.",
+	    "", "", 0 }, set_hipcc },
+	{ { "compiler", "nvcc", HR_CONFIG_STR, AT(nvcc), "nvcc", "nvcc",
+	    "a program name or an absolute path",
+	    "CUDA compiler: a program name searched in PATH, or an absolute path.",
+	    "", "", 0 }, set_nvcc },
+	{ { "compiler", "cxx", HR_CONFIG_STR, AT(cxx), "c++", "c++",
+	    "a program name or an absolute path",
+	    "C++ compiler for host code objects (host devices): a name or an absolute path.",
+	    "", "", 0 }, set_cxx },
+	{ { "compiler", "flags", HR_CONFIG_STRV, AT(flags), "-O3", "-O3",
+	    "space-separated compiler flags",
+	    "Extra flags for every kernel compile, space separated.",
+	    "(none)", "", 0 }, set_flags },
+	{ { "compiler", "jobs", HR_CONFIG_UINT, AT(jobs), "0", "0",
+	    "a number from 0 to 1024",
+	    "Parallel compiles; 0 means the number of online CPUs.",
+	    "0 (online CPUs)", "", 0 }, set_jobs },
+	{ { "compiler", "timeout", HR_CONFIG_UINT, AT(timeout_s), NULL,
+	    HR_STR(HR_COMPILE_TIMEOUT_S), "seconds, from 1 to 86400",
+	    "Seconds after which a hung compile is killed (1 to 86400).",
+	    HR_STR(HR_COMPILE_TIMEOUT_S) " s (the default)", " s", HR_COMPILE_TIMEOUT_S },
+	  set_timeout },
+	{ { "plugins", "path", HR_CONFIG_STRV, AT(plugin_path), NULL, "",
+	    "absolute directories separated by spaces or ':'",
+	    "Plugin directories, separated by spaces or ':'; empty means the built-in one.",
+	    "(none)", "", 0 }, set_plugin_path },
+	{ { "plugins", "disable", HR_CONFIG_STRV, AT(disable), "", "",
+	    "space-separated family names",
+	    "Kernel families not to load, space separated.", "(none)", "", 0 }, set_disable },
 };
+
+const struct hr_config_key *hr_config_key_at(size_t i)
+{
+	return i < HR_ARRAY_SIZE(keys) ? &keys[i].k : NULL;
+}
+
+/*
+ * The built-in defaults, through the keys' own parsers (so a default obeys
+ * the grammar of a configured value): 0, -ENOMEM, or -EINVAL (logged) for
+ * a default the build got wrong.
+ */
+int hr_config_set_defaults(struct parser *p)
+{
+	for (size_t i = 0; i < HR_ARRAY_SIZE(keys); i++) {
+		struct bad bad = { NULL };
+		int r;
+
+		if (!keys[i].k.def)
+			continue;
+		r = keys[i].set(p, keys[i].k.def, &bad);
+		if (r == -EINVAL)
+			hr_err(p->ctx, "built-in default of %s.%s: invalid value '%s' (expected %s)\n",
+			       keys[i].k.section, keys[i].k.name, keys[i].k.def, keys[i].k.expected);
+		free(bad.value);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Frees what every key's field holds. */
+void hr_config_free_keys(struct hr_config *cfg)
+{
+	for (size_t i = 0; i < HR_ARRAY_SIZE(keys); i++) {
+		void *f = (char *)cfg + keys[i].k.offset;
+
+		switch (keys[i].k.type) {
+		case HR_CONFIG_STR:
+			free(*(char **)f);
+			break;
+		case HR_CONFIG_STRV:
+			hr_strv_free(*(char ***)f);
+			break;
+		case HR_CONFIG_MAP:
+			hr_config_map_free(cfg->map, cfg->n_map);
+			break;
+		case HR_CONFIG_POLICY:
+		case HR_CONFIG_COMPILE:
+		case HR_CONFIG_SIZE:
+		case HR_CONFIG_UINT:
+			break;
+		}
+	}
+}
+
+static char *strv_text(char *const *v, const char *none)
+{
+	return v && v[0] ? hr_strv_join(v, " ") : strdup(none);
+}
+
+char *hr_config_key_text(const struct hr_config *cfg, const struct hr_config_key *k)
+{
+	const void *f = hr_config_field(cfg, k);
+	char buf[96], size[32];
+
+	switch (k->type) {
+	case HR_CONFIG_STR: {
+		const char *s = *(char *const *)f;
+
+		return strdup(s && *s ? s : k->none);
+	}
+	case HR_CONFIG_STRV:
+		return strv_text(*(char **const *)f, k->none);
+	case HR_CONFIG_MAP: {
+		char **v = hr_strv_new(), *s;
+
+		for (size_t i = 0; v && i < cfg->n_map; i++) {
+			char pair[512];
+
+			snprintf(pair, sizeof(pair), "%s -> %s", cfg->map[i].from, cfg->map[i].to);
+			if (hr_strv_push(&v, pair) < 0) {
+				hr_strv_free(v);
+				return NULL;
+			}
+		}
+		if (!v)
+			return NULL;
+		s = v[0] ? hr_strv_join(v, ", ") : strdup(k->none);
+		hr_strv_free(v);
+		return s;
+	}
+	case HR_CONFIG_POLICY:
+		return strdup(hr_policy_name(*(const enum hr_policy *)f));
+	case HR_CONFIG_COMPILE:
+		return strdup(hr_compile_name(*(const enum hr_compile *)f));
+	case HR_CONFIG_SIZE:
+		hr_format_size(*(const uint64_t *)f, size, sizeof(size));
+		snprintf(buf, sizeof(buf), "%s (%llu bytes)", size,
+		         (unsigned long long)*(const uint64_t *)f);
+		return strdup(buf);
+	case HR_CONFIG_UINT:
+		if (*(const unsigned *)f == 0 && *k->none)
+			return strdup(k->none);
+		snprintf(buf, sizeof(buf), "%u%s", *(const unsigned *)f, k->unit);
+		return strdup(buf);
+	}
+	return NULL;
+}
 
 int hr_config_handler(void *user, const char *section, const char *name,
                       const char *value)
@@ -562,7 +737,7 @@ int hr_config_handler(void *user, const char *section, const char *name,
 		const struct key *k = &keys[i];
 		int r;
 
-		if (strcmp(k->section, section) != 0 || strcmp(k->name, name) != 0)
+		if (strcmp(k->k.section, section) != 0 || strcmp(k->k.name, name) != 0)
 			continue;
 		r = k->set(p, value, &bad);
 		if (r == -ENOMEM) {
@@ -570,7 +745,7 @@ int hr_config_handler(void *user, const char *section, const char *name,
 		} else if (r < 0) {
 			ERR(p, "%s:%d: invalid value '%s' for %s (expected %s)\n",
 			    p->path, p->line, bad.value ? bad.value : value,
-			    name, k->expected);
+			    name, k->k.expected);
 		}
 		free(bad.value);
 		/* Always "success": inih's own error return means syntax only. */

@@ -64,6 +64,10 @@ struct tally {
 int hr_config_handler(void *user, const char *section, const char *name,
                       const char *value);
 void hr_config_map_free(struct hr_target_map *map, size_t n);
+/* Every key's built-in default, through its parser (config-keys.c). */
+int hr_config_set_defaults(struct parser *p);
+/* Frees every key's field (not the struct). */
+void hr_config_free_keys(struct hr_config *cfg);
 /* A host device list ("host-w64,host-w32", "none"): 0, -EINVAL, -ENOMEM. */
 int hr_config_host_list(const char *v, char ***out);
 /* Free what *slot holds and put s (or v) there. */

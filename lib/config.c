@@ -170,30 +170,19 @@ static int parse_file(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 /* ---- defaults, files, environment ---- */
 
-static struct hr_config *config_new(const char *root)
+/* A configuration holding the built-in defaults (config-keys.c's table). */
+static struct hr_config *config_new(struct hanzo_rocm *ctx, const char *root)
 {
 	struct hr_config *cfg = calloc(1, sizeof(*cfg));
+	struct parser p = { .ctx = ctx, .cfg = cfg, .root = root,
+	                    .path = "(built-in default)", .strict = true };
 
 	if (!cfg)
 		return NULL;
 	/* root is normalise_root's result; clang-tidy 14 thinks its -errno may be >= 0. */
 	cfg->root = strdup(root); // NOLINT(clang-analyzer-core.NonNullParamChecker)
 	cfg->files = hr_strv_new();
-	cfg->extra = hr_strv_new();
-	cfg->default_targets = hr_strv_split(HR_DEFAULT_TARGETS, " \t");
-	cfg->system_dir = hr_root_path(root, HR_CACHEDIR);
-	cfg->site_dirs = hr_strv_new();
-	cfg->policy = HR_POLICY_READWRITE;
-	cfg->compile = HR_COMPILE_AUTO;
-	cfg->max_size = UINT64_C(1) << 30;
-	cfg->hipcc = strdup("hipcc");
-	cfg->nvcc = strdup("nvcc");
-	cfg->cxx = strdup("c++");
-	cfg->flags = hr_strv_split("-O3", " ");
-	cfg->disable = hr_strv_new();
-	if (!cfg->root || !cfg->files || !cfg->extra || !cfg->default_targets ||
-	    !cfg->system_dir || !cfg->site_dirs || !cfg->hipcc || !cfg->nvcc || !cfg->cxx ||
-	    !cfg->flags || !cfg->disable) {
+	if (!cfg->root || !cfg->files || hr_config_set_defaults(&p) < 0) {
 		hr_config_free(cfg);
 		return NULL;
 	}
@@ -206,20 +195,7 @@ void hr_config_free(struct hr_config *cfg)
 		return;
 	free(cfg->root);
 	hr_strv_free(cfg->files);
-	free(cfg->override);
-	hr_config_map_free(cfg->map, cfg->n_map);
-	hr_strv_free(cfg->extra);
-	hr_strv_free(cfg->default_targets);
-	free(cfg->system_dir);
-	free(cfg->user_dir);
-	hr_strv_free(cfg->site_dirs);
-	free(cfg->hipcc);
-	free(cfg->nvcc);
-	free(cfg->cxx);
-	hr_strv_free(cfg->host);
-	hr_strv_free(cfg->flags);
-	hr_strv_free(cfg->plugin_path);
-	hr_strv_free(cfg->disable);
+	hr_config_free_keys(cfg);
 	free(cfg->env_arch);
 	hr_strv_free(cfg->env_targets);
 	free(cfg->version_label);
@@ -533,7 +509,7 @@ int hr_config_load(struct hanzo_rocm *ctx, const char *root,
 		hr_err(ctx, "cannot resolve root '%s': %s\n", root ? root : "", strerror(-r));
 		return r;
 	}
-	cfg = config_new(norm);
+	cfg = config_new(ctx, norm);
 	r = -ENOMEM;
 	if (!cfg)
 		goto out;
@@ -589,7 +565,7 @@ out:
 
 int hr_config_check_file(struct hanzo_rocm *ctx, const char *path)
 {
-	struct hr_config *cfg = config_new("");
+	struct hr_config *cfg = config_new(ctx, "");
 	int r;
 
 	if (!cfg)

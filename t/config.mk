@@ -3,6 +3,12 @@ check_PROGRAMS += t/test-config
 t_test_config_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-config
 
+# The key table against etc/hanzo-rocm.conf and hanzo-rocm.conf(5).
+check_PROGRAMS += t/test-config-keys
+t_test_config_keys_CPPFLAGS = $(AM_CPPFLAGS) -DHR_SRCDIR=\""$(top_srcdir)"\"
+t_test_config_keys_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-config-keys
+
 EXTRA_DIST += t/config-cli.sh
 TESTS += t/config-cli.sh
 

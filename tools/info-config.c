@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* `info` section: the files read and every effective setting. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hanzo-rocm-tools.h"
 #include "tools.h"
@@ -19,68 +21,79 @@ static void json_strv(struct json *j, const char *key, char *const *v)
 	json_end_array(j);
 }
 
+/* One key's value, typed (the table's type says which field it is). */
+static void json_key_value(struct json *j, const struct hr_config *cfg,
+                           const struct hr_config_key *k)
+{
+	const void *f = hr_config_field(cfg, k);
+
+	switch (k->type) {
+	case HR_CONFIG_STR:
+		json_kv_string(j, k->name, *(char *const *)f);
+		break;
+	case HR_CONFIG_STRV:
+		json_strv(j, k->name, *(char **const *)f);
+		break;
+	case HR_CONFIG_MAP:
+		json_key(j, k->name);
+		json_begin_array(j);
+		for (size_t i = 0; i < cfg->n_map; i++) {
+			json_begin_object(j);
+			json_kv_string(j, "from", cfg->map[i].from);
+			json_kv_string(j, "to", cfg->map[i].to);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		break;
+	case HR_CONFIG_POLICY:
+		json_kv_string(j, k->name, hr_policy_name(*(const enum hr_policy *)f));
+		break;
+	case HR_CONFIG_COMPILE:
+		json_kv_string(j, k->name, hr_compile_name(*(const enum hr_compile *)f));
+		break;
+	case HR_CONFIG_SIZE:
+		json_kv_uint(j, k->name, *(const uint64_t *)f);
+		break;
+	case HR_CONFIG_UINT:
+		/* The effective value: the timeout's 0 means its default. */
+		json_kv_uint(j, k->name, *(const unsigned *)f ? *(const unsigned *)f : k->zero);
+		break;
+	}
+}
+
+/* Every key of the table, one object per section, then the environment's
+ * settings in the section they change. */
 static void info_json(const struct hr_config *cfg, struct json *j)
 {
+	const struct hr_config_key *k;
+	const char *section = NULL;
+
 	json_key(j, "config");
 	json_begin_object(j);
 	json_strv(j, "files", cfg->files);
 	json_kv_string(j, "root", cfg->root[0] ? cfg->root : NULL);
-
-	json_key(j, "targets");
-	json_begin_object(j);
-	json_kv_string(j, "override", cfg->override);
-	json_key(j, "map");
-	json_begin_array(j);
-	for (size_t i = 0; i < cfg->n_map; i++) {
-		json_begin_object(j);
-		json_kv_string(j, "from", cfg->map[i].from);
-		json_kv_string(j, "to", cfg->map[i].to);
-		json_end_object(j);
+	for (size_t i = 0; (k = hr_config_key_at(i)) != NULL; i++) {
+		if (!section || strcmp(section, k->section) != 0) {
+			if (section)
+				json_end_object(j);
+			section = k->section;
+			json_key(j, section);
+			json_begin_object(j);
+		}
+		json_key_value(j, cfg, k);
+		if (hr_config_key_at(i + 1) && strcmp(hr_config_key_at(i + 1)->section, section) == 0)
+			continue;
+		if (strcmp(section, "targets") == 0) {
+			json_kv_string(j, "env_arch", cfg->env_arch);
+			json_strv(j, "env_targets", cfg->env_targets);
+			json_kv_string(j, "hsa_override", cfg->hsa_override);
+		} else if (strcmp(section, "compiler") == 0) {
+			json_kv_string(j, "version_label", cfg->version_label);
+		}
 	}
-	json_end_array(j);
-	json_strv(j, "extra", cfg->extra);
-	json_strv(j, "default", cfg->default_targets);
-	json_strv(j, "host", cfg->host);
-	json_kv_string(j, "env_arch", cfg->env_arch);
-	json_strv(j, "env_targets", cfg->env_targets);
-	json_kv_string(j, "hsa_override", cfg->hsa_override);
+	if (section)
+		json_end_object(j);
 	json_end_object(j);
-
-	json_key(j, "cache");
-	json_begin_object(j);
-	json_kv_string(j, "system_dir", cfg->system_dir);
-	json_kv_string(j, "user_dir", cfg->user_dir);
-	json_strv(j, "site_dirs", cfg->site_dirs);
-	json_kv_string(j, "policy", hr_policy_name(cfg->policy));
-	json_kv_string(j, "compile", hr_compile_name(cfg->compile));
-	json_kv_uint(j, "max_size", cfg->max_size);
-	json_end_object(j);
-
-	json_key(j, "compiler");
-	json_begin_object(j);
-	json_kv_string(j, "hipcc", cfg->hipcc);
-	json_kv_string(j, "nvcc", cfg->nvcc);
-	json_kv_string(j, "cxx", cfg->cxx);
-	json_strv(j, "flags", cfg->flags);
-	json_kv_uint(j, "jobs", cfg->jobs);
-	json_kv_uint(j, "timeout", cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S);
-	json_kv_string(j, "version_label", cfg->version_label);
-	json_end_object(j);
-
-	json_key(j, "plugins");
-	json_begin_object(j);
-	json_strv(j, "path", cfg->plugin_path);
-	json_strv(j, "disable", cfg->disable);
-	json_end_object(j);
-	json_end_object(j);
-}
-
-static void print_strv(const char *label, char *const *v, const char *none)
-{
-	char *s = v && v[0] ? hr_strv_join(v, " ") : NULL;
-
-	printf("  %-20s %s\n", label, s ? s : none);
-	free(s);
 }
 
 static void print_str(const char *label, const char *s, const char *none)
@@ -90,7 +103,7 @@ static void print_str(const char *label, const char *s, const char *none)
 
 static void info_text(const struct hr_config *cfg)
 {
-	char size[32];
+	const struct hr_config_key *k;
 
 	puts("Configuration:");
 	if (!cfg->files[0])
@@ -98,41 +111,22 @@ static void info_text(const struct hr_config *cfg)
 	for (size_t i = 0; cfg->files[i]; i++)
 		print_str(i ? "" : "files", cfg->files[i], "");
 	print_str("root", cfg->root, "(none)");
-	print_str("targets.override", cfg->override, "(none)");
-	if (cfg->n_map == 0)
-		print_str("targets.map", NULL, "(none)");
-	for (size_t i = 0; i < cfg->n_map; i++)
-		printf("  %-20s %s -> %s\n", i ? "" : "targets.map",
-		       cfg->map[i].from, cfg->map[i].to);
-	print_strv("targets.extra", cfg->extra, "(none)");
-	print_strv("targets.default", cfg->default_targets, "(none)");
-	print_strv("targets.host", cfg->host, "(none)");
-	print_str("cache.system_dir", cfg->system_dir, "(none)");
-	print_str("cache.user_dir", cfg->user_dir, "(none: no HOME)");
-	print_strv("cache.site_dirs", cfg->site_dirs, "(none)");
-	print_str("cache.policy", hr_policy_name(cfg->policy), "");
-	print_str("cache.compile", hr_compile_name(cfg->compile), "");
-	hr_format_size(cfg->max_size, size, sizeof(size));
-	printf("  %-20s %s (%llu bytes)\n", "cache.max_size", size,
-	       (unsigned long long)cfg->max_size);
-	print_str("compiler.hipcc", cfg->hipcc, "");
-	print_str("compiler.nvcc", cfg->nvcc, "");
-	print_str("compiler.cxx", cfg->cxx, "");
-	print_strv("compiler.flags", cfg->flags, "(none)");
-	if (cfg->jobs)
-		printf("  %-20s %u\n", "compiler.jobs", cfg->jobs);
-	else
-		print_str("compiler.jobs", "0 (online CPUs)", "");
-	printf("  %-20s %u s%s\n", "compiler.timeout",
-	       cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S,
-	       cfg->timeout_s ? "" : " (the default)");
-	print_strv("plugins.path", cfg->plugin_path, "(none)");
-	print_strv("plugins.disable", cfg->disable, "(none)");
+	for (size_t i = 0; (k = hr_config_key_at(i)) != NULL; i++) {
+		char label[64], *v = hr_config_key_text(cfg, k);
+
+		snprintf(label, sizeof(label), "%s.%s", k->section, k->name);
+		print_str(label, v ? v : "(out of memory)", "");
+		free(v);
+	}
 	/* The environment only when it changes something: no noise otherwise. */
 	if (cfg->env_arch)
 		print_str("env arch", cfg->env_arch, "");
-	if (cfg->env_targets)
-		print_strv("env targets", cfg->env_targets, "");
+	if (cfg->env_targets) {
+		char *s = hr_strv_join(cfg->env_targets, " ");
+
+		print_str("env targets", s, "");
+		free(s);
+	}
 	if (cfg->version_label)
 		print_str("env version label", cfg->version_label, "");
 	if (cfg->hsa_override)
