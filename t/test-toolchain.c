@@ -27,25 +27,54 @@
 #include "tap.h"
 
 /*
- * Every open() of the library passes here (this executable's definition
- * wins over libc's): the package database must never be read.
+ * The library must never read the package database to find a compiler.
+ * kmod's testsuite way: the program re-runs itself under t/open-trap.so (a
+ * separate LD_PRELOAD object), which logs every open of a path under
+ * /var/lib/dpkg; the program itself defines no libc function.
  */
-static int dpkg_opens;
+#define DPKG "/var/lib/dpkg"
 
-int open(const char *path, int flags, ...)
+static char trap_log[4200];
+
+static void run_under_open_trap(char **argv)
 {
-	mode_t mode = 0;
+	const char *home = getenv("HOME"), *asan = getenv("ASAN_OPTIONS");
+	char opts[4096];
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
+	snprintf(trap_log, sizeof(trap_log), "%s/open-trap.%ld.log", home ? home : "/tmp",
+	         (long)getpid());
+	if (getenv("HR_TEST_OPEN_TRAP_LOG")) {
+		/* Under the trap: the compilers spawned do not inherit it. */
+		unsetenv("LD_PRELOAD");
+		return;
 	}
-	if (strstr(path, "/var/lib/dpkg"))
-		dpkg_opens++;
-	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+	unlink(trap_log);
+	setenv("HR_TEST_OPEN_TRAP", DPKG, 1);
+	setenv("HR_TEST_OPEN_TRAP_LOG", trap_log, 1);
+	setenv("LD_PRELOAD", HR_TEST_LIBS "/open-trap.so", 1);
+	/* A sanitizer runtime wants to come first in the preload list. */
+	snprintf(opts, sizeof(opts), "%s%sverify_asan_link_order=0", asan ? asan : "",
+	         asan && *asan ? ":" : "");
+	setenv("ASAN_OPTIONS", opts, 1);
+	execv("/proc/self/exe", argv);
+	printf("Bail out! cannot re-run under %s/open-trap.so: %s\n", HR_TEST_LIBS,
+	       strerror(errno));
+	exit(1);
+}
+
+/* The opens under /var/lib/dpkg the trap saw. */
+static int trapped_opens(void)
+{
+	char line[4200];
+	int n = 0;
+	FILE *f = fopen(trap_log, "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
 }
 
 #define EM_AMDGPU 224
@@ -473,12 +502,22 @@ static void test_rocm_layout(void)
 	}
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const char *home = getenv("HOME"), *hipcc = getenv("HIPCC"), *nvcc = getenv("NVCC");
 	char conf[12000], path[4200];
 	struct hanzo_rocm *ctx;
 
+	(void)argc;
+	run_under_open_trap(argv);
+	{
+		/* The trap sees an open of this program's own. */
+		int fd = open(DPKG "/hr-test-no-such-file", O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0)
+			close(fd);
+		is_int(trapped_opens(), 1, "t/open-trap.so logs an open under " DPKG);
+	}
 	unsetenv("HANZO_ROCM_VERSION");
 	unsetenv("CANDLE_ROCM_VERSION");
 	snprintf(scratch, sizeof(scratch), "%s/test-toolchain-XXXXXX", home ? home : "/tmp");
@@ -506,7 +545,8 @@ int main(void)
 		test_nvcc(ctx);
 	else
 		skip(8, "no nvcc ($NVCC unset)");
-	is_int(dpkg_opens, 0, "finding the compilers never opens /var/lib/dpkg");
+	is_int(trapped_opens() - 1, 0, "finding the compilers never opens " DPKG);
+	unlink(trap_log);
 
 	{
 		/* nvcc answers --version at once; hipcc takes a second */
