@@ -90,4 +90,22 @@ while read -r f unit rank layer; do
 done <"$T/files" >"$T/prefix"
 [ ! -s "$T/prefix" ]; ok $? "every lib/ file is named after its layer"
 [ -s "$T/prefix" ] && sed "s/^/# /" "$T/prefix"
+# doc/HACKING.md's layer diagram (the first fenced block after "## Layout"):
+# a row starts with a layer's name; every .c and .def of lib/layers is named
+# in its layer's row, and every file named there is in that layer.
+awk '/^## Layout/ { on = 1 } on && /^  ```/ { if (in_) exit; in_ = 1; next }
+	in_ { print }' "$top_srcdir/doc/HACKING.md" >"$T/diagram"
+awk 'NR == FNR { layer[$4] = 1; next }
+	{ if ($1 in layer) cur = $1
+	  for (i = 1; i <= NF; i++) {
+		w = $i; gsub(/[(),`]/, "", w)
+		if (w ~ /^[a-z0-9-]+\.(c|h|def)$/) print w, cur
+	  } }' "$T/files" "$T/diagram" | sort -u >"$T/drawn"
+awk '$1 ~ /\.(c|def)$/ { print $1, $4 }' "$T/files" | sort >"$T/placed"
+{ comm -23 "$T/placed" "$T/drawn" | sed 's/^/not drawn in its layer: /'
+  awk 'NR == FNR { l[$1] = $4; next } !($1 in l) || l[$1] != $2 {
+	print "drawn in the wrong layer or not in lib/layers: " $1 " (" $2 ")" }' \
+	"$T/files" "$T/drawn"; } >"$T/drift"
+[ -s "$T/diagram" ] && [ ! -s "$T/drift" ]; ok $? "doc/HACKING.md's diagram places every lib/ file as lib/layers does"
+[ -s "$T/drift" ] && sed 's/^/# /' "$T/drift"
 done_testing
