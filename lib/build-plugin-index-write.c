@@ -89,10 +89,6 @@ static void out_fmt(struct out *o, const char *fmt, ...)
 	out_raw(o, buf);
 }
 
-const char *const hr_plugin_state_names[CAND_N_STATES] = {
-	[CAND_OK] = "ok", [CAND_REJECTED] = "rejected", [CAND_DISABLED] = "disabled",
-};
-
 /*
  * plugin <path> <size> <mtime_ns> <ctime_ns> <ino> <state> <family>
  *        <version> <abi> <sha256> <flags> <kernels>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the plugin loader's files share (layer: build; included by build-plugin.c,
- * build-plugin-index.c and build-plugin-index-write.c only): limits, the family table,
+ * What the plugin loader's files share (layer: build; included by the build-plugin*.c
+ * files only): limits, the family table,
  * where to look, the candidates of a scan, and the helpers they use.
  */
 #ifndef HR_PLUGIN_PRIVATE_H
@@ -50,7 +50,7 @@ struct settings {
 
 enum cand_state { CAND_OK, CAND_REJECTED, CAND_DISABLED };
 
-/* The index's spelling of each state (build-plugin-index-write.c). */
+/* The index's spelling of each state (build-plugin-check.c). */
 #define CAND_N_STATES 3
 extern const char *const hr_plugin_state_names[CAND_N_STATES];
 
@@ -87,15 +87,13 @@ struct dir_list {
 	char **names;           /* *.so, sorted */
 };
 
+/* build-plugin-check.c: the leaf (validators, settings, directories). */
 int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_list *d);
 void hr_plugin_dir_list_release(struct dir_list *d);
 void hr_plugin_fam_free(struct fam *f);
 bool hr_plugin_family_is_valid(const char *s);
 int hr_plugin_hex_val(char c);
 bool hr_plugin_kernel_name_is_valid(const char *s);
-int hr_plugin_scan_all(struct hanzo_rocm *ctx, const struct settings *set,
-                    bool loud, struct scan *s);
-void hr_plugin_scan_release(struct scan *s);
 int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s);
 void hr_plugin_settings_release(struct settings *s);
 /*
@@ -106,6 +104,17 @@ const char *hr_plugin_dir_untrusted(struct hanzo_rocm *ctx, int dfd, const char 
                                     char *buf, size_t n);
 bool hr_plugin_strv_equal(char *const *a, char *const *b);
 bool hr_plugin_text_is_valid(const char *s, size_t max);
+
+/* build-plugin-scan.c: one candidate examined, or every one along the path. */
+int hr_plugin_cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
+                           const char *name, const char *dir_why,
+                           char *const *disable, struct cand *c);
+void hr_plugin_cand_release(struct cand *c);
+int hr_plugin_scan_all(struct hanzo_rocm *ctx, const struct settings *set,
+                    bool loud, struct scan *s);
+void hr_plugin_scan_release(struct scan *s);
+
+/* build-plugin-index.c: the family table from the tiers' indexes. */
 int hr_plugin_table_from_indexes(struct hanzo_rocm *ctx, struct hr_plugins *p,
                               const struct settings *set, char **used,
                               char *msg, size_t msg_size);
