@@ -30,6 +30,9 @@ clean-local-t:
 EXTRA_DIST += lib/layers
 EXTRA_DIST += t/lib-layers.sh
 TESTS += t/lib-layers.sh
+# The call graph between lib/ files, from the objects' symbol tables (nm).
+EXTRA_DIST += t/lib-calls.sh
+TESTS += t/lib-calls.sh
 
 # The README's blocks run as written (t/readme.sh): the uninstalled
 # environment here; "From source" (a second build and install into a

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The call graph between lib/ files, from the objects' symbol tables (nm):
+# file A calls file B when A's object leaves a symbol undefined that B's
+# object defines.  t/lib-layers.sh checks the includes; this checks the
+# calls: no cycle between files (a lower file never calls back up into one
+# that calls it), and every call goes to the caller's layer or a lower one.
+. "$top_srcdir/t/tap.sh"
+NM=${NM:-nm}
+command -v "$NM" >/dev/null 2>&1 || skip_all "no $NM"
+objdir="$top_builddir/lib/.libs"
+ls "$objdir"/libhanzo_rocm_internal_la-*.o >/dev/null 2>&1 || objdir="$top_builddir/lib"
+ls "$objdir"/libhanzo_rocm_internal_la-*.o >/dev/null 2>&1 ||
+	skip_all "lib/ objects not built"
+
+# "D FILE SYMBOL" for every external definition, "U FILE SYMBOL" for every use.
+for o in "$objdir"/libhanzo_rocm_internal_la-*.o; do
+	f=${o##*/libhanzo_rocm_internal_la-}
+	f=${f%.o}.c
+	"$NM" "$o" | awk -v f="$f" '$1 == "U" { print "U", f, $2 }
+		NF == 3 && $2 ~ /^[TDBRVW]$/ { print "D", f, $3 }'
+done >"$T/syms"
+awk '$1 == "D" { def[$3] = $2; next } { use[NR] = $2 " " $3 }
+	END { for (i in use) { split(use[i], a, " ")
+		if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]] } }' \
+	"$T/syms" | sort -u >"$T/calls"
+n=$(ls "$objdir"/libhanzo_rocm_internal_la-*.o | wc -l)
+[ -s "$T/calls" ] && [ "$n" -gt 20 ]
+ok $? "call graph derived: $(wc -l <"$T/calls") file-to-file edges between $n objects"
+
+# tsort names a loop if there is one; every file also sorts by itself.
+{ cat "$T/calls"; awk '{ print $2, $2 }' "$T/syms"; } >"$T/graph"
+tsort "$T/graph" >/dev/null 2>"$T/loop"
+[ ! -s "$T/loop" ]; ok $? "no cycle between lib/ files in the call graph"
+[ -s "$T/loop" ] && sed 's/^/# /' "$T/loop"
+
+# Calls follow lib/layers as includes do: never to a higher layer.
+sed -e 's/#.*//' "$top_srcdir/lib/layers" | awk 'NF >= 3 {
+	if (!($1 in rank)) rank[$1] = n++
+	for (i = 3; i <= NF; i++) print $i, rank[$1], $1
+}' >"$T/files"
+awk 'NR == FNR { rank[$1] = $2; layer[$1] = $3; next }
+	!($1 in rank) || !($2 in rank) { print "not in lib/layers: " $1 " -> " $2; next }
+	rank[$2] > rank[$1] { print "upward: " $1 " (" layer[$1] ") calls " $2 " (" layer[$2] ")" }' \
+	"$T/files" "$T/calls" >"$T/upward"
+[ ! -s "$T/upward" ]; ok $? "no lib/ file calls into a higher layer"
+[ -s "$T/upward" ] && sed 's/^/# /' "$T/upward"
+done_testing
