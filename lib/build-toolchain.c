@@ -25,6 +25,7 @@
 #include "target.h"
 #include "build-toolchain.h"
 #include "util.h"
+#include "util-targets.h"
 
 #define PROBE_TIMEOUT_MS 60000  /* `hipcc --version` runs perl + a python enumerator */
 
@@ -465,15 +466,10 @@ void hr_toolchain_free(struct hr_toolchain *tc)
 /* The ROCm release whose compiler and device libraries first know a processor. */
 static const char *rocm_release_for(const char *gfx)
 {
-	static const struct { const char *gfx, *rocm; } table[] = {
-#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, first_rocm },
-#include "util-targets.def"
-#undef HR_AMD_TARGET
-	};
+	const struct hr_amd_target *t = hr_amd_target_find(gfx, strlen(gfx));
 
-	for (size_t i = 0; i < HR_ARRAY_SIZE(table); i++)
-		if (strcmp(gfx, table[i].gfx) == 0)
-			return table[i].rocm;
+	if (t)
+		return t->first_rocm;
 	/* Generic processors arrived together; one not listed yet is as new. */
 	if (strstr(gfx, "-generic"))
 		return "6.4";

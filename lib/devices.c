@@ -23,6 +23,7 @@
 #include "context.h"
 #include "target.h"
 #include "util.h"
+#include "util-targets.h"
 
 #define KFD_NODES "/sys/class/kfd/kfd/topology/nodes"
 #define MAX_DEVICES 64
@@ -144,29 +145,18 @@ bad:
 
 /* Processors that have an SRAM ECC mode (clang's sramecc target feature). */
 /* Which features KFD may report for a processor (lib/util-targets.def). */
-static const struct {
-	const char *name;
-	bool sramecc, xnack;
-} amd_features[] = {
-#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, sramecc, xnack },
-#include "util-targets.def"
-#undef HR_AMD_TARGET
-};
-
 static bool has_sramecc_feature(const char *gfx)
 {
-	for (size_t i = 0; i < HR_ARRAY_SIZE(amd_features); i++)
-		if (strcmp(gfx, amd_features[i].name) == 0)
-			return amd_features[i].sramecc;
-	return false;
+	const struct hr_amd_target *t = hr_amd_target_find(gfx, strlen(gfx));
+
+	return t && t->sramecc;
 }
 
 static bool has_xnack_feature(const char *gfx)
 {
-	for (size_t i = 0; i < HR_ARRAY_SIZE(amd_features); i++)
-		if (strcmp(gfx, amd_features[i].name) == 0)
-			return amd_features[i].xnack;
-	return false;
+	const struct hr_amd_target *t = hr_amd_target_find(gfx, strlen(gfx));
+
+	return t && t->xnack;
 }
 
 static void add_features(const char *gfx, uint64_t cap, char *out, size_t n)

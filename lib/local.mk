@@ -8,7 +8,7 @@ include_HEADERS += lib/hanzo-rocm.h lib/hanzo-rocm-plugin.h
 lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/context.h lib/context.c lib/top-new.c \
 	lib/hanzo-rocm-tools.h \
-	lib/util.h lib/util.c \
+	lib/util.h lib/util.c lib/util-targets.h lib/util-targets.c \
 	lib/config-api.h lib/config-private.h lib/config.c lib/config-keys.c lib/config-show.c \
 	lib/target.h lib/target.c lib/target-known.c \
 	lib/devices.h lib/devices.c \

@@ -10,12 +10,7 @@
 
 #include "target.h"
 #include "util.h"
-
-static const char *const amd_processors[] = {
-#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) name,
-#include "util-targets.def"
-#undef HR_AMD_TARGET
-};
+#include "util-targets.h"
 
 bool hr_target_known(const char *t)
 {
@@ -30,13 +25,12 @@ bool hr_target_known(const char *t)
 		return true;
 	if (hr_target_generic(t, proc, sizeof(proc)) < 0)
 		return false;
-	for (size_t i = 0; i < HR_ARRAY_SIZE(amd_processors); i++)
-		if (strcmp(proc, amd_processors[i]) == 0)
-			return true;
-	return false;
+	return hr_amd_target_find(proc, strlen(proc)) != NULL;
 }
 
 const char *hr_target_known_amd(size_t i)
 {
-	return i < HR_ARRAY_SIZE(amd_processors) ? amd_processors[i] : NULL;
+	const struct hr_amd_target *t = hr_amd_target_at(i);
+
+	return t ? t->name : NULL;
 }

@@ -14,6 +14,7 @@
 #include "util-host-target.h"
 #include "target.h"
 #include "util.h"
+#include "util-targets.h"
 
 /* ---- target IDs ---------------------------------------------------------- */
 
@@ -50,22 +51,10 @@ static bool amd_processor_ok(const char *p, size_t len)
  */
 static bool amd_features_ok(const char *p, size_t plen, const char *f)
 {
-	static const struct {
-		const char *name;
-		int sramecc, xnack;
-	} known[] = {
-#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { name, sramecc, xnack },
-#include "util-targets.def"
-#undef HR_AMD_TARGET
-	};
+	const struct hr_amd_target *known = hr_amd_target_find(p, plen);
 	bool seen_sramecc = false, seen_xnack = false;
-	int has_sramecc = 1, has_xnack = 1;
+	int has_sramecc = known ? known->sramecc : 1, has_xnack = known ? known->xnack : 1;
 
-	for (size_t i = 0; i < HR_ARRAY_SIZE(known); i++)
-		if (strlen(known[i].name) == plen && memcmp(known[i].name, p, plen) == 0) {
-			has_sramecc = known[i].sramecc;
-			has_xnack = known[i].xnack;
-		}
 	while (*f) {
 		bool *seen;
 		size_t n;

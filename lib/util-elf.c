@@ -21,6 +21,7 @@
 #include "util-host-target.h"
 #include "util-elf.h"
 #include "util.h"
+#include "util-targets.h"
 
 #define EHDR_SIZE 64
 #define SHDR_SIZE 64
@@ -36,15 +37,6 @@
 #define EF_AMDGPU_MACH 0xff
 #define EF_AMDGPU_XNACK_V4 0x300
 #define EF_AMDGPU_SRAMECC_V4 0xc00
-
-static const struct {
-	uint8_t mach;
-	const char *name;
-} amdgpu_machs[] = {
-#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) { mach, name },
-#include "util-targets.def"
-#undef HR_AMD_TARGET
-};
 
 struct elf {
 	const uint8_t *d;
@@ -143,10 +135,9 @@ static int elf_open(struct elf *e, const void *data, size_t size, char *why,
 
 static const char *amdgpu_mach_name(uint8_t mach)
 {
-	for (size_t i = 0; i < HR_ARRAY_SIZE(amdgpu_machs); i++)
-		if (amdgpu_machs[i].mach == mach)
-			return amdgpu_machs[i].name;
-	return NULL;
+	const struct hr_amd_target *t = hr_amd_target_by_mach(mach);
+
+	return t ? t->name : NULL;
 }
 
 /* The sm number of a cubin, by the layout its OS/ABI selects. */
