@@ -9,8 +9,9 @@
 #include "util.h"
 
 static const struct hr_amd_target amd_targets[] = {
-#define HR_AMD_TARGET(name, mach, sramecc, xnack, first_rocm, sdot4) \
-	{ name, mach, sramecc, xnack, first_rocm, sdot4 },
+#define HR_AMD_TARGET(n, m, sram, xn, rocm, dot4) \
+	{ .name = (n), .first_rocm = (rocm), .mach = (m), .sramecc = (sram), \
+	  .xnack = (xn), .sdot4 = (dot4) },
 #include "util-targets.def"
 #undef HR_AMD_TARGET
 };

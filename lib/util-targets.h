@@ -13,9 +13,9 @@
 
 struct hr_amd_target {
 	const char *name;       /* the processor, as clang and the ELF notes spell it */
+	const char *first_rocm; /* first ROCm release that builds it; NULL: every one */
 	unsigned mach;          /* ELF e_flags & EF_AMDGPU_MACH */
 	bool sramecc, xnack;    /* KFD may report the feature; the target ID may name it */
-	const char *first_rocm; /* first ROCm release that builds it; NULL: every one */
 	bool sdot4;             /* __builtin_amdgcn_sdot4 exists */
 };
 
