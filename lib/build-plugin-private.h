@@ -87,7 +87,7 @@ struct dir_list {
 	char **names;           /* *.so, sorted */
 };
 
-/* build-plugin-check.c: the leaf (validators, settings, directories). */
+/* build-plugin-check.c: the leaf (validators, settings, directories, examining). */
 int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_list *d);
 void hr_plugin_dir_list_release(struct dir_list *d);
 void hr_plugin_fam_free(struct fam *f);
@@ -105,7 +105,7 @@ const char *hr_plugin_dir_untrusted(struct hanzo_rocm *ctx, int dfd, const char 
 bool hr_plugin_strv_equal(char *const *a, char *const *b);
 bool hr_plugin_text_is_valid(const char *s, size_t max);
 
-/* build-plugin-scan.c: one candidate examined, or every one along the path. */
+/* build-plugin-check.c: one candidate examined, or every one along the path. */
 int hr_plugin_cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
                            const char *name, const char *dir_why,
                            char *const *disable, struct cand *c);

@@ -22,7 +22,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/top-precompile.h lib/top-precompile.c lib/top-precompile-targets.c \
 	lib/top-precompile-stamp.c lib/top-precompile-dest.c \
 	lib/build-plugin.h lib/build-plugin-private.h lib/build-plugin.c lib/build-plugin-index.c \
-	lib/build-plugin-index-write.c lib/build-plugin-check.c lib/build-plugin-scan.c \
+	lib/build-plugin-index-write.c lib/build-plugin-check.c \
 	lib/backend-cuda.h lib/backend-cuda.c \
 	lib/backend-hip.h lib/backend-hip.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
