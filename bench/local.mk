@@ -7,6 +7,9 @@ bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
 noinst_PROGRAMS += bench/launch-cost
 bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md
+# The files a cold hanzo_rocm_kernel_get walks through (doc/HACKING.md, "Call
+# walk"); run by hand on a build tree of its own: bench/coldget.sh BUILDDIR.
+EXTRA_DIST += bench/coldget.sh bench/coldget-trace.c bench/coldget-walk.py
 # The register/LDS tables of doc/BENCHMARKS.md (hipcc, nvcc; no GPU).
 EXTRA_DIST += bench/kernel-resources.py
 

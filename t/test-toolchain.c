@@ -6,6 +6,7 @@
  * a hanging compiler killed at the timeout, and an nvcc cubin when $NVCC is set.
  */
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -36,10 +37,21 @@
 
 static char trap_log[4200];
 
+/* A sanitizer runtime this program loaded (it must come first in LD_PRELOAD). */
+static int find_asan(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libasan.so")) {
+		snprintf(data, 4096, "%s ", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
 static void run_under_open_trap(char **argv)
 {
-	const char *home = getenv("HOME"), *asan = getenv("ASAN_OPTIONS");
-	char opts[4096];
+	const char *home = getenv("HOME");
+	char preload[4096] = "", lib[8192];
 
 	snprintf(trap_log, sizeof(trap_log), "%s/open-trap.%ld.log", home ? home : "/tmp",
 	         (long)getpid());
@@ -51,11 +63,10 @@ static void run_under_open_trap(char **argv)
 	unlink(trap_log);
 	setenv("HR_TEST_OPEN_TRAP", DPKG, 1);
 	setenv("HR_TEST_OPEN_TRAP_LOG", trap_log, 1);
-	setenv("LD_PRELOAD", HR_TEST_LIBS "/open-trap.so", 1);
-	/* A sanitizer runtime wants to come first in the preload list. */
-	snprintf(opts, sizeof(opts), "%s%sverify_asan_link_order=0", asan ? asan : "",
-	         asan && *asan ? ":" : "");
-	setenv("ASAN_OPTIONS", opts, 1);
+	/* A sanitizer runtime comes first in the preload list (as t/cache-swap.sh). */
+	dl_iterate_phdr(find_asan, preload);
+	snprintf(lib, sizeof(lib), "%s%s/open-trap.so", preload, HR_TEST_LIBS);
+	setenv("LD_PRELOAD", lib, 1);
 	execv("/proc/self/exe", argv);
 	printf("Bail out! cannot re-run under %s/open-trap.so: %s\n", HR_TEST_LIBS,
 	       strerror(errno));

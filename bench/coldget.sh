@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# bench/coldget.sh BUILDDIR [-v]: the files one cold hanzo_rocm_kernel_get
+# walks through (doc/HACKING.md, "Call walk").  BUILDDIR is a configured and
+# built tree of its own (its plugins are used); lib/ there is rebuilt with
+# -finstrument-functions for the trace and rebuilt plainly afterwards.
+set -eu
+b=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$b"
+relib() {
+	rm -f lib/*.lo lib/.libs/*.o lib/*.la lib/.libs/*.a
+	make lib/libhanzo-rocm-internal.la "$@" >/dev/null
+}
+relib CFLAGS='-g -O2 -finstrument-functions'
+${CC:-cc} -g -O2 -I"$src/lib" -o "$T/trace" "$here/coldget-trace.c" \
+	lib/.libs/libhanzo-rocm-internal.a -linih -lnettle -ldl -lpthread -lm
+relib
+: >"$T/empty.conf"
+export HANZO_ROCM_PLUGIN_PATH="$b/plugins/.libs" HANZO_ROCM_HOST=host-w64 \
+	HANZO_ROCM_CACHE_DIR="$T/cache" HANZO_ROCM_CONF="$T/empty.conf"
+"$T/trace" >/dev/null            # fills the disk cache (a compile on the miss)
+"$T/trace" "$T/trace.out" >/dev/null
+python3 "$here/coldget-walk.py" "$T/trace" "$T/trace.out" ${2:+"$2"}
