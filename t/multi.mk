@@ -1,0 +1,8 @@
+# t/multi.mk: several devices in one process (issue 31) - the visible-devices
+# variables on fake KFD trees, per-device state on the fake CUDA driver
+# (t/runtime-driver.sh), and `make check-gpu` tests needing two GPUs.
+check_PROGRAMS += t/test-visible
+t_test_visible_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-visible
+EXTRA_DIST += t/multi-cli.sh
+TESTS += t/multi-cli.sh
