@@ -10,3 +10,10 @@ check_PROGRAMS += t/test-multi-driver
 t_test_multi_driver_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += t/multi-driver.sh
 TESTS += t/multi-driver.sh
+
+# Two GPUs of one platform (skipped with fewer): `make check-gpu`.
+check_PROGRAMS += t/test-gpu-multi
+t_test_gpu_multi_SOURCES = t/test-gpu-multi.c t/gpu-test.h
+t_test_gpu_multi_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-gpu-multi
+GPU_TESTS += t/test-gpu-multi
