@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,16 +369,18 @@ static int cuda_function(void *b, int ordinal, void *dc, void *mod,
  * The caller's stream must belong to the handle's device (its primary
  * context): a kernel of device 0 queued on a stream of device 1 is -EXDEV
  * with a message, whatever a driver would make of it.  One cheap driver
- * call (no context needed for a non-NULL stream); NULL is the device's own
- * default stream.  A stream of a context of the right device other than
- * the primary one is refused too: the module lives in the primary context.
+ * call (no context needed for a real stream).  NULL, CU_STREAM_LEGACY (1)
+ * and CU_STREAM_PER_THREAD (2) name the current context's default stream,
+ * which at launch is the device's own: not checked.  A stream of a context
+ * of the right device other than the primary one is refused too: the
+ * module lives in the primary context.
  */
 static int cuda_stream_check(struct hr_cuda *c, int ordinal, void *dc, void *stream)
 {
 	CUcontext sc = NULL;
 	CUresult cr;
 
-	if (!stream || !c->StreamGetCtx)
+	if ((uintptr_t)stream <= 2 || !c->StreamGetCtx)
 		return 0;
 	cr = c->StreamGetCtx(stream, &sc);
 	if (cr != CUDA_SUCCESS)

@@ -293,8 +293,9 @@ static int hip_launch(void *b, int ordinal, void *dc, void *fn,
 	int sdev = ordinal;
 
 	(void)dc;
-	/* A handle of one device on another device's stream: -EXDEV (as the CUDA backend). */
-	if (stream && h->StreamGetDevice && h->StreamGetDevice(stream, &sdev) == hipSuccess &&
+	/* A handle of one device on another device's stream: -EXDEV (as the CUDA
+	 * backend); NULL and hipStreamPerThread (2) are the device's own. */
+	if ((uintptr_t)stream > 2 && h->StreamGetDevice && h->StreamGetDevice(stream, &sdev) == hipSuccess &&
 	    sdev != ordinal) {
 		hr_err(h->ctx, "HIP launch: the stream is device %d's, the kernel device %d's "
 		       "(a kernel handle of one device launched on another device's stream)\n",

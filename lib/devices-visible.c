@@ -96,6 +96,9 @@ static int apply_level(struct hanzo_rocm *ctx, const char *var, const char *val,
 		snprintf(lv->value, sizeof(lv->value), "%s", val);
 	else
 		snprintf(lv->value, sizeof(lv->value), "%.*s...", (int)sizeof(lv->value) - 4, val);
+	for (char *c = lv->value; *c; c++)     /* shown on terminals and in logs */
+		if (!isprint((unsigned char)*c))
+			*c = '?';
 	copy = malloc((*n ? *n : 1) * sizeof(*copy));
 	taken = calloc(*n ? *n : 1, sizeof(*taken));
 	if (!copy || !taken) {

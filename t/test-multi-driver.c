@@ -243,6 +243,15 @@ int main(void)
 	ok(hr_runtime_copy_dtoh(ctx, 2, out, buf[2], sizeof(out)) == 0 && out[0] == v && out[WORDS - 1] == v,
 	   "its result is in device 2's memory");
 	ok(cu.launches(2) == before2 + 1 && cu.launches(0) == before0, "it ran on device 2, not 0");
+	{
+		void *args[] = { &buf[2], &v, &n };
+
+		is_int(hr_runtime_launch(ctx, 2, fn[2], g, b, 0, (void *)2, args), 0,
+		       "CU_STREAM_PER_THREAD (2): the device's own default stream, launches");
+		is_int(hr_runtime_launch(ctx, 2, fn[2], g, b, 0, (void *)1, args), 0,
+		       "CU_STREAM_LEGACY (1) likewise");
+		before2 += 2;
+	}
 
 	logbuf[0] = 0;
 	{

@@ -304,6 +304,11 @@ API int cuPointerGetAttribute(void *data, int attr, unsigned long long p)
 
 /* ---- streams, tagged with their context --------------------------------- */
 struct fstream { struct fctx *ctx; };
+/* NULL, CU_STREAM_LEGACY (1), CU_STREAM_PER_THREAD (2): the current context's. */
+static struct fctx *stream_ctx(void *s)
+{
+	return (uintptr_t)s <= 2 ? current() : ((struct fstream *)s)->ctx;
+}
 API int cuStreamCreate(void **s, unsigned flags)
 {
 	struct fstream *st;
@@ -321,18 +326,14 @@ API int cuStreamCreate(void **s, unsigned flags)
 API int cuStreamDestroy_v2(void *s) { free(s); return OK; }
 API int cuStreamGetCtx(void *s, void **c)
 {
-	if (!s) {
-		if (!current())
-			return INVALID_CONTEXT;
-		*c = current();
-		return OK;
-	}
-	*c = ((struct fstream *)s)->ctx;
+	if (!stream_ctx(s))
+		return INVALID_CONTEXT;
+	*c = stream_ctx(s);
 	return OK;
 }
 API int cuStreamSynchronize(void *s)
 {
-	if (!current() || (s && ((struct fstream *)s)->ctx != current()))
+	if (!current() || stream_ctx(s) != current())
 		return INVALID_HANDLE;
 	return OK;
 }
@@ -347,7 +348,7 @@ API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 	(void)gx; (void)gy; (void)gz; (void)sh; (void)e;
 	if (!c)
 		return INVALID_CONTEXT;
-	if (fn->dev != c->dev || (s && ((struct fstream *)s)->ctx != c))
+	if (fn->dev != c->dev || stream_ctx(s) != c)
 		return INVALID_HANDLE;
 	if (bx * by * bz > 1024)
 		return INVALID_VALUE;
