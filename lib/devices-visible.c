@@ -82,30 +82,34 @@ static bool entry_device(const char *s, size_t len, const struct hr_device *devs
 }
 
 /* One level: devs[0..*n) becomes the devices its list names, in its order. */
-static int apply_level(struct hanzo_rocm *ctx, const char *var, const char *val,
+static int apply_level(struct hanzo_rocm *ctx, const char *var, const char *raw,
                        bool uuids, struct hr_device *devs, size_t *n,
                        struct hr_visible_level *lv)
 {
 	struct hr_device *copy;
 	bool *taken;
 	size_t kept = 0;
+	char *val = strdup(raw);
 	const char *p = val;
 
 	*lv = (struct hr_visible_level){ .var = var, .before = *n };
-	if (strlen(val) < sizeof(lv->value))
-		snprintf(lv->value, sizeof(lv->value), "%s", val);
-	else
-		snprintf(lv->value, sizeof(lv->value), "%.*s...", (int)sizeof(lv->value) - 4, val);
-	for (char *c = lv->value; *c; c++)     /* shown on terminals and in logs */
-		if (!isprint((unsigned char)*c))
-			*c = '?';
 	copy = malloc((*n ? *n : 1) * sizeof(*copy));
 	taken = calloc(*n ? *n : 1, sizeof(*taken));
-	if (!copy || !taken) {
+	if (!val || !copy || !taken) {
+		free(val);
 		free(copy);
 		free(taken);
 		return -ENOMEM;
 	}
+	/* Shown on terminals and in logs: a control character (never part
+	 * of a valid entry) becomes '?'; tabs stay, they are trimmed. */
+	for (char *c = val; *c; c++)
+		if (!isprint((unsigned char)*c) && *c != '\t')
+			*c = '?';
+	if (strlen(val) < sizeof(lv->value))
+		snprintf(lv->value, sizeof(lv->value), "%s", val);
+	else
+		snprintf(lv->value, sizeof(lv->value), "%.*s...", (int)sizeof(lv->value) - 4, val);
 	if (*n)
 		memcpy(copy, devs, *n * sizeof(*copy));
 	for (;;) {
@@ -131,6 +135,7 @@ static int apply_level(struct hanzo_rocm *ctx, const char *var, const char *val,
 			break;
 		p = next;
 	}
+	free(val);
 	free(copy);
 	free(taken);
 	*n = kept;

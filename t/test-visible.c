@@ -194,6 +194,13 @@ int main(void)
 	   "a warning names the variable, its value and the entry");
 	hanzo_rocm_unref(ctx);
 
+	ctx = ctx_with(NULL, NULL, "0,\033[31m", NULL, NULL);
+	v = ctx ? hr_devices_visible(ctx) : NULL;
+	ok(v && v->n == 1 && strcmp(v->level[0].value, "0,?[31m") == 0 && v->level[0].after == 1,
+	   "a control character in a value is recorded and shown as '?'");
+	ok(strstr(logbuf, "\033") == NULL, "and never reaches the log");
+	hanzo_rocm_unref(ctx);
+
 	ctx = ctx_with(NULL, NULL, NULL, NULL, NULL);
 	v = ctx ? hr_devices_visible(ctx) : NULL;
 	ok(v && v->n == 0 && v->kfd_gpus == 4, "no variable: an empty record");
