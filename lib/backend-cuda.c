@@ -9,6 +9,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,8 @@ struct hr_cuda {
 	void *dl;
 	/* Optional (CUDA 6.5+): NULL leaves the launch geometry an estimate. */
 	CUresult (*OccupancyMaxActiveBlocks)(int *n, CUfunction f, int block, size_t shared);
+	/* Optional (CUDA 9.2+): NULL skips the stream's device check at launch. */
+	CUresult (*StreamGetCtx)(CUstream s, CUcontext *c);
 /* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
 #define X(field, sym, params) CUresult (*field) params; // NOLINT(bugprone-macro-parentheses)
 	HR_CUDA_SYMBOLS(X)
@@ -180,6 +183,7 @@ static int cuda_resolve(struct hanzo_rocm *ctx, struct hr_cuda *c, const char *l
 	}
 	*(void **)&c->OccupancyMaxActiveBlocks =
 		dlsym(c->dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	*(void **)&c->StreamGetCtx = dlsym(c->dl, "cuStreamGetCtx");
 	return 0;
 }
 
@@ -361,13 +365,42 @@ static int cuda_function(void *b, int ordinal, void *dc, void *mod,
 	             "cuModuleGetFunction");
 }
 
+/*
+ * The caller's stream must belong to the handle's device (its primary
+ * context): a kernel of device 0 queued on a stream of device 1 is -EXDEV
+ * with a message, whatever a driver would make of it.  One cheap driver
+ * call (no context needed for a real stream).  NULL, CU_STREAM_LEGACY (1)
+ * and CU_STREAM_PER_THREAD (2) name the current context's default stream,
+ * which at launch is the device's own: not checked.  A stream of a context
+ * of the right device other than the primary one is refused too: the
+ * module lives in the primary context.
+ */
+static int cuda_stream_check(struct hr_cuda *c, int ordinal, void *dc, void *stream)
+{
+	CUcontext sc = NULL;
+	CUresult cr;
+
+	if ((uintptr_t)stream <= 2 || !c->StreamGetCtx)
+		return 0;
+	cr = c->StreamGetCtx(stream, &sc);
+	if (cr != CUDA_SUCCESS)
+		return cu_check(c, cr, "cuStreamGetCtx");
+	if (sc == dc)
+		return 0;
+	hr_err(c->ctx, "CUDA launch: the stream belongs to another context than device %d's "
+	       "(a kernel handle of one device launched on another device's stream)\n", ordinal);
+	return -EXDEV;
+}
+
 static int cuda_launch(void *b, int ordinal, void *dc, void *fn,
                        const unsigned grid[3], const unsigned block[3],
                        unsigned shared, void *stream, void **args)
 {
 	struct hr_cuda *c = b;
+	int r = cuda_stream_check(c, ordinal, dc, stream);
 
-	(void)ordinal;
+	if (r < 0)
+		return r;
 	return CU_IN(c, dc, c->LaunchKernel(fn, grid[0], grid[1], grid[2], block[0],
 	                                    block[1], block[2], shared, stream, args, NULL),
 	             "cuLaunchKernel");

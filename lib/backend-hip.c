@@ -63,6 +63,8 @@ struct hr_hip {
 	void *dl;
 	/* Optional: NULL leaves the launch geometry an estimate. */
 	hipError_t (*OccupancyMaxActiveBlocks)(int *n, hipFunction_t f, int block, size_t shared);
+	/* Optional (not in ROCm 5.2): NULL skips the stream's device check at launch. */
+	hipError_t (*StreamGetDevice)(hipStream_t s, int *device);
 	const char *(*GetErrorName)(hipError_t r);
 /* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
 #define X(field, sym, params) hipError_t (*field) params; // NOLINT(bugprone-macro-parentheses)
@@ -178,6 +180,7 @@ int hr_hip_open(struct hanzo_rocm *ctx, void **b)
 	}
 	*(void **)&h->OccupancyMaxActiveBlocks =
 		dlsym(h->dl, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
+	*(void **)&h->StreamGetDevice = dlsym(h->dl, "hipStreamGetDevice");
 	hr = h->Init(0);
 	if (hr != hipSuccess) {
 		hr_info(ctx, "%s: hipInit: %s (%d)\n", lib, hip_name(h, hr), hr);
@@ -287,8 +290,18 @@ static int hip_launch(void *b, int ordinal, void *dc, void *fn,
                       unsigned shared, void *stream, void **args)
 {
 	struct hr_hip *h = b;
+	int sdev = ordinal;
 
 	(void)dc;
+	/* A handle of one device on another device's stream: -EXDEV (as the CUDA
+	 * backend); NULL and hipStreamPerThread (2) are the device's own. */
+	if ((uintptr_t)stream > 2 && h->StreamGetDevice && h->StreamGetDevice(stream, &sdev) == hipSuccess &&
+	    sdev != ordinal) {
+		hr_err(h->ctx, "HIP launch: the stream is device %d's, the kernel device %d's "
+		       "(a kernel handle of one device launched on another device's stream)\n",
+		       sdev, ordinal);
+		return -EXDEV;
+	}
 	return HIP_IN(h, ordinal,
 	              h->ModuleLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
 	                                    block[2], shared, stream, args, NULL),

@@ -18,6 +18,7 @@
 #include "backend.h"
 #include "config-api.h"
 #include "devices.h"
+#include "devices-visible.h"
 #include "backend-cuda.h"
 #include "util-host-target.h"
 #include "context.h"
@@ -35,6 +36,7 @@
 
 struct hr_devices {
 	size_t n;
+	struct hr_visible visible;     /* devices-visible.c */
 	struct hr_device dev[];
 };
 
@@ -89,7 +91,7 @@ static int read_small_file(const char *path, size_t max, char **ret)
 struct kfd_props {
 	bool has_version, has_simd;
 	uint64_t gfx_target_version, simd_count, capability;
-	uint64_t simd_per_cu, wave_front_size, lds_size_in_kb;
+	uint64_t simd_per_cu, wave_front_size, lds_size_in_kb, unique_id;
 };
 
 /* "key value" lines, every value an unsigned decimal; anything else is -EINVAL at that line. */
@@ -135,6 +137,8 @@ static int parse_props(char *text, struct kfd_props *p, unsigned *bad_line)
 			p->wave_front_size = v;
 		} else if (strcmp(key, "lds_size_in_kb") == 0) {
 			p->lds_size_in_kb = v;
+		} else if (strcmp(key, "unique_id") == 0) {
+			p->unique_id = v;
 		}
 	}
 	return 0;
@@ -283,7 +287,8 @@ static int kfd_node(struct hanzo_rocm *ctx, const char *nodes_dir, uint32_t id,
 		        path, p.gfx_target_version);
 		goto out;
 	}
-	*dev = (struct hr_device){ .platform = HR_PLATFORM_AMD, .kfd_node = id };
+	*dev = (struct hr_device){ .platform = HR_PLATFORM_AMD, .kfd_node = id,
+	                           .unique_id = p.unique_id };
 	/* Launch geometry facts; implausible values stay 0 (unknown). */
 	if (p.simd_per_cu && p.simd_count / p.simd_per_cu <= 4096)
 		dev->compute_units = (unsigned)(p.simd_count / p.simd_per_cu);
@@ -492,6 +497,7 @@ static int detect(struct hanzo_rocm *ctx, void **ret)
 		free(d);
 		return r;
 	}
+	hr_devices_visible_apply(ctx, d->dev, &n_amd, &d->visible);
 	detect_nvidia(ctx, d->dev + n_amd, MAX_DEVICES - n_amd, &n_nv);
 	d->n = n_amd + n_nv;
 	add_host(ctx, d->dev, MAX_DEVICES, &d->n);
@@ -516,6 +522,16 @@ int hr_devices_get(struct hanzo_rocm *ctx, const struct hr_device **devs,
 	*devs = d->dev;
 	*n = d->n;
 	return 0;
+}
+
+const struct hr_visible *hr_devices_visible(struct hanzo_rocm *ctx)
+{
+	const struct hr_device *devs;
+	size_t n;
+
+	if (hr_devices_get(ctx, &devs, &n) < 0)
+		return NULL;
+	return &((const struct hr_devices *)hr_ctx_peek(ctx, HR_SLOT_DEVICES))->visible;
 }
 
 /* ---- public API ---------------------------------------------------------- */

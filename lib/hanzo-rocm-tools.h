@@ -11,6 +11,7 @@
  *   the cache tiers, entries, scan, gc        cache.h
  *   plugins: scan, index state, families      build-plugin.h
  *   devices, targets, toolchains              devices.h target.h build-toolchain.h
+ *   visible-devices variables applied         devices-visible.h
  *   precompile and its target choice          top-precompile.h
  *   device memory, modules, events (selftest) runtime.h
  *   small helpers (strv, sizes, paths)        util.h
@@ -27,6 +28,7 @@
 #include "cache.h"
 #include "config-api.h"
 #include "devices.h"
+#include "devices-visible.h"
 #include "build-plugin.h"
 #include "top-precompile.h"
 #include "runtime.h"

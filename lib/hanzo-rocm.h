@@ -110,7 +110,9 @@ int hanzo_rocm_kernel_get(struct hanzo_rocm *ctx, unsigned device,
  * hipModuleLaunchKernel/cuLaunchKernel; stream is a hipStream_t/CUstream
  * (NULL = the default stream).  A host device refuses with -E2BIG a grid a
  * GPU would refuse (grid x <= 2^31 - 1 and grid x * block x <= 2^32 - 1,
- * grid y and z <= 65535).
+ * grid y and z <= 65535).  A stream of another device than the kernel's is
+ * -EXDEV, nothing launched (CUDA: cuStreamGetCtx; HIP: hipStreamGetDevice
+ * where the runtime has it).
  */
 int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
                              const unsigned grid[3], const unsigned block[3],

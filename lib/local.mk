@@ -11,7 +11,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/util.h lib/util.c lib/util-targets.h lib/util-targets.c \
 	lib/config-api.h lib/config-private.h lib/config.c lib/config-keys.c lib/config-show.c \
 	lib/target.h lib/target.c lib/target-known.c \
-	lib/devices.h lib/devices.c \
+	lib/devices.h lib/devices.c lib/devices-visible.h lib/devices-visible.c \
 	lib/util-spawn.h lib/util-spawn.c \
 	lib/build-toolchain.h lib/build-toolchain.c lib/build-toolchain-compile.c \
 	lib/util-elf.h lib/util-elf.c \

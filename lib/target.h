@@ -26,6 +26,7 @@ struct hr_device {
 	char target[HR_TARGET_MAX];     /* after overrides and map */
 	char name[64];                  /* marketing name when known */
 	uint32_t kfd_node;              /* AMD: topology node id */
+	uint64_t unique_id;             /* AMD: KFD unique_id (ROCr's UUID GPU-<hex>), 0 unknown */
 	/* AMD, from KFD (0 = not reported): for the launch geometry. */
 	unsigned compute_units, wave, lds_bytes;
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * One context shared by 8 threads on the host targets (host-w64 and
- * host-w32): every thread gets its kernel handles itself (racing on the
+ * host-w32: two devices; threads 6 and 7 switch devices at every
+ * iteration): every thread gets its kernel handles itself (racing on the
  * first load, the plan and the code-object lookup) and launches by work
  * N times (HR_STRESS_ITERS, default 40) on its own buffers, a sum over rows
  * (barriers, shared memory) and an affine map, each result checked.  Run
@@ -47,33 +48,36 @@ static void log_capture(void *data, int prio, const char *file, int line,
 }
 
 struct worker {
-	unsigned id, device;
+	unsigned id, dev[2];    /* devices of even and odd iterations (the same: a fixed thread) */
 	int r;                  /* the first error */
 	unsigned bad;           /* wrong results */
 	unsigned done;          /* launches checked */
+	struct hanzo_rocm_kernel *ka[2];        /* the handles it got, per slot */
 };
 
 static void *work(void *arg)
 {
 	struct worker *w = arg;
-	struct hanzo_rocm_kernel *ka = NULL, *ks = NULL;
+	struct hanzo_rocm_kernel *ks[2] = { NULL, NULL };
 	struct hanzo_rocm_layout info;
 	size_t cap = ROWS * (2048 + iters * 7 + THREADS);
 	float *x = malloc(cap * sizeof(float)), *y = malloc(cap * sizeof(float));
-	uint64_t px = 0, py = 0;
-	int r;
+	uint64_t px[2] = { 0, 0 }, py[2] = { 0, 0 };
+	int r = 0;
 
 	if (!x || !y) {
 		w->r = -ENOMEM;
 		goto out;
 	}
-	r = hanzo_rocm_kernel_get(ctx, w->device, "affine", "affine_f32", &ka);
-	if (r == 0)
-		r = hanzo_rocm_kernel_get(ctx, w->device, "reduce", "fast_sum_f32", &ks);
-	if (r == 0)
-		r = hr_runtime_alloc(ctx, w->device, cap * sizeof(float), &px);
-	if (r == 0)
-		r = hr_runtime_alloc(ctx, w->device, cap * sizeof(float), &py);
+	for (unsigned s = 0; s < 2 && r == 0; s++) {
+		r = hanzo_rocm_kernel_get(ctx, w->dev[s], "affine", "affine_f32", &w->ka[s]);
+		if (r == 0)
+			r = hanzo_rocm_kernel_get(ctx, w->dev[s], "reduce", "fast_sum_f32", &ks[s]);
+		if (r == 0)
+			r = hr_runtime_alloc(ctx, w->dev[s], cap * sizeof(float), &px[s]);
+		if (r == 0)
+			r = hr_runtime_alloc(ctx, w->dev[s], cap * sizeof(float), &py[s]);
+	}
 	if (r < 0) {
 		w->r = r;
 		goto out;
@@ -81,29 +85,28 @@ static void *work(void *arg)
 	for (unsigned it = 0; it < iters; it++) {
 		size_t cols = 1000 + it * 7 + w->id, n = ROWS * cols, ndims = 0, el = cols;
 		float mul = (float)(w->id + 2), add = (float)it;
-		uint64_t pnull = 0;
+		unsigned s = it & 1, dev = w->dev[s];
 
-		(void)pnull;
 		for (size_t i = 0; i < n; i++)
 			x[i] = (float)((i * 31 + w->id + it) % 17);
-		hr_runtime_copy_htod(ctx, w->device, px, x, n * sizeof(float));
+		hr_runtime_copy_htod(ctx, dev, px[s], x, n * sizeof(float));
 		hanzo_rocm_layout_init(&info, 1, &n, 1, NULL);
 		{
-			void *args[] = { &n, &ndims, &info, &px, &py, &mul, &add };
+			void *args[] = { &n, &ndims, &info, &px[s], &py[s], &mul, &add };
 
-			r = hanzo_rocm_kernel_launch_work(ka, n, 1, NULL, args);
+			r = hanzo_rocm_kernel_launch_work(w->ka[s], n, 1, NULL, args);
 		}
 		if (r == 0)
-			r = hr_runtime_copy_dtoh(ctx, w->device, y, py, n * sizeof(float));
+			r = hr_runtime_copy_dtoh(ctx, dev, y, py[s], n * sizeof(float));
 		for (size_t i = 0; r == 0 && i < n; i++)
 			w->bad += y[i] != x[i] * mul + add;
 		if (r == 0) {
-			void *args[] = { &n, &el, &ndims, &info, &px, &py };
+			void *args[] = { &n, &el, &ndims, &info, &px[s], &py[s] };
 
-			r = hanzo_rocm_kernel_launch_work(ks, ROWS, cols, NULL, args);
+			r = hanzo_rocm_kernel_launch_work(ks[s], ROWS, cols, NULL, args);
 		}
 		if (r == 0)
-			r = hr_runtime_copy_dtoh(ctx, w->device, y, py, ROWS * sizeof(float));
+			r = hr_runtime_copy_dtoh(ctx, dev, y, py[s], ROWS * sizeof(float));
 		for (size_t row = 0; r == 0 && row < ROWS; row++) {
 			double want = 0;
 
@@ -118,10 +121,12 @@ static void *work(void *arg)
 		w->done += 2;
 	}
 out:
-	if (px)
-		hr_runtime_mem_free(ctx, w->device, px);
-	if (py)
-		hr_runtime_mem_free(ctx, w->device, py);
+	for (unsigned s = 0; s < 2; s++) {
+		if (px[s])
+			hr_runtime_mem_free(ctx, w->dev[s], px[s]);
+		if (py[s])
+			hr_runtime_mem_free(ctx, w->dev[s], py[s]);
+	}
 	free(x);
 	free(y);
 	return NULL;
@@ -154,7 +159,8 @@ int main(void)
 	if (hanzo_rocm_new_with_options(&o, &ctx) < 0 || hanzo_rocm_device_count(ctx) != 2)
 		skip_all("no context with two host devices");
 	for (unsigned i = 0; i < THREADS; i++) {
-		w[i] = (struct worker){ .id = i, .device = i % 2 };
+		/* Threads 6 and 7 switch between the two devices at every iteration. */
+		w[i] = (struct worker){ .id = i, .dev = { i % 2, i >= 6 ? 1 - i % 2 : i % 2 } };
 		if (pthread_create(&t[i], NULL, work, &w[i]) != 0)
 			w[i].r = -EAGAIN, t[i] = 0;
 	}
@@ -170,6 +176,16 @@ int main(void)
 	ok(errors == 0, "%d threads on one context, both host targets: no error", THREADS);
 	ok(bad == 0 && done == THREADS * 2 * iters,
 	   "%u launches by work (affine_f32, fast_sum_f32), every result right (%u wrong)", done, bad);
+	{
+		struct hanzo_rocm_kernel *per[2] = { w[0].ka[0], w[1].ka[0] };
+		unsigned same = 0;
+
+		for (unsigned i = 0; i < THREADS; i++)
+			for (unsigned s = 0; s < 2; s++)
+				same += w[i].ka[s] == per[w[i].dev[s]];
+		ok(per[0] && per[1] && per[0] != per[1] && same == THREADS * 2,
+		   "one handle per device, the same for every thread (issue 31)");
+	}
 	if (tap_failed)
 		diag("log:\n%s", logbuf);
 	hanzo_rocm_unref(ctx);

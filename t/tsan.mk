@@ -8,8 +8,8 @@ check_PROGRAMS += t/test-stress
 t_test_stress_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-stress
 
-TSAN_TESTS = t/test-context t/test-log t/test-stress t/runtime-driver.sh
-TSAN_DEPS = plugins/affine.la plugins/reduce.la t/test-runtime-driver$(EXEEXT) \
+TSAN_TESTS = t/test-context t/test-log t/test-stress t/runtime-driver.sh t/multi-driver.sh
+TSAN_DEPS = plugins/affine.la plugins/reduce.la t/test-runtime-driver$(EXEEXT) t/test-multi-driver$(EXEEXT) \
 	t/fakecuda/libcuda.la t/fakecuda-partial/libcuda.la
 if ENABLE_TSAN
 check-tsan:

@@ -14,6 +14,40 @@ static const char *platform_name(enum hr_platform p)
 	       p == HR_PLATFORM_HOST ? "host" : "none";
 }
 
+/*
+ * The visible-devices variables applied to the AMD devices (lib/devices-visible.c):
+ * JSON "visible_devices": [{variable, value, before, after, ended}], text one line each.
+ */
+static void info_visible(struct hanzo_rocm *ctx, struct json *j)
+{
+	const struct hr_visible *v = hr_devices_visible(ctx);
+	unsigned n = v ? v->n : 0;
+
+	if (j) {
+		json_key(j, "visible_devices");
+		json_begin_array(j);
+		for (unsigned i = 0; i < n; i++) {
+			json_begin_object(j);
+			json_kv_string(j, "variable", v->level[i].var);
+			json_kv_string(j, "value", v->level[i].value);
+			json_kv_uint(j, "before", v->level[i].before);
+			json_kv_uint(j, "after", v->level[i].after);
+			json_kv_bool(j, "ended", v->level[i].ended);
+			json_end_object(j);
+		}
+		json_end_array(j);
+		return;
+	}
+	if (!n)
+		return;
+	printf("  AMD devices visible: %zu of %zu KFD GPUs (device i is HIP's device i)\n",
+	       v->level[n - 1].after, v->kfd_gpus);
+	for (unsigned i = 0; i < n; i++)
+		printf("    %s=%s: %zu of %zu kept%s\n", v->level[i].var, v->level[i].value,
+		       v->level[i].after, v->level[i].before,
+		       v->level[i].ended ? " (an invalid or repeated entry ended the list)" : "");
+}
+
 void info_devices(struct cli *cli, struct json *j)
 {
 	struct hanzo_rocm *ctx = cli_ctx(cli);
@@ -36,9 +70,14 @@ void info_devices(struct cli *cli, struct json *j)
 			json_kv_string(j, "target", devs[i].target);
 			json_kv_string(j, "detected", devs[i].detected);
 			json_kv_string(j, "name", devs[i].name);
+			if (devs[i].platform == HR_PLATFORM_AMD) {
+				json_kv_uint(j, "kfd_node", devs[i].kfd_node);
+				json_kv_uint(j, "hip_ordinal", (unsigned)devs[i].ordinal);
+			}
 			json_end_object(j);
 		}
 		json_end_array(j);
+		info_visible(ctx, j);
 		return;
 	}
 	printf("Devices:\n");
@@ -51,8 +90,12 @@ void info_devices(struct cli *cli, struct json *j)
 		       devs[i].target, devs[i].name);
 		if (strcmp(devs[i].target, devs[i].detected) != 0)
 			printf("  (detected %s)", devs[i].detected);
+		if (devs[i].platform == HR_PLATFORM_AMD)
+			printf("  [KFD node %u]", (unsigned)devs[i].kfd_node);
 		putchar('\n');
 	}
+	if (r == 0)
+		info_visible(ctx, NULL);
 }
 
 /* The targets someone here cares about: what precompile would build, plus the devices'. */
