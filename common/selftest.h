@@ -133,6 +133,9 @@ int st_plan_sort(const char *name, struct st_kernel *k);
 int st_plan_quantized(const char *name, struct st_kernel *k);
 int st_plan_conv(const char *name, struct st_kernel *k);
 int st_plan_attention(const char *name, struct st_kernel *k);
+/* -ENOPKG: a family this selftest knows nothing of (a third-party one:
+ * reported as skipped, not failed); -ENOENT: a kernel of a known family
+ * without a reference. */
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 
 /* Helpers for the planners. */

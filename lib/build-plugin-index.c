@@ -158,6 +158,15 @@ static bool parse_plugin_line(char **f, struct index_ent *e)
 	    !parse_u64(f[9], &v) || v != HANZO_ROCM_PLUGIN_ABI || strlen(f[10]) != 64)
 		return false;
 	e->abi = (uint32_t)v;
+	/* A usable plugin is named after its family (an older index may say otherwise). */
+	{
+		const char *base = strrchr(e->path, '/');
+		size_t n = strlen(e->family);
+
+		base = base ? base + 1 : e->path;
+		if (strncmp(base, e->family, n) != 0 || strcmp(base + n, ".so") != 0)
+			return false;
+	}
 	for (size_t i = 0; i < 32; i++) {
 		int hi = hr_plugin_hex_val(f[10][2 * i]), lo = hr_plugin_hex_val(f[10][2 * i + 1]);
 
