@@ -437,6 +437,33 @@ int hr_plugins_index_verify(const char *dir, char *why, size_t why_size)
 	return r;
 }
 
+int hr_plugins_index_families(const char *dir, char ***families)
+{
+	struct index ix;
+	void *data;
+	char why[256], *file = hr_path_join(dir, INDEX_NAME), **v = NULL;
+	int r;
+
+	*families = NULL;
+	if (!file)
+		return -ENOMEM;
+	r = index_load(file, &ix, &data, why, sizeof(why));
+	if (r == 0 && !(v = hr_strv_new()))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < ix.n; i++)
+		if (ix.e[i].state == CAND_OK && hr_strv_push(&v, ix.e[i].family) < 0)
+			r = -ENOMEM;
+	index_release(&ix);
+	free(data);
+	free(file);
+	if (r < 0) {
+		hr_strv_free(v);
+		return r;
+	}
+	*families = v;
+	return 0;
+}
+
 /*
  * Load the table from <dir>/plugins.index when it is fresh: 0 loaded,
  * -ENOENT missing, -ESTALE stale or unusable (msg says why), -ENOMEM.

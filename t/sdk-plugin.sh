@@ -92,4 +92,31 @@ for t in host-w64 host-w32; do
 	HANZO_ROCM_HOST=$t exit_is 0 "run-biasgelu on $t" "$T/ex/run-biasgelu"
 	grep_ok "  ... matches the reference" "on $t, 37 x 1003: max relative error .*: OK" "$T/out"
 done
+
+# cache clear --family: that family's entries only (issue 24 item 5).
+cp "$T/cache/host-w64/biasgelu.hrco" "$T/cache/host-w64/zzother.hrco"
+exit_is 0 "cache clear --user --family biasgelu" "$CLI" cache clear --user --family biasgelu
+[ ! -e "$T/cache/host-w64/biasgelu.hrco" ] && [ ! -e "$T/cache/host-w32/biasgelu.hrco" ]
+ok $? "  ... removes the family's entries"
+[ -e "$T/cache/host-w64/zzother.hrco" ]
+ok $? "  ... and keeps another family's"
+exit_is 2 "cache clear --family with an unsafe name is a usage error" "$CLI" cache clear --family ../x
+
+# The package flow: precompile --system with the plugin installed, then
+# with it removed: its entries leave the system tier, another tool's stay.
+printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
+exit_is 0 "precompile --system with biasgelu installed" "$CLI" precompile --system --target host-w64 --progress never
+[ -e "$T/system/host-w64/biasgelu.hrco" ]
+ok $? "  ... puts its entry in the system tier"
+cp "$T/system/host-w64/biasgelu.hrco" "$T/system/host-w64/notindexed.hrco"
+rm "$P/biasgelu.so"
+exit_is 0 "precompile --system after the plugin is removed" "$CLI" precompile --system --target host-w64 --progress never
+grep_ok "  ... says it pruned the family" "^pruned family biasgelu: no longer installed$" "$T/out"
+[ ! -e "$T/system/host-w64/biasgelu.hrco" ]
+ok $? "  ... its entry is gone"
+[ -e "$T/system/host-w64/notindexed.hrco" ]
+ok $? "  ... an entry of a family the index never named stays"
+exit_is 0 "a second run prunes nothing more" "$CLI" precompile --system --target host-w64 --progress never
+! grep -q pruned "$T/out"
+ok $? "  ... and says nothing of it"
 done_testing
