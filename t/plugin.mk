@@ -50,5 +50,8 @@ TESTS += t/umask002-user.sh
 # out-of-tree family examples/plugin built against it through pkg-config,
 # precompiled by the installed CLI and run on the host backend.
 EXTRA_DIST += t/sdk-plugin.sh examples/plugin/Makefile examples/plugin/biasgelu.hip \
-	examples/plugin/biasgelu.list examples/plugin/run-biasgelu.c
+	examples/plugin/biasgelu.list examples/plugin/run-biasgelu.c \
+	examples/plugin/hanzo-rocm-plugin-biasgelu.spec examples/plugin/debian/control \
+	examples/plugin/debian/rules examples/plugin/debian/changelog \
+	examples/plugin/debian/copyright examples/plugin/debian/source/format
 TESTS += t/sdk-plugin.sh

@@ -41,7 +41,7 @@ ok $? "the kernel headers are installed" || sed 's/^/# missing: /' "$T/missing"
 "$(pkg-config --variable=embed hanzo-rocm)" --version >"$T/v" 2>&1
 grep_ok "the installed hanzo-rocm-embed runs" '^hanzo-rocm-embed ' "$T/v"
 libdir=$(pkg-config --variable=libdir hanzo-rocm)
-bindir=$(pkg-config --variable=bindir hanzo-rocm)
+bindir=$(dirname "$(find "$D" -name hanzo-rocm -type f -path '*/bin/*' | head -1)")
 
 # The example, copied out of the tree, built by its own Makefile.
 mkdir -p "$T/ex"
