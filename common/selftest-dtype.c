@@ -242,5 +242,5 @@ int st_plan(const char *family, const char *name, struct st_kernel *k)
 			return planners[i].plan(name, k);
 		}
 	}
-	return -ENOENT;
+	return -ENOPKG;         /* a family this selftest has no references for */
 }

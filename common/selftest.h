@@ -123,6 +123,9 @@ double st_tolerance(enum st_dtype dt);
 #define ST_DECLARE_PLAN(f) int st_plan_##f(const char *name, struct st_kernel *k);
 ST_FAMILIES(ST_DECLARE_PLAN)
 #undef ST_DECLARE_PLAN
+/* -ENOPKG: a family this selftest knows nothing of (a third-party one:
+ * reported as skipped, not failed); -ENOENT: a kernel of a known family
+ * without a reference. */
 int st_plan(const char *family, const char *name, struct st_kernel *k);
 /* The families of plugins/families, in its order: the i-th, NULL past the end. */
 const char *st_family(size_t i);

@@ -1,5 +1,6 @@
 # doc: man pages, kept true to the code (checked with groff -man -ww).
-dist_man_MANS += doc/hanzo-rocm.1 doc/hanzo-rocm.conf.5 doc/libhanzo-rocm.3
+dist_man_MANS += doc/hanzo-rocm.1 doc/hanzo-rocm.conf.5 doc/libhanzo-rocm.3 \
+	doc/hanzo-rocm-embed.1 doc/hanzo-rocm-plugin.7
 # The attention family: kernels, layouts, split-K, sizes (kernels/attention.list).
 EXTRA_DIST += doc/ATTENTION.md
 

@@ -5,6 +5,10 @@
 HR_KERNEL_INCLUDES = kernels/hr-kernel.h kernels/hr-target-facts.h kernels/hr-rows.h \
 	kernels/hr-host.h kernels/hr-host-abi.h
 EXTRA_DIST += $(HR_KERNEL_INCLUDES) lib/util-targets.def kernels/gen-target-facts.sh
+# The plugin SDK: an out-of-tree family includes them as the stock ones do
+# (hanzo-rocm-embed -I $(kernelincludedir); pkg-config --variable=kernelincludedir).
+kernelincludedir = $(includedir)/hanzo-rocm
+kernelinclude_HEADERS = $(HR_KERNEL_INCLUDES)
 # Per-processor facts for the kernels, generated from the one target table
 # into the source tree (plugins embed kernels/ as it is there).
 $(srcdir)/kernels/hr-target-facts.h: $(srcdir)/lib/util-targets.def $(srcdir)/kernels/gen-target-facts.sh

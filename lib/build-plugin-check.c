@@ -576,8 +576,16 @@ int hr_plugin_cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
 		c->family = stem;
 		return 0;
 	}
-	free(stem);
 	r = cand_dlopen(ctx, c);
+	/* The file is named after its family: no file takes over another's. */
+	if (r == 0 && c->state == CAND_OK && strcmp(stem, c->family) != 0) {
+		char q[80];
+
+		quote(q, sizeof(q), stem);
+		r = set_why(c, "file name '%s.so' does not match its family '%s' "
+		            "(a plugin must be named %s.so)", q, c->family, c->family);
+	}
+	free(stem);
 	if (r == 0 && c->state == CAND_OK && hr_strv_contains(disable, c->family)) {
 		c->state = CAND_DISABLED;
 		cand_unload(c);

@@ -158,6 +158,15 @@ static bool parse_plugin_line(char **f, struct index_ent *e)
 	    !parse_u64(f[9], &v) || v != HANZO_ROCM_PLUGIN_ABI || strlen(f[10]) != 64)
 		return false;
 	e->abi = (uint32_t)v;
+	/* A usable plugin is named after its family (an older index may say otherwise). */
+	{
+		const char *base = strrchr(e->path, '/');
+		size_t n = strlen(e->family);
+
+		base = base ? base + 1 : e->path;
+		if (strncmp(base, e->family, n) != 0 || strcmp(base + n, ".so") != 0)
+			return false;
+	}
 	for (size_t i = 0; i < 32; i++) {
 		int hi = hr_plugin_hex_val(f[10][2 * i]), lo = hr_plugin_hex_val(f[10][2 * i + 1]);
 
@@ -426,6 +435,33 @@ int hr_plugins_index_verify(const char *dir, char *why, size_t why_size)
 	free(data);
 	free(file);
 	return r;
+}
+
+int hr_plugins_index_families(const char *dir, char ***families)
+{
+	struct index ix;
+	void *data;
+	char why[256], *file = hr_path_join(dir, INDEX_NAME), **v = NULL;
+	int r;
+
+	*families = NULL;
+	if (!file)
+		return -ENOMEM;
+	r = index_load(file, &ix, &data, why, sizeof(why));
+	if (r == 0 && !(v = hr_strv_new()))
+		r = -ENOMEM;
+	for (size_t i = 0; r == 0 && i < ix.n; i++)
+		if (ix.e[i].state == CAND_OK && hr_strv_push(&v, ix.e[i].family) < 0)
+			r = -ENOMEM;
+	index_release(&ix);
+	free(data);
+	free(file);
+	if (r < 0) {
+		hr_strv_free(v);
+		return r;
+	}
+	*families = v;
+	return 0;
 }
 
 /*

@@ -61,6 +61,11 @@ int hr_plugins_index_state(struct hanzo_rocm *ctx, char **path, char **why);
  * 0, -ENOENT none, -EBADMSG corrupt or untrusted (why says why), -ENOMEM.
  */
 int hr_plugins_index_verify(const char *dir, char *why, size_t why_size);
+/*
+ * The usable families <dir>/plugins.index names (what the last precompile
+ * into dir found installed): 0, -ENOENT no index, -EBADMSG unusable, -ENOMEM.
+ */
+int hr_plugins_index_families(const char *dir, char ***families);
 /* Write the plugin index into dir (atomically); precompile calls this. */
 int hr_plugins_write_index(struct hanzo_rocm *ctx, const char *dir);
 

@@ -53,7 +53,10 @@ struct hr_config {
 	unsigned timeout_s;         /* a compile is killed after this; 0 = HR_COMPILE_TIMEOUT_S */
 
 	/* [plugins] */
-	char **plugin_path;         /* HANZO_ROCM_PLUGIN_PATH (as is), else config/default (root-prefixed) */
+	char **plugin_path;         /* options.plugin_path, HANZO_ROCM_PLUGIN_PATH (as is), else
+	                             * config (root-prefixed); the default directory (root-prefixed)
+	                             * last when none or a value starting with '+' */
+	bool plugin_path_keep_default; /* while loading: a '+' value seen */
 	char **disable;
 
 	/* environment */
@@ -86,6 +89,17 @@ int hr_config_check_file(struct hanzo_rocm *ctx, const char *path);
  */
 int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
                        const char *list, const char *what);
+
+/*
+ * Plugin path values (DESIGN §6): absolute directories separated by ':';
+ * a leading '+' keeps the default directory after them.  split: -EINVAL
+ * for a relative element; finish: appends the default where due;
+ * set_plugin_path: options.plugin_path, which beats the variable and files.
+ */
+int hr_config_plugin_path_split(const char *v, char ***out, bool *keep);
+int hr_config_plugin_path_finish(struct hr_config *cfg);
+int hr_config_set_plugin_path(struct hanzo_rocm *ctx, struct hr_config *cfg,
+                              const char *list, const char *what);
 
 const char *hr_policy_name(enum hr_policy p);
 const char *hr_compile_name(enum hr_compile c);

@@ -496,12 +496,16 @@ static int set_timeout(struct parser *p, const char *v, struct bad *bad)
 	return 0;
 }
 
-/* Empty = the built-in default (filled in after all files). */
+/* Empty = the built-in default (filled in after all files); a '+' first
+ * keeps the default after the directories listed. */
 static int set_plugin_path(struct parser *p, const char *v, struct bad *bad)
 {
+	bool keep = v[0] == '+';
 	char **l = NULL;
 	int r;
 
+	v += keep;
+	v += strspn(v, " \t");
 	if (*v) {
 		r = parse_system_path_list(p, v, " \t:", &l, bad);
 		if (r < 0)
@@ -511,7 +515,10 @@ static int set_plugin_path(struct parser *p, const char *v, struct bad *bad)
 			l = NULL;
 		}
 	}
+	if (keep && !l && !(l = hr_strv_new()))
+		return -ENOMEM;
 	hr_config_replace_strv(&p->cfg->plugin_path, l);
+	p->cfg->plugin_path_keep_default = keep;
 	return 0;
 }
 
@@ -610,7 +617,8 @@ static const struct key {
 	  set_timeout },
 	{ { "plugins", "path", HR_CONFIG_STRV, AT(plugin_path), NULL, "",
 	    "absolute directories separated by spaces or ':'",
-	    "Plugin directories, separated by spaces or ':'; empty means the built-in one.",
+	    "Plugin directories, separated by spaces or ':'; empty means the built-in one; "
+	    "a '+' before the first keeps the built-in one after them (+/opt/app/plugins).",
 	    "(none)", "", 0 }, set_plugin_path },
 	{ { "plugins", "disable", HR_CONFIG_STRV, AT(disable), "", "",
 	    "space-separated family names",

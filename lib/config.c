@@ -365,32 +365,83 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 	v = hr_getenv("HANZO_ROCM_PLUGIN_PATH");
 	if (v) {
-		char **l = hr_strv_split(v, ":");
-		bool bad = false;
+		char **l;
+		bool keep;
 
-		if (!l)
-			return -ENOMEM;
-		for (size_t i = 0; l[i]; i++) {
-			if (l[i][0] != '/') {
-				TALLY(ctx, t, "HANZO_ROCM_PLUGIN_PATH: invalid value '%s' (expected absolute directories separated by ':')\n",
-				      l[i]);
-				bad = true;
-			}
-		}
-		if (l[0] && !bad)
+		r = hr_config_plugin_path_split(v, &l, &keep);
+		if (r == -EINVAL)
+			TALLY(ctx, t, "HANZO_ROCM_PLUGIN_PATH: invalid value '%s' (expected absolute directories separated by ':', '+' first to keep the default directory)\n",
+			      v);
+		else if (r < 0)
+			return r;
+		else if (l[0] || keep) {
 			hr_config_replace_strv(&cfg->plugin_path, l);
-		else
+			cfg->plugin_path_keep_default = keep;
+		} else
 			hr_strv_free(l);
 	}
-	if (!cfg->plugin_path) {
-		cfg->plugin_path = hr_strv_new();
-		s = hr_root_path(cfg->root, HR_PLUGINDIR);
-		if (!cfg->plugin_path || !s || hr_strv_push(&cfg->plugin_path, s) < 0) {
-			free(s);
-			return -ENOMEM;
+	return hr_config_plugin_path_finish(cfg);
+}
+
+/*
+ * A plugin path value: absolute directories separated by ':' (and, in a
+ * file, blanks); a '+' before the first keeps the default directory after
+ * them ("+" alone: the default only).
+ */
+int hr_config_plugin_path_split(const char *v, char ***out, bool *keep)
+{
+	char **l;
+
+	*out = NULL;
+	*keep = v[0] == '+';
+	l = hr_strv_split(v + *keep, ":");
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; l[i]; i++) {
+		if (l[i][0] != '/') {
+			hr_strv_free(l);
+			return -EINVAL;
 		}
-		free(s);
 	}
+	*out = l;
+	return 0;
+}
+
+/* No path set, or one with '+': the default directory (root-prefixed) last. */
+int hr_config_plugin_path_finish(struct hr_config *cfg)
+{
+	char *s;
+	int r;
+
+	if (cfg->plugin_path && !cfg->plugin_path_keep_default)
+		return 0;
+	if (!cfg->plugin_path && !(cfg->plugin_path = hr_strv_new()))
+		return -ENOMEM;
+	s = hr_root_path(cfg->root, HR_PLUGINDIR);
+	if (!s)
+		return -ENOMEM;
+	r = hr_strv_contains(cfg->plugin_path, s) ? 0 : hr_strv_push(&cfg->plugin_path, s);
+	free(s);
+	cfg->plugin_path_keep_default = false;
+	return r < 0 ? -ENOMEM : 0;
+}
+
+int hr_config_set_plugin_path(struct hanzo_rocm *ctx, struct hr_config *cfg,
+                              const char *list, const char *what)
+{
+	char **l;
+	bool keep;
+	int r = hr_config_plugin_path_split(list, &l, &keep);
+
+	if (r == -EINVAL)
+		hr_err(ctx, "%s: invalid value '%s' (expected absolute directories "
+		       "separated by ':', '+' first to keep the default directory)\n",
+		       what, list);
+	if (r < 0)
+		return r;
+	hr_config_replace_strv(&cfg->plugin_path, l);
+	cfg->plugin_path_keep_default = keep;
+	return hr_config_plugin_path_finish(cfg);
 	return 0;
 }
 

@@ -43,6 +43,13 @@ struct hanzo_rocm_options {
 	 * NULL = $HANZO_ROCM_HOST, else [targets] host, else none.
 	 */
 	const char *host;
+	/*
+	 * Plugin directories, searched in order: absolute paths separated by
+	 * ':'; a '+' first keeps the default directory after them
+	 * ("+/opt/app/plugins").  NULL = $HANZO_ROCM_PLUGIN_PATH, else
+	 * [plugins] path, else the default.  Appended in 1.x: set size.
+	 */
+	const char *plugin_path;
 };
 
 /*

@@ -44,6 +44,8 @@ HR_EXPORT int hanzo_rocm_new_with_options(const struct hanzo_rocm_options *opts,
 	r = hr_config_load(ctx, o.root, o.config, false, &cfg);
 	if (r == 0 && o.host)
 		r = hr_config_set_host(ctx, cfg, o.host, "options.host");
+	if (r == 0 && o.plugin_path)
+		r = hr_config_set_plugin_path(ctx, cfg, o.plugin_path, "options.plugin_path");
 	if (r < 0) {
 		hr_config_free(cfg);
 		hanzo_rocm_unref(ctx);

@@ -572,6 +572,7 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 	const struct hr_config *cfg = ctx ? hr_ctx_config(ctx) : NULL;
 	struct pc_run run = { .ctx = ctx, .o = o, .sum = sum };
 	struct hr_family **fams = NULL;
+	char **before = NULL;
 	size_t n_fams = 0;
 	int r;
 
@@ -608,7 +609,19 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
 	hr_info(ctx, "precompile: %zu target(s) × %zu famil%s into %s\n",
 	        hr_strv_len(run.targets), n_fams, n_fams == 1 ? "y" : "ies",
 	        run.dest);
+	/* The families the last run found, before this run's index replaces them. */
+	if (o->dest == HR_PRECOMPILE_SYSTEM && !run.dest_readonly &&
+	    hr_plugins_index_families(run.dest, &before) == -ENOMEM) {
+		r = -ENOMEM;
+		goto out;
+	}
 	phases(&run);
+	if (before) {
+		r = hr_precompile_prune(ctx, run.dest, before, &sum->pruned,
+		                        &sum->pruned_entries);
+		if (r < 0)
+			hr_warn(ctx, "cannot prune %s: %s\n", run.dest, hanzo_rocm_strerror(r));
+	}
 	r = run.dest_readonly ? 0 : hr_plugins_write_index(ctx, run.dest);
 	if (r < 0)
 		hr_warn(ctx, "cannot write the plugin index into %s: %s\n", run.dest,
@@ -618,6 +631,7 @@ out:
 	if (r < 0)
 		hr_precompile_summary_release(sum);
 	free(fams);
+	hr_strv_free(before);
 	run_free(&run);
 	return r;
 }
@@ -628,4 +642,6 @@ void hr_precompile_summary_release(struct hr_precompile_summary *s)
 		return;
 	free(s->dir);
 	s->dir = NULL;
+	hr_strv_free(s->pruned);
+	s->pruned = NULL;
 }

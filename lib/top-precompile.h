@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "build-toolchain.h"
+#include "cache.h"
 
 struct hanzo_rocm;
 
@@ -65,6 +66,10 @@ struct hr_precompile_opts {
 
 struct hr_precompile_summary {
 	unsigned built, up_to_date, provided, skipped, failed;
+	/* --system: families the previous run's index named that are no longer
+	 * installed, their entries removed (top-precompile-prune.c) */
+	char **pruned;
+	unsigned pruned_entries;
 	char *dir;                  /* the destination used (malloc'd) */
 	const char *targets_why;    /* which rule chose the targets (static) */
 };
@@ -80,6 +85,17 @@ struct hr_precompile_summary {
 int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *opts,
                   struct hr_precompile_summary *summary);
 void hr_precompile_summary_release(struct hr_precompile_summary *summary);
+
+/*
+ * Remove from dest the entries of the families in before (the previous
+ * index's) that are neither installed now nor disabled: *pruned lists them
+ * (malloc'd strv), *removed counts the entries.  0 or -errno.
+ */
+int hr_precompile_prune(struct hanzo_rocm *ctx, const char *dest, char *const *before,
+                        char ***pruned, unsigned *removed);
+/* Whether a tier file (entry, quarantined, temp, lock; hr_cache_scan's
+ * name and kind) is family's: the prune and `cache clear --family`. */
+bool hr_cache_file_is_family(const char *name, enum hr_cache_file kind, const char *family);
 
 /*
  * The targets `precompile` builds when none are given on the command line:

@@ -50,7 +50,7 @@ grep_ok "  ... naming it" "no family 'nope'" "$T/err"
 ok $? "  ... nothing on stdout"
 
 # hr-embed validates the catalogue lines as it does #@launch.
-EMBED="$top_builddir/plugins/hr-embed"
+EMBED="$top_builddir/plugins/hanzo-rocm-embed"
 mkdir -p "$T/e" && cd "$T/e" || exit 99
 printf 'extern "C" __global__ void k_f32(float *o) { }\n' >a.hip
 base='#@launch k_split_* rows-split block=256\n#@launch k_fin_* elementwise\n#@launch * rows block=256\nk_f32\tfloat *o\nk_split_f32\tfloat *o, void *ws\nk_fin_f32\tfloat *o, const void *ws, int splits\n'

@@ -4,8 +4,8 @@
 # writes the kernel table and flags, and refuses bad input with FILE:LINE.
 . "$top_srcdir/t/tap.sh"
 
-EMBED="$top_builddir/plugins/hr-embed"
-[ -x "$EMBED" ] || skip_all "plugins/hr-embed not built"
+EMBED="$top_builddir/plugins/hanzo-rocm-embed"
+[ -x "$EMBED" ] || skip_all "plugins/hanzo-rocm-embed not built"
 
 mkdir -p "$T/k/sub"
 cd "$T/k" || exit 99
@@ -58,5 +58,44 @@ exit_is 1 "a list without kernels is an error" "$EMBED" -o bad.c fam a.hip empty
 exit_is 1 "invalid family name is an error" "$EMBED" -o bad.c Bad-Name a.hip a.list
 [ ! -e bad.c ] && [ ! -e bad.c.tmp ]
 ok $? "no output is left behind on failure"
+
+# The installed SDK tool (issue 24 item 3): --version, --help, a literal
+# version (no macro the plugin's build must define), -I, and the list and
+# source agreeing.
+exit_is 0 "--version exits 0" "$EMBED" --version
+grep_ok "  ... naming the tool and the plugin ABI" '^hanzo-rocm-embed [0-9.]+ \(plugin ABI 1\)$' "$T/out"
+exit_is 0 "--help exits 0" "$EMBED" --help
+grep_ok "  ... describing --check-cxx" 'check-cxx' "$T/out"
+exit_is 2 "no arguments is a usage error" "$EMBED"
+! grep -q PACKAGE_VERSION out.c
+ok $? "the output needs no PACKAGE_VERSION"
+grep_ok "the default version is 0" '\.version = "0",' out.c
+exit_is 0 "--plugin-version sets it" "$EMBED" --plugin-version 2.3-x -o v.c fam a.hip a.list
+grep_ok "  ... as a literal" '\.version = "2\.3-x",' v.c
+mkdir -p inc
+printf '#define FROM_I 7\n' >inc/only-here.h
+printf '#include "only-here.h"\nextern "C" __global__ void k_f32(float *o) { *o = FROM_I; }\n' >i.hip
+exit_is 1 "a quoted include found nowhere is an error" "$EMBED" -o i.c fam i.hip a.list
+exit_is 0 "-I DIR is searched after the includer's directory" "$EMBED" -I inc -o i.c fam i.hip a.list
+printf 'extern "C" __global__ void k_f32(float *o) { *o = 1; }\nextern "C" __global__ void\nk_extra(float *o) { *o = 2; }\n' >more.hip
+exit_is 1 "a kernel the source defines and the list lacks is refused" "$EMBED" -o bad.c fam more.hip a.list
+grep_ok "  ... naming it" 'kernel "k_extra" is defined by the source but not in the list' "$T/err"
+printf '#define K(n) extern "C" __global__ void n(float *o) { *o = 1; }\nK(k_f32)\ntemplate <int N> __global__ void t(float *o) { }\n' >mac.hip
+printf 'k_f32 float *o\n' >one.list
+exit_is 0 "kernels made by a macro, and templates, are not taken for unlisted ones" "$EMBED" -o mac.c fam mac.hip one.list
+CXX_=${CXX:-c++}
+if command -v "$CXX_" >/dev/null 2>&1; then
+	printf '#include "hr-kernel.h"\nextern "C" __global__ void k_f32(float *o) { o[threadIdx.x] = 1.0f; }\n' >h.hip
+	exit_is 0 "--check-cxx accepts a list the source defines" \
+		"$EMBED" -I "$top_srcdir/kernels" --check-cxx "$CXX_" -o h.c fam h.hip one.list
+	printf 'k_f32 float *o\nk_missing float *o\n' >two.list
+	exit_is 1 "--check-cxx refuses a listed kernel the source lacks (no host entry)" \
+		"$EMBED" -I "$top_srcdir/kernels" --check-cxx "$CXX_" -o bad.c fam h.hip two.list
+	grep_ok "  ... saying why" 'does not compile for the host backend' "$T/err"
+	[ ! -e bad.c ]
+	ok $? "  ... and writes no plugin source"
+else
+	skip 4 "no C++ compiler"
+fi
 
 done_testing

@@ -45,3 +45,13 @@ TESTS += t/plugins-hostile.sh
 # shared group is refused with the fix (issue 30 item 7; root only).
 EXTRA_DIST += t/umask002-user.sh
 TESTS += t/umask002-user.sh
+
+# The plugin SDK end to end: this tree installed with DESTDIR, the
+# out-of-tree family examples/plugin built against it through pkg-config,
+# precompiled by the installed CLI and run on the host backend.
+EXTRA_DIST += t/sdk-plugin.sh examples/plugin/Makefile examples/plugin/biasgelu.hip \
+	examples/plugin/biasgelu.list examples/plugin/run-biasgelu.c \
+	examples/plugin/hanzo-rocm-plugin-biasgelu.spec examples/plugin/debian/control \
+	examples/plugin/debian/rules examples/plugin/debian/changelog \
+	examples/plugin/debian/copyright examples/plugin/debian/source/format
+TESTS += t/sdk-plugin.sh

@@ -7,18 +7,22 @@ FIX="$top_builddir/t/fixtures/plugins/.libs"
 [ -f "$FIX/alpha.so" ] || skip_all "fixture plugins not built ($FIX)"
 
 # Trusted copies: the build tree's modes depend on the builder's umask.
-P="$T/p"; W="$T/ww"
-mkdir -p "$P" "$W" "$T/root"
-chmod 0755 "$P"
+P="$T/p"; W="$T/ww"; Q="$T/q"
+mkdir -p "$P" "$W" "$Q" "$T/root"
+chmod 0755 "$P" "$Q"
 for f in alpha beta dup badabi badname small nullsrc noentry; do
 	cp "$FIX/$f.so" "$P/$f.so"
 done
+# Family alpha under a name that sorts first must not displace alpha.so
+# (issue 24 item 6); alpha.so again in a later directory is a duplicate.
+cp "$FIX/dup.so" "$P/aaa.so"
+cp "$FIX/alpha.so" "$Q/alpha.so"
 echo "this is not a shared object" > "$P/x.so"
 G=$(shared_group)
 [ -z "$G" ] || cp "$FIX/beta.so" "$P/gw.so"
 cp "$FIX/alpha.so" "$W/ww.so"
 ln -s "$W/ww.so" "$P/link.so"
-chmod 0644 "$P"/*.so
+chmod 0644 "$P"/*.so "$Q"/*.so
 if [ -n "$G" ]; then chgrp "$G" "$P/gw.so"; chmod 0664 "$P/gw.so"; fi
 chmod 0777 "$W"
 is_root=no
@@ -29,7 +33,7 @@ if [ "$(id -u)" = 0 ]; then
 	chown 65534 "$P/other.so"
 fi
 
-export HANZO_ROCM_ROOT="$T/root" HANZO_ROCM_PLUGIN_PATH="$P:$W"
+export HANZO_ROCM_ROOT="$T/root" HANZO_ROCM_PLUGIN_PATH="$P:$W:$Q"
 
 exit_is 0 "plugins exits 0 although most plugins are rejected" "$HR_CLI" plugins
 cp "$T/out" "$T/list"
@@ -41,7 +45,9 @@ rejected() { # rejected FILE REGEX DESCRIPTION
 		"$T/list" > "$T/why"
 	grep_ok "$3" "rejected: (.*: )?$2" "$T/why"
 }
-rejected "$P/dup.so" "duplicate family 'alpha' \(already provided by $P/alpha\.so\)" "duplicate family"
+rejected "$Q/alpha.so" "duplicate family 'alpha' \(already provided by $P/alpha\.so\)" "duplicate family"
+rejected "$P/dup.so" "file name 'dup\.so' does not match its family 'alpha' \(a plugin must be named alpha\.so\)" "a file not named after its family"
+rejected "$P/aaa.so" "file name 'aaa\.so' does not match its family 'alpha'" "a misnamed file sorting first does not take the family"
 rejected "$P/badabi.so" "unsupported plugin ABI 99" "wrong ABI"
 rejected "$P/badname.so" "invalid family name '\.\./x'" "bad family name"
 rejected "$P/small.so" "descriptor too small \(struct_size 8" "struct_size too small"
@@ -62,15 +68,15 @@ else
 fi
 grep_ok "without an index, lookups scan" "^index: none used \(no plugin index\)" "$T/list"
 grep -c ' rejected ' "$T/list" > "$T/n"
-grep_ok "no other plugin is rejected" "^$(( 9 + $( [ $is_root = yes ] && echo 1 || echo 0 ) + $( [ -n "$G" ] && echo 1 || echo 0 ) ))\$" "$T/n"
+grep_ok "no other plugin is rejected" "^$(( 11 + $( [ $is_root = yes ] && echo 1 || echo 0 ) + $( [ -n "$G" ] && echo 1 || echo 0 ) ))\$" "$T/n"
 
 exit_is 0 "plugins --json exits 0" "$HR_CLI" plugins --json
 cp "$T/out" "$T/json"
 if [ -n "$PYTHON3" ]; then
-	"$PYTHON3" - "$T/json" "$P" "$W" > "$T/py" 2>&1 <<'PY'
+	"$PYTHON3" - "$T/json" "$P" "$W" "$Q" > "$T/py" 2>&1 <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-p, w = sys.argv[2], sys.argv[3]
+p, w, q = sys.argv[2], sys.argv[3], sys.argv[4]
 by = {e["path"]: e for e in doc["plugins"]}
 for e in doc["plugins"]:
     assert set(e) == {"family", "version", "abi", "path", "status", "reason"}, e
@@ -81,10 +87,11 @@ assert by[p + "/beta.so"]["status"] == "ok"
 assert by[p + "/badabi.so"]["status"] == "rejected" and by[p + "/badabi.so"]["abi"] == 99
 assert "ABI 99" in by[p + "/badabi.so"]["reason"]
 assert by[p + "/x.so"]["abi"] is None and "not an ELF" in by[p + "/x.so"]["reason"]
-assert by[p + "/dup.so"]["family"] == "alpha" and "duplicate" in by[p + "/dup.so"]["reason"]
+assert by[q + "/alpha.so"]["family"] == "alpha" and "duplicate" in by[q + "/alpha.so"]["reason"]
+assert by[p + "/aaa.so"]["family"] == "alpha" and "does not match" in by[p + "/aaa.so"]["reason"]
 assert "world-writable" in by[w + "/ww.so"]["reason"]
 assert [e["status"] for e in doc["plugins"]].count("ok") == 2
-assert doc["plugin_path"] == [p, w], doc["plugin_path"]
+assert doc["plugin_path"] == [p, w, q], doc["plugin_path"]
 assert doc["index"] == {"path": None, "fresh": False, "reason": "no plugin index"}, doc["index"]
 print("ok")
 PY
@@ -108,6 +115,13 @@ grep_ok "info gives the reason for x.so" "$P/x\.so: rejected: not an ELF file" "
 # An empty or missing plugin directory is not an error.
 HANZO_ROCM_PLUGIN_PATH="$T/none" exit_is 0 "a missing plugin directory lists nothing" "$HR_CLI" plugins
 grep_ok "says none were found" "no plugins found" "$T/out"
+
+# Families the selftest has no reference for (the fixtures alpha and beta,
+# as any third-party family) are skipped, not failed (issue 24 item 6).
+HANZO_ROCM_PLUGIN_PATH="$P" exit_is 0 "selftest with only third-party families exits 0" \
+	"$HR_CLI" selftest --device host-w64 --bench-size 0
+grep_ok "reports alpha as skipped" "^family alpha +skipped: no CPU reference for this family" "$T/out"
+grep_ok "and counts the skipped families" "^0 cases, 0 failed, 2 families skipped$" "$T/out"
 
 # [plugins] disable (needs the real config loader).
 if grep -q PLACEHOLDER "$top_srcdir/lib/config.c"; then

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <fcntl.h>
@@ -536,6 +537,59 @@ static void test_unknown_targets(const char *tmp)
 	free(f);
 }
 
+/* Plugin paths compose (issue 24 item 6): '+' keeps the default directory;
+ * options.plugin_path beats the variable, which beats the files. */
+static void test_plugin_path(const char *tmp)
+{
+	char *conf, *s;
+	struct hr_config *cfg = NULL;
+	struct hanzo_rocm *c = NULL;
+	struct hanzo_rocm_options o = { .size = sizeof(o), .config = "/dev/null" };
+	FILE *f;
+
+	if (asprintf(&conf, "%s/pp.conf", tmp) < 0 || !(f = fopen(conf, "w")))
+		abort();
+	fputs("[plugins]\npath = +/opt/a /opt/b\n", f);
+	fclose(f);
+	is_int(load("", conf, &cfg), 0, "[plugins] path = +/opt/a /opt/b loads");
+	s = cfg ? hr_strv_join(cfg->plugin_path, ":") : NULL;
+	is_str(s, "/opt/a:/opt/b:" HR_PLUGINDIR, "'+' in the file keeps the default directory last");
+	free(s);
+	hr_config_free(cfg);
+
+	setenv("HANZO_ROCM_PLUGIN_PATH", "+/env/a", 1);
+	is_int(load("", conf, &cfg), 0, "HANZO_ROCM_PLUGIN_PATH=+/env/a loads");
+	s = cfg ? hr_strv_join(cfg->plugin_path, ":") : NULL;
+	is_str(s, "/env/a:" HR_PLUGINDIR, "'+' in the variable: it, then the default");
+	free(s);
+	hr_config_free(cfg);
+	setenv("HANZO_ROCM_PLUGIN_PATH", "/env/a", 1);
+	is_int(load("", conf, &cfg), 0, "HANZO_ROCM_PLUGIN_PATH=/env/a loads");
+	s = cfg ? hr_strv_join(cfg->plugin_path, ":") : NULL;
+	is_str(s, "/env/a", "without '+' the variable replaces the default");
+	free(s);
+	hr_config_free(cfg);
+	setenv("HANZO_ROCM_PLUGIN_PATH", "+", 1);
+	is_int(load("", conf, &cfg), 0, "HANZO_ROCM_PLUGIN_PATH=+ loads");
+	s = cfg ? hr_strv_join(cfg->plugin_path, ":") : NULL;
+	is_str(s, HR_PLUGINDIR, "'+' alone: the default directory only");
+	free(s);
+	hr_config_free(cfg);
+
+	setenv("HANZO_ROCM_PLUGIN_PATH", "/env/a", 1);
+	o.plugin_path = "+/opt/app:/opt/app2";
+	is_int(hanzo_rocm_new_with_options(&o, &c), 0, "options.plugin_path: created");
+	s = c ? hr_strv_join(hr_tools_config(c)->plugin_path, ":") : NULL;
+	is_str(s, "/opt/app:/opt/app2:" HR_PLUGINDIR, "options.plugin_path beats the variable, '+' keeps the default");
+	free(s);
+	hanzo_rocm_unref(c);
+	c = NULL;
+	o.plugin_path = "relative/dir";
+	is_int(hanzo_rocm_new_with_options(&o, &c), -EINVAL, "options.plugin_path with a relative directory is -EINVAL");
+	unsetenv("HANZO_ROCM_PLUGIN_PATH");
+	free(conf);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/hr-config.XXXXXX";
@@ -552,6 +606,7 @@ int main(void)
 	test_context();
 	test_lenient(tmp);
 	test_unknown_targets(tmp);
+	test_plugin_path(tmp);
 	hanzo_rocm_unref(ctx);
 	{
 		char cmd[64];

@@ -259,6 +259,16 @@ int main(void)
 		unlink(p);
 	}
 
+	/* An index that gives a file another family than its name (an older
+	 * index, or a forged one) is not believed: alpha.so is alpha's. */
+	is_int(write_index_in_child(), 0, "index rewritten");
+	r = tamper_index("\talpha\t", "\tzzzzz\t");
+	ctx = new_ctx();
+	ok(r == 0 && hr_plugins_family(ctx, "zzzzz", &fam) == -ENOENT &&
+	   hr_plugins_family(ctx, "alpha", &fam) == 0,
+	   "an index naming alpha.so's family zzzzz is ignored (scanned instead)");
+	hanzo_rocm_unref(ctx);
+
 	/* An index others can write is not believed. */
 	is_int(write_index_in_child(), 0, "index rewritten");
 	{

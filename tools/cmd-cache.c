@@ -545,6 +545,7 @@ out:
 
 struct clear_state {
 	unsigned removed, failed;
+	const char *family;     /* --family: only its files */
 };
 
 static int clear_one(void *data, const char *path, const char *target,
@@ -554,9 +555,9 @@ static int clear_one(void *data, const char *path, const char *target,
 	struct clear_state *s = data;
 
 	(void)target;
-	(void)name;
-	(void)kind;
 	(void)st;
+	if (s->family && !hr_cache_file_is_family(name, kind, s->family))
+		return 0;
 	if (unlink(path) == 0) {
 		if (kind == HR_CACHE_ENTRY)
 			s->removed++;
@@ -593,6 +594,7 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 		{ "system", no_argument, NULL, 's' },
 		{ "user", no_argument, NULL, 'u' },
 		{ "target", required_argument, NULL, 't' },
+		{ "family", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -604,16 +606,17 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 	size_t n = 0;
 	int c, r, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "sut:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sut:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': which = HR_TIER_SYSTEM; break;
 		case 'u': which = HR_TIER_USER; break;
 		case 't': target = optarg; break;
+		case 'f': s.family = optarg; break;
 		case 'h':
-			puts("Usage: hanzo-rocm cache clear [--system|--user] [--target T]\n\n"
+			puts("Usage: hanzo-rocm cache clear [--system|--user] [--target T] [--family F]\n\n"
 			     "Remove the entries of the user cache (default) or of the system\n"
 			     "cache (needs write permission there), all or only those of\n"
-			     "target T.  Directories left empty are removed.");
+			     "target T and/or family F.  Directories left empty are removed.");
 			return EXIT_OK;
 		default: return cli_try_help("cache clear");
 		}
@@ -624,6 +627,10 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 	}
 	if (target && !hr_name_is_safe(target)) {
 		cli_usage_error("cache clear", "invalid target '%s'", target);
+		return EXIT_USAGE;
+	}
+	if (s.family && !hr_name_is_safe(s.family)) {
+		cli_usage_error("cache clear", "invalid family '%s'", s.family);
 		return EXIT_USAGE;
 	}
 	r = tiers_get(cli, &t, &n);
@@ -662,7 +669,7 @@ static void usage(FILE *f)
 	      "  list [--json] [--target T]       every entry of every tier\n"
 	      "  verify [--repair] [--json]       validate every entry; exit 1 on corruption\n"
 	      "  gc [--max-size SIZE]             shrink the user cache, drop stale files\n"
-	      "  clear [--system|--user] [--target T]  remove entries\n"
+	      "  clear [--system|--user] [--target T] [--family F]  remove entries\n"
 	      "\nCOMMAND --help describes each.\n", f);
 }
 

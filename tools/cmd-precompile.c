@@ -137,7 +137,9 @@ static void usage(FILE *f)
 	      "Targets: --target, else HANZO_ROCM_TARGETS, else detected GPUs and\n"
 	      "[targets] extra, else [targets] default.  Families: --family, else all.\n"
 	      "\n"
-	      "  --system        the system tier (needs root; package hooks use it)\n"
+	      "  --system        the system tier (needs root; package hooks use it); the\n"
+	      "                  entries of families the last run found and that are no\n"
+	      "                  longer installed are removed\n"
 	      "  --user          the user tier (default)\n"
 	      "  --output DIR    any directory, e.g. to build a cache package or image\n"
 	      "  -t, --target T  a target (repeatable)\n"
@@ -346,6 +348,11 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		json_kv_uint(&j, "provided", r < 0 ? 0 : sum.provided);
 		json_kv_uint(&j, "skipped", r < 0 ? 0 : sum.skipped);
 		json_kv_uint(&j, "failed", r < 0 ? 0 : sum.failed);
+		json_key(&j, "pruned");
+		json_begin_array(&j);
+		for (size_t i = 0; r >= 0 && sum.pruned && sum.pruned[i]; i++)
+			json_string(&j, sum.pruned[i]);
+		json_end_array(&j);
 		json_end_object(&j);
 		json_finish(&j);
 	}
@@ -363,6 +370,11 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		if (sum.provided)
 			printf(", %u provided", sum.provided);
 		printf(" (%s)\n", sum.dir);
+		for (size_t i = 0; sum.pruned && sum.pruned[i]; i++)
+			printf("pruned family %s: no longer installed\n", sum.pruned[i]);
+		if (sum.pruned && sum.pruned[0])
+			printf("%u entries of families no longer installed removed\n",
+			       sum.pruned_entries);
 	}
 	ret = sum.failed ? EXIT_FAILED : EXIT_OK;
 	hr_precompile_summary_release(&sum);

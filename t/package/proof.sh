@@ -10,6 +10,9 @@
 #   5. upgrading to a rebuilt version (one family's source changed) rebuilds
 #      only that family's entries and keeps the others (same inode and mtime)
 #   5b. debian/tests (autopkgtest) pass against the installed packages
+#   5c. a third-party plugin package (examples/plugin/debian) builds against
+#       libhanzo-rocm-dev alone; its install precompiles its family through
+#       the trigger, its purge prunes that family's entries
 #   6. remove: library gone, cache kept; 7. purge: nothing left on disk
 # hipcc is wrapped (dpkg-divert) to log every compile with its target.
 #
@@ -204,6 +207,39 @@ for t in $(sed -n 's/^Tests: *//p' "$top_srcdir/debian/tests/control"); do
 	in_root env AUTOPKGTEST_TMP=/tmp/adt sh -c "cd /src && debian/tests/$t" >"$work/5b-$t.log" 2>&1
 	okr $? "autopkgtest $t passes" || show "$work/5b-$t.log"
 done
+
+# ---- 5c. a third-party plugin package (issue 24 item 5) -------------------
+# examples/plugin/debian builds against libhanzo-rocm-dev alone (plus
+# build-essential); its install fires the trigger, which precompiles the
+# family into the system tier; its removal prunes that family's entries.
+apt_log 5c-tools install --no-install-recommends build-essential
+okr $? "apt installs build-essential" || show "$work/5c-tools.log"
+in_root sh -c 'cd /src/examples/plugin && dpkg-checkbuilddeps && dpkg-buildpackage -us -uc -b' \
+	>"$work/5c-build.log" 2>&1
+okr $? "examples/plugin/debian builds (Build-Depends: libhanzo-rocm-dev only)" || show "$work/5c-build.log"
+tp=$(cd "$root/src/examples" && ls hanzo-rocm-plugin-biasgelu_*.deb 2>/dev/null | head -1)
+in_root dpkg-deb -f "/src/examples/$tp" Depends >"$T/tp-depends" 2>&1
+grep_ok "  ... depending on the plugin ABI (hanzo-rocm-plugin-abi-1)" '(^|, )hanzo-rocm-plugin-abi-1(,|$)' "$T/tp-depends"
+: >"$root/var/log/hipcc-calls.log"
+apt_log 5c-install install "/src/examples/$tp"
+okr $? "apt installs the third-party plugin package" || show "$work/5c-install.log"
+grep_ok "  ... the plugin-directory trigger ran precompile" 'precompiling GPU kernels' "$work/5c-install.log"
+missing=
+for t in $targets; do [ -s "$cache/$t/biasgelu.hrco" ] || missing="$missing $t"; done
+[ -z "$missing" ]
+okr $? "  ... the family is precompiled into /var/cache/hanzo-rocm for $targets" ||
+	{ echo "# missing:$missing"; show "$work/5c-install.log"; }
+exit_is 0 "hanzo-rocm cache verify passes" in_root hanzo-rocm cache verify
+apt_log 5c-purge purge hanzo-rocm-plugin-biasgelu
+okr $? "apt purges the third-party plugin package" || show "$work/5c-purge.log"
+grep_ok "  ... the trigger's precompile pruned the family" 'pruned family biasgelu' "$work/5c-purge.log"
+ls "$cache"/*/biasgelu.hrco >/dev/null 2>&1
+[ $? -ne 0 ]
+ok $? "  ... no biasgelu entry is left in /var/cache/hanzo-rocm"
+[ -s "$cache/gfx90a/unary.hrco" ]
+ok $? "  ... the stock families' entries stay"
+# Its sources and build products carry the package's name: not step 7's leftovers.
+rm -rf "$root/src/examples/plugin" "$root/src/examples"/hanzo-rocm-plugin-biasgelu_*
 in_root apt-get -q -y purge libhanzo-rocm-dev >/dev/null 2>&1
 
 # ---- 6. remove: the library goes, the cache stays -----------------------

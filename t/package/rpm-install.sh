@@ -58,6 +58,28 @@ ok $? "rpm -i hanzo-rocm-plugin-unary" || sed 's/^/# /' "$work/2.log"
 ok $? "the file trigger extended the cache (unary.hrco) and wrote the %ghost plugins.index" ||
 	{ sed 's/^/# /' "$work/2.log"; ls -R "$cache" | sed 's/^/# /'; }
 
+# The plugin ABI: -libs provides what every plugin requires.
+rpm_root -q --whatprovides 'hanzo-rocm(plugin-abi) = 1' >"$T/abi" 2>&1
+grep_ok "hanzo-rocm-libs provides hanzo-rocm(plugin-abi) = 1" '^hanzo-rocm-libs-' "$T/abi"
+rpm_root -qp --requires "$(pkg hanzo-rocm-plugin-unary)" >"$T/req" 2>&1
+grep_ok "a stock plugin requires hanzo-rocm(plugin-abi) = 1" '^hanzo-rocm\(plugin-abi\) = 1$' "$T/req"
+# A third-party plugin (examples/plugin's spec): the file triggers
+# precompile it on install and prune its entries on erase.
+# shellcheck disable=SC2046
+rpm_root -qp --requires $(pkg hanzo-rocm-plugin-biasgelu) >"$T/req" 2>&1
+grep_ok "the third-party plugin requires hanzo-rocm(plugin-abi) = 1" '^hanzo-rocm\(plugin-abi\) = 1$' "$T/req"
+# shellcheck disable=SC2046
+rpm_root -i --nodeps $(pkg hanzo-rocm-plugin-biasgelu) >"$work/tp.log" 2>&1
+ok $? "rpm -i --nodeps hanzo-rocm-plugin-biasgelu" ||
+	sed 's/^/# /' "$work/tp.log"
+[ -s "$cache/gfx90a/biasgelu.hrco" ]
+ok $? "  ... the file trigger precompiled biasgelu for gfx90a" || sed 's/^/# /' "$work/tp.log"
+rpm_root -e hanzo-rocm-plugin-biasgelu >"$work/tp-e.log" 2>&1
+ok $? "rpm -e hanzo-rocm-plugin-biasgelu" || sed 's/^/# /' "$work/tp-e.log"
+[ ! -e "$cache/gfx90a/biasgelu.hrco" ] && [ -s "$cache/gfx90a/unary.hrco" ]
+ok $? "  ... the erase trigger's precompile pruned biasgelu and kept the stock families" ||
+	{ sed 's/^/# /' "$work/tp-e.log"; ls -R "$cache" | sed 's/^/# /'; }
+
 rpm_root -qa --qf '%{NAME}\n' | grep '^hanzo-rocm' >"$T/installed"
 # shellcheck disable=SC2046
 rpm_root -ql $(cat "$T/installed") | sort -u >"$T/owned"

@@ -35,11 +35,33 @@ rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodep
 	echo "rpmbuild failed: see $work/rpmbuild.log" >&2
 	exit 1
 }
+# The third-party example (examples/plugin), built from the SDK of the
+# -devel and -libs rpms just made, unpacked into a sysroot (no rpm database
+# here: --nodeps, and pkg-config pointed at the unpacked .pc).
+sys=$work/sdk-root
+rm -rf "$sys" && mkdir -p "$sys" "$top/SOURCES/biasgelu"
+for p in "$top"/RPMS/*/hanzo-rocm-devel-"$version"-*.rpm "$top"/RPMS/*/hanzo-rocm-libs-"$version"-*.rpm; do
+	rpm2cpio "$p" | (cd "$sys" && cpio -idm --quiet)
+done
+pc=$(find "$sys" -name hanzo-rocm.pc | head -1)
+mkdir -p "$work/sdk-pc"
+sed "s|^\([a-z_]*\)=/|\1=$sys/|" "$pc" >"$work/sdk-pc/hanzo-rocm.pc"
+cp "$src"/examples/plugin/biasgelu.hip "$src"/examples/plugin/biasgelu.list \
+	"$src"/examples/plugin/Makefile "$src"/examples/plugin/run-biasgelu.c "$top/SOURCES/biasgelu/"
+PKG_CONFIG_PATH=$work/sdk-pc PKG_CONFIG_LIBDIR=$work/sdk-pc \
+rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodeps \
+	--define "_sourcedir $top/SOURCES/biasgelu" --define 'plugindir %{_libdir}/hanzo-rocm/plugins' \
+	-bb "$src/examples/plugin/hanzo-rocm-plugin-biasgelu.spec" >"$work/rpmbuild-biasgelu.log" 2>&1 || {
+	tail -n 40 "$work/rpmbuild-biasgelu.log" >&2
+	echo "rpmbuild of examples/plugin failed: see $work/rpmbuild-biasgelu.log" >&2
+	exit 1
+}
 echo "rpm: $(find "$top/RPMS" -name '*.rpm' | wc -l) packages in $top/RPMS"
 # Not linted: the -debuginfo package, which rpm itself makes from the
 # binaries (find-debuginfo); nothing in it comes from the spec, and
 # rpm-install.sh does not install it either.
-rpms=$(find "$top/RPMS" -name '*.rpm' ! -name '*-debuginfo-*' ! -name '*-debugsource-*' | sort)
+rpms=$(find "$top/RPMS" -name '*.rpm' ! -name '*-debuginfo-*' ! -name '*-debugsource-*' \
+	! -name 'hanzo-rocm-plugin-biasgelu-*' | sort)
 # rpm/rpmlintrc filters no-manual-page-for-binary (a bug of rpmlint 2.4):
 # the man page must really be there.
 # shellcheck disable=SC2086
