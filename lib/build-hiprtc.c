@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,59 @@ static int unbundle(const unsigned char *b, size_t n, void **obj, size_t *size)
 	return -ENOEXEC;
 }
 
+/*
+ * hipRTC defines the fixed-width and size types itself (uint64_t as
+ * unsigned long long): the C library's headers would redefine them, so
+ * `#include <stdint.h>` and its kin become blank lines (line numbers stay).
+ */
+static bool is_type_include(const char *p, size_t n)
+{
+	static const char *const names[] = { "<stdint.h>", "<stddef.h>", "<cstdint>", "<cstddef>" };
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i >= n || p[i++] != '#')
+		return false;
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (n - i < 7 || memcmp(p + i, "include", 7) != 0)
+		return false;
+	i += 7;
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	for (size_t k = 0; k < HR_ARRAY_SIZE(names); k++) {
+		size_t l = strlen(names[k]);
+
+		if (n - i >= l && memcmp(p + i, names[k], l) == 0)
+			return true;
+	}
+	return false;
+}
+
+static char *hiprtc_text(const char *text, size_t len)
+{
+	char *out = malloc(len + 1), *o = out;
+	const char *p = text, *end = text + len;
+
+	if (!out)
+		return NULL;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (!is_type_include(p, n)) {
+			memcpy(o, p, n);
+			o += n;
+		}
+		if (nl)
+			*o++ = '\n';
+		p += n + (nl ? 1 : 0);
+	}
+	*o = '\0';
+	return out;
+}
+
 int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
                    size_t len, const char *const *flags, char *const *config_flags,
                    const char *target, void **obj, size_t *size, char **identity,
@@ -185,7 +239,7 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 	for (size_t i = 0; config_flags[i] && r == 0; i++)
 		r = hr_strv_push(&opts, config_flags[i]);
 	/* The API takes a C string. */
-	if (r == 0 && !(src = strndup(text, len)))
+	if (r == 0 && !(src = nvidia ? strndup(text, len) : hiprtc_text(text, len)))
 		r = -ENOMEM;
 	if (r < 0)
 		goto out;

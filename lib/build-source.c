@@ -306,7 +306,7 @@ static int compile_program(struct hanzo_rocm *ctx, struct hr_toolchain *tc,
 	int r = hr_toolchain_can_build(tc, target, reason, sizeof(reason));
 
 	if (r < 0) {
-		hr_err(ctx, "source '%s': cannot build %s: %s\n", s->name, target, reason);
+		hr_info(ctx, "source '%s': cannot build %s: %s\n", s->name, target, reason);
 		return r;
 	}
 	r = hr_toolchain_compile(ctx, tc, text, len, s->flags, cfg ? cfg->flags : NULL,
