@@ -258,6 +258,8 @@ static int compile_host(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 		hr_err(ctx, "source '%s': no C++ compiler ([compiler] cxx) for %s\n", s->name, target);
 		return r;
 	}
+	hr_info(ctx, "compiling source '%s' for %s with %s\n", s->name, target,
+	        tc->identity ? tc->identity : tc->path);
 	r = text_for(s, target, true, &scan);
 	if (r == 0)
 		r = hr_toolchain_preprocess(ctx, tc, scan.p, scan.n, target, &pp, diag);
