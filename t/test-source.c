@@ -11,6 +11,7 @@
  * hipcc exists: gfx90a code objects (valid ELF, every kernel symbol), and
  * the same from hipRTC in-process with hipcc made unavailable, cached.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 
 #include "tap.h"
 #include "hanzo-rocm.h"
+#include "hanzo-rocm-plugin.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-elf.h"
@@ -443,6 +445,69 @@ static void test_gfx90a(void)
 	hanzo_rocm_unref(ctx);
 }
 
+/*
+ * A stock family through both compilers: the affine plugin's embedded source
+ * (hr-kernel.h inlined: <stdint.h>, <stddef.h>, the HIP header) built for
+ * gfx90a by hipcc and by hipRTC exports the same kernel symbols, each one
+ * the family's list names.
+ */
+static void test_family_hiprtc(void)
+{
+	const char *top = getenv("top_builddir"), *hipcc = getenv("HIPCC");
+	const struct hanzo_rocm_plugin *(*entry)(void);
+	const struct hanzo_rocm_plugin *p;
+	char path[1024], extra[600], **names[2] = { NULL, NULL };
+	void *h;
+	int r = 0;
+
+	if (!hipcc || !*hipcc || !top) {
+		skip(2, "no hipcc");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/plugins/.libs/affine.so", top);
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	entry = h ? (const struct hanzo_rocm_plugin *(*)(void))dlsym(h, HANZO_ROCM_PLUGIN_ENTRY) : NULL;
+	p = entry ? entry() : NULL;
+	if (!p) {
+		skip(2, "no affine plugin");
+		return;
+	}
+	for (int i = 0; i < 2 && r == 0; i++) {
+		struct hanzo_rocm *ctx;
+		void *data = NULL;
+		size_t size = 0;
+
+		snprintf(extra, sizeof(extra), "[cache]\nuser_dir = %s/fam-%d\n[compiler]\n"
+		         "backend = %s\n", dir, i, i ? "hiprtc" : "hipcc");
+		ctx = new_ctx(conf("fam", extra));
+		r = ctx ? hanzo_rocm_source_code_object(ctx, "gfx90a", "affine", p->source,
+		                                        p->source_len, p->flags, &data, &size,
+		                                        NULL) : -1;
+		if (r == 0)
+			r = elf_kernels(data, size, &names[i]);
+		free(data);
+		hanzo_rocm_unref(ctx);
+	}
+	if (r == -ENOENT) {
+		skip(2, "no hipRTC");
+	} else {
+		size_t listed = 0;
+
+		for (size_t k = 0; names[0] && names[1] && k < p->n_kernels; k++)
+			listed += hr_strv_contains(names[0], p->kernels[k].name) &&
+			          hr_strv_contains(names[1], p->kernels[k].name);
+		ok(r == 0 && listed == p->n_kernels,
+		   "family affine for gfx90a: every listed kernel from hipcc and from hipRTC (%zu of %zu)",
+		   listed, p->n_kernels);
+		ok(r == 0 && hr_strv_len(names[0]) == hr_strv_len(names[1]),
+		   "and the same number of kernel symbols (%zu, %zu)",
+		   names[0] ? hr_strv_len(names[0]) : 0, names[1] ? hr_strv_len(names[1]) : 0);
+	}
+	hr_strv_free(names[0]);
+	hr_strv_free(names[1]);
+	dlclose(h);
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("top_srcdir");
@@ -460,6 +525,7 @@ int main(void)
 	test_race();
 	test_system_tier(fixture);
 	test_gfx90a();
+	test_family_hiprtc();
 	free(src);
 	{
 		char cmd[600];
