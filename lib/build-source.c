@@ -95,7 +95,7 @@ struct buf {
 
 static void put(struct buf *b, const char *s, size_t n)
 {
-	if (b->err)
+	if (b->err || n == 0)
 		return;
 	if (b->n + n + 1 > b->cap) {
 		size_t cap = (b->n + n + 1) * 2;
