@@ -151,7 +151,8 @@ static int unbundle(const unsigned char *b, size_t n, void **obj, size_t *size)
 /*
  * hipRTC defines some fixed-width types itself (ROCm 5.2: only the 32- and
  * 64-bit ones, uint64_t as unsigned long long) and has no C library: the
- * system's <stdint.h> would redefine them differently.  So `#include
+ * system's <stdint.h> would redefine them differently (NVRTC has no C
+ * library either).  So `#include
  * <stdint.h>` and its kin become blank lines (line numbers stay) and this
  * preamble, ahead of the text, gives what they would have: the same types
  * hipRTC uses where it has them (a repeated typedef of one type is fine),
@@ -200,7 +201,7 @@ static bool is_type_include(const char *p, size_t n)
 	return false;
 }
 
-static char *hiprtc_text(const char *text, size_t len)
+static char *rtc_text(const char *text, size_t len)
 {
 	char *out = malloc(sizeof(rtc_preamble) + len + 1), *o = out;
 	const char *p = text, *end = text + len;
@@ -260,10 +261,12 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 		r = hr_strv_push(&opts, "-std=c++17");
 	for (size_t i = 0; flags && flags[i] && r == 0; i++)
 		r = hr_strv_push(&opts, flags[i]);
+	/* NVRTC always optimises and knows no -O: the config's -O3 is not for it. */
 	for (size_t i = 0; config_flags[i] && r == 0; i++)
-		r = hr_strv_push(&opts, config_flags[i]);
+		if (!(nvidia && strncmp(config_flags[i], "-O", 2) == 0))
+			r = hr_strv_push(&opts, config_flags[i]);
 	/* The API takes a C string. */
-	if (r == 0 && !(src = nvidia ? strndup(text, len) : hiprtc_text(text, len)))
+	if (r == 0 && !(src = rtc_text(text, len)))
 		r = -ENOMEM;
 	if (r < 0)
 		goto out;

@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,48 @@ static void test_host(void)
 	hanzo_rocm_unref(ctx);
 }
 
+struct thread_arg {
+	struct hanzo_rocm *ctx;
+	struct hanzo_rocm_module *m;
+	int r;
+};
+
+static void *get_thread(void *p)
+{
+	static const char *const flags[] = { "-DHR_T_THREADS=1", NULL };
+	struct thread_arg *a = p;
+
+	a->r = hanzo_rocm_module_get(a->ctx, 0, "binary", src, src_len, flags, &a->m, NULL);
+	return NULL;
+}
+
+/* Four threads, one new key: one compile, one module. */
+static void test_threads(void)
+{
+	struct hanzo_rocm *ctx = new_ctx(conf("threads", NULL));
+	struct thread_arg a[4] = { { 0 } };
+	pthread_t th[4];
+	int same = 0, okays = 0;
+
+	logbuf[0] = '\0';
+	for (int i = 0; i < 4; i++) {
+		a[i].ctx = ctx;
+		a[i].r = -1;
+		if (pthread_create(&th[i], NULL, get_thread, &a[i]) != 0)
+			a[i].ctx = NULL;
+	}
+	for (int i = 0; i < 4; i++) {
+		if (a[i].ctx)
+			pthread_join(th[i], NULL);
+		okays += a[i].r == 0;
+		same += a[i].m && a[i].m == a[0].m;
+	}
+	ok(ctx && okays == 4 && same == 4 && count("compiling source") == 1,
+	   "four threads, one new key: one module, one compile (%d ok, %d same, %u compiles)",
+	   okays, same, count("compiling source"));
+	hanzo_rocm_unref(ctx);
+}
+
 /* Two processes, one key: the entry lock lets one compile, the other reads. */
 static void test_race(void)
 {
@@ -508,6 +551,49 @@ static void test_family_hiprtc(void)
 	dlclose(h);
 }
 
+/*
+ * HR_TEST_SOURCE_GPU=1 (by hand on a GPU machine): device 0 is the GPU; the
+ * fixture through nvcc (or hipcc), then through NVRTC/hipRTC with the
+ * compiler program made unavailable, each launched with results checked.
+ */
+static void test_gpu(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+		                                .log_priority = LOG_INFO };
+		struct hanzo_rocm *ctx = NULL;
+		struct hanzo_rocm_module *m = NULL, *again = NULL;
+		const char *target = "?";
+		char extra[600], *msgs = NULL;
+		int r;
+
+		snprintf(extra, sizeof(extra), "[cache]\nuser_dir = %s/gpu-%d\n%s", dir, i,
+		         i ? "[compiler]\nnvcc = /nonexistent/nvcc\nhipcc = /nonexistent/hipcc\n" : "");
+		o.config = conf("gpu", extra);
+		logbuf[0] = '\0';
+		if (hanzo_rocm_new_with_options(&o, &ctx) < 0 || hanzo_rocm_device_count(ctx) < 1) {
+			skip(1, "no GPU");
+			hanzo_rocm_unref(ctx);
+			return;
+		}
+		hanzo_rocm_device_target(ctx, 0, &target);
+		r = hanzo_rocm_module_get(ctx, 0, "binary", src, src_len, NULL, &m, &msgs);
+		ok(r == 0, "%s by %s: the binary-ops source compiles and loads (r=%d)", target,
+		   i ? "NVRTC/hipRTC" : "nvcc/hipcc", r);
+		if (r < 0) {
+			diag("log:\n%s%s", logbuf, msgs ? msgs : "");
+			free(msgs);
+			hanzo_rocm_unref(ctx);
+			continue;
+		}
+		diag("%s", logbuf);
+		test_ops(ctx, 0, m);
+		r = hanzo_rocm_module_get(ctx, 0, "binary", src, src_len, NULL, &again, NULL);
+		ok(r == 0 && again == m && count("compiling source") == 1, "one compile, then lookups");
+		hanzo_rocm_unref(ctx);
+	}
+}
+
 int main(void)
 {
 	const char *srcdir = getenv("top_srcdir");
@@ -521,11 +607,16 @@ int main(void)
 		skip_all("cannot read the fixture");
 	src = data;
 	plan_lazy();
-	test_host();
-	test_race();
-	test_system_tier(fixture);
-	test_gfx90a();
-	test_family_hiprtc();
+	if (getenv("HR_TEST_SOURCE_GPU")) {
+		test_gpu();
+	} else {
+		test_host();
+		test_threads();
+		test_race();
+		test_system_tier(fixture);
+		test_gfx90a();
+		test_family_hiprtc();
+	}
 	free(src);
 	{
 		char cmd[600];
