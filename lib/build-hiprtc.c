@@ -156,7 +156,7 @@ static int unbundle(const unsigned char *b, size_t n, void **obj, size_t *size)
  * <stdint.h>` and its kin become blank lines (line numbers stay) and this
  * preamble, ahead of the text, gives what they would have: the same types
  * hipRTC uses where it has them (a repeated typedef of one type is fine),
- * the rest as on the host, and the limits from clang's own macros.
+ * the rest as on the host, and the limits as literals.
  */
 static const char rtc_preamble[] =
 	"#ifndef HR_RTC_PREAMBLE\n#define HR_RTC_PREAMBLE 1\n"
@@ -165,17 +165,20 @@ static const char rtc_preamble[] =
 	"typedef signed int int32_t;\ntypedef unsigned int uint32_t;\n"
 	"typedef signed long long int64_t;\ntypedef unsigned long long uint64_t;\n"
 	"typedef long intptr_t;\ntypedef unsigned long uintptr_t;\n"
-	"typedef __SIZE_TYPE__ size_t;\ntypedef __PTRDIFF_TYPE__ ptrdiff_t;\n"
 	"#ifndef NULL\n#define NULL nullptr\n#endif\n"
 	"#ifndef offsetof\n#define offsetof(t, m) __builtin_offsetof(t, m)\n#endif\n"
 	"#ifndef INT8_MAX\n"
-	"#define INT8_MAX __INT8_MAX__\n#define INT8_MIN (-INT8_MAX - 1)\n#define UINT8_MAX __UINT8_MAX__\n"
-	"#define INT16_MAX __INT16_MAX__\n#define INT16_MIN (-INT16_MAX - 1)\n#define UINT16_MAX __UINT16_MAX__\n"
-	"#define INT32_MAX __INT32_MAX__\n#define INT32_MIN (-INT32_MAX - 1)\n#define UINT32_MAX __UINT32_MAX__\n"
-	"#define INT64_MAX __INT64_MAX__\n#define INT64_MIN (-INT64_MAX - 1)\n#define UINT64_MAX __UINT64_MAX__\n"
-	"#define SIZE_MAX __SIZE_MAX__\n#define INTPTR_MAX __INTPTR_MAX__\n#define UINTPTR_MAX __UINTPTR_MAX__\n"
+	"#define INT8_MAX 127\n#define INT8_MIN (-INT8_MAX - 1)\n#define UINT8_MAX 255\n"
+	"#define INT16_MAX 32767\n#define INT16_MIN (-INT16_MAX - 1)\n#define UINT16_MAX 65535\n"
+	"#define INT32_MAX 2147483647\n#define INT32_MIN (-INT32_MAX - 1)\n#define UINT32_MAX 4294967295U\n"
+	"#define INT64_MAX 9223372036854775807LL\n#define INT64_MIN (-INT64_MAX - 1)\n"
+	"#define UINT64_MAX 18446744073709551615ULL\n#define SIZE_MAX 18446744073709551615UL\n"
+	"#define INTPTR_MAX 9223372036854775807L\n#define UINTPTR_MAX 18446744073709551615UL\n"
 	"#define INT32_C(c) c\n#define UINT32_C(c) c##U\n#define INT64_C(c) c##LL\n#define UINT64_C(c) c##ULL\n"
 	"#endif\n#endif\n";
+/* hipRTC (clang) has no size_t of its own without the C library; NVRTC does. */
+static const char hiprtc_preamble[] =
+	"typedef __SIZE_TYPE__ size_t;\ntypedef __PTRDIFF_TYPE__ ptrdiff_t;\n";
 static bool is_type_include(const char *p, size_t n)
 {
 	static const char *const names[] = { "<stdint.h>", "<stddef.h>", "<cstdint>", "<cstddef>" };
@@ -201,13 +204,17 @@ static bool is_type_include(const char *p, size_t n)
 	return false;
 }
 
-static char *rtc_text(const char *text, size_t len)
+static char *rtc_text(const char *text, size_t len, bool nvidia)
 {
-	char *out = malloc(sizeof(rtc_preamble) + len + 1), *o = out;
+	char *out = malloc(sizeof(rtc_preamble) + sizeof(hiprtc_preamble) + len + 1), *o = out;
 	const char *p = text, *end = text + len;
 
 	if (!out)
 		return NULL;
+	if (!nvidia) {
+		memcpy(o, hiprtc_preamble, sizeof(hiprtc_preamble) - 1);
+		o += sizeof(hiprtc_preamble) - 1;
+	}
 	memcpy(o, rtc_preamble, sizeof(rtc_preamble) - 1);
 	o += sizeof(rtc_preamble) - 1;
 	while (p < end) {
@@ -266,7 +273,7 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 		if (!(nvidia && strncmp(config_flags[i], "-O", 2) == 0))
 			r = hr_strv_push(&opts, config_flags[i]);
 	/* The API takes a C string. */
-	if (r == 0 && !(src = rtc_text(text, len)))
+	if (r == 0 && !(src = rtc_text(text, len, nvidia)))
 		r = -ENOMEM;
 	if (r < 0)
 		goto out;

@@ -25,6 +25,7 @@
 #include "context.h"
 #include "target.h"
 #include "util.h"
+#include "util-elf.h"
 
 extern const unsigned char hr_source_prelude[];
 extern const size_t hr_source_prelude_len;
@@ -323,9 +324,51 @@ static int compile_program(struct hanzo_rocm *ctx, struct hr_toolchain *tc,
 	return r;
 }
 
+/*
+ * What a compiler gave is checked like a cache entry before anyone (the
+ * cache, a driver, dlopen) sees it: ELF machine and target, segments
+ * inside the bytes (util-elf.c).
+ */
+static int check_output(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
+                        const char *target, int r, void **obj, size_t *size,
+                        char **identity)
+{
+	char why[160] = "";
+
+	if (r < 0)
+		return r;
+	if (hr_target_platform(target) == HR_PLATFORM_HOST)
+		r = hr_elf_check_shared_object(*obj, *size, NULL, why, sizeof(why));
+	else
+		r = hr_elf_check(*obj, *size, target, why, sizeof(why));
+	if (r == 0)
+		return 0;
+	hr_err(ctx, "source '%s': the compiler's output for %s is not a valid code object: %s\n",
+	       s->name, target, why);
+	free(*obj);
+	*obj = NULL;
+	*size = 0;
+	free(*identity);
+	*identity = NULL;
+	return -ENOEXEC;
+}
+
+static int compile_any(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
+                       const char *target, void **obj, size_t *size,
+                       char **identity, char **diag);
+
 int hr_source_compile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
                       const char *target, void **obj, size_t *size,
                       char **identity, char **diag)
+{
+	int r = compile_any(ctx, s, target, obj, size, identity, diag);
+
+	return check_output(ctx, s, target, r, obj, size, identity);
+}
+
+static int compile_any(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
+                       const char *target, void **obj, size_t *size,
+                       char **identity, char **diag)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	enum hr_compile_backend be = cfg ? cfg->backend : HR_BACKEND_AUTO;
