@@ -98,7 +98,7 @@ static void put(struct buf *b, const char *s, size_t n)
 {
 	if (b->err || n == 0)
 		return;
-	if (b->n + n + 1 > b->cap) {
+	if (!b->p || b->n + n + 1 > b->cap) {
 		size_t cap = (b->n + n + 1) * 2;
 		char *p = realloc(b->p, cap);
 
