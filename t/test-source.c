@@ -92,12 +92,17 @@ static struct hanzo_rocm *new_ctx(const char *config)
 	return hanzo_rocm_new_with_options(&o, &ctx) < 0 ? NULL : ctx;
 }
 
+/* Device buffers of the running test_ops, freed at its end. */
+static uint64_t bufs[16];
+static size_t n_bufs;
+
 static void *dev_copy(struct hanzo_rocm *ctx, unsigned dev, const void *p, size_t n)
 {
 	uint64_t d = 0;
 
-	if (hr_runtime_alloc(ctx, dev, n, &d) < 0)
+	if (n_bufs == HR_ARRAY_SIZE(bufs) || hr_runtime_alloc(ctx, dev, n, &d) < 0)
 		return NULL;
+	bufs[n_bufs++] = d;
 	if (p)
 		hr_runtime_copy_htod(ctx, dev, d, p, n);
 	return (void *)(uintptr_t)d;
@@ -181,6 +186,9 @@ static void test_ops(struct hanzo_rocm *ctx, unsigned dev, struct hanzo_rocm_mod
 		ok(r == 0 && w[0] == 16 && w[1] == 2 && w[2] == 1,
 		   "device %u: badd_u32 wraps (r=%d)", dev, r);
 	}
+	hr_runtime_synchronize(ctx, dev, NULL);
+	while (n_bufs)
+		hr_runtime_mem_free(ctx, dev, bufs[--n_bufs]);
 }
 
 static void test_host(void)
