@@ -15,6 +15,8 @@ struct hanzo_rocm;
 
 enum hr_policy { HR_POLICY_READWRITE, HR_POLICY_READONLY, HR_POLICY_OFF };
 enum hr_compile { HR_COMPILE_AUTO, HR_COMPILE_NEVER };
+/* [compiler] backend: who compiles caller source (lib/build-source.c) */
+enum hr_compile_backend { HR_BACKEND_AUTO, HR_BACKEND_HIPCC, HR_BACKEND_HIPRTC };
 
 /* A compile's time limit unless the configuration's timeout says otherwise. */
 #define HR_COMPILE_TIMEOUT_S 600
@@ -51,6 +53,7 @@ struct hr_config {
 	char **flags;
 	unsigned jobs;              /* 0 = online CPUs */
 	unsigned timeout_s;         /* a compile is killed after this; 0 = HR_COMPILE_TIMEOUT_S */
+	enum hr_compile_backend backend; /* auto: hipcc/nvcc where found, else hipRTC/NVRTC */
 
 	/* [plugins] */
 	char **plugin_path;         /* options.plugin_path, HANZO_ROCM_PLUGIN_PATH (as is), else
@@ -103,6 +106,7 @@ int hr_config_set_plugin_path(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 const char *hr_policy_name(enum hr_policy p);
 const char *hr_compile_name(enum hr_compile c);
+const char *hr_backend_name(enum hr_compile_backend b);
 
 /*
  * The configuration keys, one row each (lib/config-keys.c): the parser
@@ -117,6 +121,7 @@ enum hr_config_type {
 	HR_CONFIG_MAP,          /* struct hr_target_map *, then size_t n */
 	HR_CONFIG_POLICY,       /* enum hr_policy */
 	HR_CONFIG_COMPILE,      /* enum hr_compile */
+	HR_CONFIG_BACKEND,      /* enum hr_compile_backend */
 	HR_CONFIG_SIZE,         /* uint64_t bytes */
 	HR_CONFIG_UINT,         /* unsigned */
 };

@@ -38,6 +38,16 @@ const char *hr_compile_name(enum hr_compile c)
 	return "?";
 }
 
+const char *hr_backend_name(enum hr_compile_backend b)
+{
+	switch (b) {
+	case HR_BACKEND_AUTO: return "auto";
+	case HR_BACKEND_HIPCC: return "hipcc";
+	case HR_BACKEND_HIPRTC: return "hiprtc";
+	}
+	return "?";
+}
+
 /* ---- value parsers: 0, -EINVAL (bad->value says what), or -ENOMEM ---- */
 
 static int bad_value(struct bad *bad, const char *s, size_t n)
@@ -485,6 +495,20 @@ static int set_jobs(struct parser *p, const char *v, struct bad *bad)
 	return 0;
 }
 
+/* Who compiles: the compiler programs, or hipRTC/NVRTC in-process. */
+static int set_backend(struct parser *p, const char *v, struct bad *bad)
+{
+	if (strcmp(v, "auto") == 0)
+		p->cfg->backend = HR_BACKEND_AUTO;
+	else if (strcmp(v, "hipcc") == 0)
+		p->cfg->backend = HR_BACKEND_HIPCC;
+	else if (strcmp(v, "hiprtc") == 0)
+		p->cfg->backend = HR_BACKEND_HIPRTC;
+	else
+		return bad_value(bad, v, strlen(v));
+	return 0;
+}
+
 /* A hung compiler is killed after this long (tests and slow machines set it). */
 static int set_timeout(struct parser *p, const char *v, struct bad *bad)
 {
@@ -615,6 +639,12 @@ static const struct key {
 	    "Seconds after which a hung compile is killed (1 to 86400).",
 	    HR_STR(HR_COMPILE_TIMEOUT_S) " s (the default)", " s", HR_COMPILE_TIMEOUT_S },
 	  set_timeout },
+	{ { "compiler", "backend", HR_CONFIG_BACKEND, AT(backend), "auto", "auto",
+	    "auto, hipcc or hiprtc",
+	    "Who compiles application source (hanzo_rocm_module_get): auto (hipcc/nvcc "
+	    "where found, else hipRTC/NVRTC in-process), hipcc (the programs only) or "
+	    "hiprtc (hipRTC/NVRTC only).",
+	    "", "", 0 }, set_backend },
 	{ { "plugins", "path", HR_CONFIG_STRV, AT(plugin_path), NULL, "",
 	    "absolute directories separated by spaces or ':'",
 	    "Plugin directories, separated by spaces or ':'; empty means the built-in one; "

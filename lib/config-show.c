@@ -33,6 +33,7 @@ void hr_config_free_keys(struct hr_config *cfg)
 			break;
 		case HR_CONFIG_POLICY:
 		case HR_CONFIG_COMPILE:
+		case HR_CONFIG_BACKEND:
 		case HR_CONFIG_SIZE:
 		case HR_CONFIG_UINT:
 			break;
@@ -80,6 +81,8 @@ char *hr_config_key_text(const struct hr_config *cfg, const struct hr_config_key
 		return strdup(hr_policy_name(*(const enum hr_policy *)f));
 	case HR_CONFIG_COMPILE:
 		return strdup(hr_compile_name(*(const enum hr_compile *)f));
+	case HR_CONFIG_BACKEND:
+		return strdup(hr_backend_name(*(const enum hr_compile_backend *)f));
 	case HR_CONFIG_SIZE:
 		hr_format_size(*(const uint64_t *)f, size, sizeof(size));
 		snprintf(buf, sizeof(buf), "%s (%llu bytes)", size,

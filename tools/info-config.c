@@ -51,6 +51,9 @@ static void json_key_value(struct json *j, const struct hr_config *cfg,
 	case HR_CONFIG_COMPILE:
 		json_kv_string(j, k->name, hr_compile_name(*(const enum hr_compile *)f));
 		break;
+	case HR_CONFIG_BACKEND:
+		json_kv_string(j, k->name, hr_backend_name(*(const enum hr_compile_backend *)f));
+		break;
 	case HR_CONFIG_SIZE:
 		json_kv_uint(j, k->name, *(const uint64_t *)f);
 		break;
