@@ -220,3 +220,8 @@ extern "C" {
     pub fn hanzo_rocm_op_run(kernel: *mut hanzo_rocm_kernel, rows: u64, cols: u64, args: *const hanzo_rocm_op_args)
         -> c_int;
 }
+
+#[cfg(feature = "srcapi")]
+mod srcapi;
+#[cfg(feature = "srcapi")]
+pub use srcapi::*;
