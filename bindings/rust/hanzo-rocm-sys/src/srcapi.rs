@@ -5,6 +5,9 @@
 use super::{hanzo_rocm, hanzo_rocm_kernel};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 
+/// The errno of a source the compiler rejected (EILSEQ on Linux).
+pub const HANZO_ROCM_ECOMPILE: u32 = 84;
+
 #[repr(C)]
 pub struct hanzo_rocm_module {
     _unused: [u8; 0],

@@ -81,6 +81,11 @@ impl Error {
     pub fn context(&self) -> &str {
         &self.what
     }
+    /// The compiler rejected a source text (`HANZO_ROCM_ECOMPILE`, EILSEQ):
+    /// [`Error::diagnostics`] hold its messages.
+    pub fn is_compile_error(&self) -> bool {
+        self.errno() == 84
+    }
     /// The compiler's output when a source text was rejected.
     pub fn diagnostics(&self) -> Option<&str> {
         self.diagnostics.as_deref()
@@ -498,24 +503,23 @@ impl Args {
     }
 }
 
-/// The kernels' tensor layout (`hr_layout`), passed by value.
-pub type Layout = sys::hanzo_rocm_layout;
+/// The kernels' tensor layout (`hr_layout`), passed by value as an
+/// argument: `v[0..8)` dims, then each operand's strides (<hanzo-rocm.h>).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout(pub sys::hanzo_rocm_layout);
 
-/// Constructors of [`Layout`].
-pub trait LayoutExt: Sized {
+impl Layout {
     /// All zero: with `num_dims` 0, every operand contiguous.
-    fn zeroed() -> Self;
-    /// From dims and each operand's strides (None: contiguous row-major).
-    fn new(dims: &[usize], strides: &[Option<&[usize]>]) -> Result<Self>;
-    /// From candle's packed dims_and_strides array.
-    fn from_candle(num_dims: usize, n_operands: usize, dims_and_strides: &[usize]) -> Result<Self>;
-}
-
-impl LayoutExt for Layout {
-    fn zeroed() -> Layout {
-        Layout { v: [0; 32] }
+    pub fn zeroed() -> Layout {
+        Layout(sys::hanzo_rocm_layout { v: [0; 32] })
     }
-    fn new(dims: &[usize], strides: &[Option<&[usize]>]) -> Result<Layout> {
+    /// Its 32 values.
+    pub fn v(&self) -> &[u64; 32] {
+        &self.0.v
+    }
+    /// From dims and each operand's strides (None: contiguous row-major).
+    pub fn new(dims: &[usize], strides: &[Option<&[usize]>]) -> Result<Layout> {
         for s in strides.iter().flatten() {
             if s.len() != dims.len() {
                 return Err(Error::from_code(-22, format!("layout: {} strides for {} dims", s.len(), dims.len())));
@@ -524,18 +528,20 @@ impl LayoutExt for Layout {
         let sp: Vec<*const usize> = strides.iter().map(|s| s.map_or(ptr::null(), |s| s.as_ptr())).collect();
         let mut l = Layout::zeroed();
         // SAFETY: lengths checked above; the library checks the counts.
-        check(unsafe { sys::hanzo_rocm_layout_init(&mut l, dims.len(), dims.as_ptr(), sp.len(), sp.as_ptr()) }, || {
+        check(unsafe { sys::hanzo_rocm_layout_init(&mut l.0, dims.len(), dims.as_ptr(), sp.len(), sp.as_ptr()) }, || {
             format!("layout_init({} dims, {} operands)", dims.len(), strides.len())
         })?;
         Ok(l)
     }
-    fn from_candle(num_dims: usize, n_operands: usize, ds: &[usize]) -> Result<Layout> {
+    /// From candle's packed dims_and_strides array (num_dims dims, then
+    /// num_dims strides of each operand).
+    pub fn from_candle(num_dims: usize, n_operands: usize, ds: &[usize]) -> Result<Layout> {
         if ds.len() < (1 + n_operands) * num_dims {
             return Err(Error::from_code(-22, format!("layout_from_candle: {} entries for {} dims, {} operands", ds.len(), num_dims, n_operands)));
         }
         let mut l = Layout::zeroed();
         // SAFETY: the array holds (1 + n_operands) * num_dims entries.
-        check(unsafe { sys::hanzo_rocm_layout_from_candle(&mut l, num_dims, n_operands, ds.as_ptr()) }, || {
+        check(unsafe { sys::hanzo_rocm_layout_from_candle(&mut l.0, num_dims, n_operands, ds.as_ptr()) }, || {
             format!("layout_from_candle({} dims, {} operands)", num_dims, n_operands)
         })?;
         Ok(l)

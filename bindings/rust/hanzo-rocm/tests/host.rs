@@ -2,7 +2,7 @@
 //! The crate on the host backend (`host-w64`: the CPU runs the same HIP
 //! kernels; its device memory is host memory).  Run by t/rust.sh, which
 //! points the library at the build tree's plugins and a scratch cache.
-use hanzo_rocm::{Args, Context, Error, KernelManager, Layout, LayoutExt, OpArgs, Options, Platform, Source};
+use hanzo_rocm::{Args, Context, Error, KernelManager, Layout, OpArgs, Options, Platform, Source};
 use std::ptr;
 use std::sync::Arc;
 
@@ -77,9 +77,9 @@ fn broadcast_layout_and_raw_launch() {
     // [3, 4] * [4] (rhs broadcast over rows, stride 0).
     let (a, b): (Vec<f32>, Vec<f32>) = ((0..12).map(|i| i as f32).collect(), vec![1.0, 10.0, 100.0, 1000.0]);
     let l = Layout::new(&[3, 4], &[None, Some(&[0, 1])]).unwrap();
-    assert_eq!(&l.v[0..2], &[3, 4]);
-    assert_eq!(&l.v[8..10], &[4, 1]);
-    assert_eq!(&l.v[16..18], &[0, 1]);
+    assert_eq!(&l.v()[0..2], &[3, 4]);
+    assert_eq!(&l.v()[8..10], &[4, 1]);
+    assert_eq!(&l.v()[16..18], &[0, 1]);
     let mut out = vec![0f32; 12];
     let mut args = Args::new();
     args.push(12usize).push(2usize).push(l).push(a.as_ptr()).push(b.as_ptr()).push(out.as_mut_ptr());
@@ -181,7 +181,7 @@ fn candle_layout_round_trip() {
     // candle's dims_and_strides for a binary op: dims, lhs strides, rhs strides.
     let ds = [2usize, 3, 3, 1, 0, 1];
     let l = Layout::from_candle(2, 2, &ds).unwrap();
-    assert_eq!(&l.v[0..2], &[2, 3]);
-    assert_eq!(&l.v[16..18], &[0, 1]);
+    assert_eq!(&l.v()[0..2], &[2, 3]);
+    assert_eq!(&l.v()[16..18], &[0, 1]);
     assert!(Layout::from_candle(2, 2, &ds[..5]).is_err());
 }
