@@ -8,7 +8,7 @@ EXTRA_DIST += t/rust.sh \
 	bindings/rust/hanzo-rocm-sys/tests/header.rs \
 	bindings/rust/hanzo-rocm/Cargo.toml bindings/rust/hanzo-rocm/src/lib.rs \
 	bindings/rust/hanzo-rocm/src/compat.rs bindings/rust/hanzo-rocm/src/source.rs \
-	bindings/rust/hanzo-rocm/tests/host.rs \
+	bindings/rust/hanzo-rocm/tests/host.rs bindings/rust/hanzo-rocm/tests/source.rs \
 	bindings/rust/hanzo-rocm/examples/source_and_family.rs
 
 check-rust: all
