@@ -483,3 +483,87 @@ out:
 	free(dir);
 	return r;
 }
+
+/*
+ * The host compiler's preprocessor output of source for a host target (the
+ * source API finds its kernels' names in it: macros may generate them).
+ * Same temp dir, argv and time limit as a compile; -EIO with *diag when
+ * the compiler rejects the source.
+ */
+int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
+                            const char *source, size_t source_len, const char *target,
+                            char **text, char **diag)
+{
+	const char *const *hf = hr_host_compile_flags(target);
+	char *dir = NULL, *src = NULL, *out = NULL, **argv = hr_strv_new(), **env = NULL;
+	struct hr_spawn s = { 0 };
+	void *data = NULL;
+	size_t size = 0;
+	int r, lock_fd = -1;
+
+	*text = NULL;
+	if (diag)
+		*diag = NULL;
+	if (!argv)
+		return -ENOMEM;
+	if (!tc || tc->kind != HR_COMPILER_CXX || !hf || !source) {
+		hr_strv_free(argv);
+		return -EINVAL;
+	}
+	r = make_tmpdir(tmp_parent(), &dir, &lock_fd);
+	if (r < 0) {
+		free(dir);
+		hr_strv_free(argv);
+		return r;
+	}
+	src = hr_path_join(dir, "source.cpp");
+	out = hr_path_join(dir, "source.ii");
+	r = src && out ? write_source(src, source, source_len) : -ENOMEM;
+	if (r == 0)
+		r = hr_strv_push(&argv, tc->path);
+	for (size_t i = 0; hf[i] && r == 0; i++)
+		r = hr_strv_push(&argv, hf[i]);
+	{
+		const char *post[] = { "-E", "-P", "-x", "c++", src, "-o", out, NULL };
+
+		for (size_t i = 0; post[i] && r == 0; i++)
+			r = hr_strv_push(&argv, post[i]);
+	}
+	if (r == 0 && !(env = child_env(dir)))
+		r = -ENOMEM;
+	if (r < 0)
+		goto out;
+	s.argv = argv;
+	s.envp = env;
+	s.timeout_ms = (tc->timeout_s ? tc->timeout_s : HR_COMPILE_TIMEOUT_S) * 1000u;
+	s.max_output = MAX_DIAG;
+	s.cancel = ctx ? hr_ctx_cancel(ctx) : NULL;
+	r = hr_spawn_run(&s);
+	if (r == 0 && s.exit_status != 0)
+		r = -EIO;
+	if (r == 0)
+		r = hr_read_file(out, MAX_CODE_OBJECT, &data, &size);
+	if (r < 0) {
+		if (diag && s.argv)
+			*diag = join_diag(&s, "");
+		goto out;
+	}
+	*text = realloc(data, size + 1);
+	if (!*text) {
+		free(data);
+		r = -ENOMEM;
+		goto out;
+	}
+	(*text)[size] = '\0';
+out:
+	hr_spawn_release(&s);
+	hr_strv_free(argv);
+	hr_strv_free(env);
+	remove_tmpdir(dir);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	free(src);
+	free(out);
+	free(dir);
+	return r;
+}

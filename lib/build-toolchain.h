@@ -76,6 +76,14 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
  * without a code object of the right machine; -EINVAL bad target.
  */
 
+/*
+ * The preprocessed text (malloc'd, NUL-terminated) of source for a host
+ * target by tc (HR_COMPILER_CXX): the source API reads its kernels' names
+ * there.  -EIO with *diag when the compiler rejects the source.
+ */
+int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
+                            const char *source, size_t source_len, const char *target,
+                            char **text, char **diag);
 
 /*
  * Removes this user's compile temp dirs ($TMPDIR/hanzo-rocm-XXXXXX) whose

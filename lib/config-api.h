@@ -15,6 +15,8 @@ struct hanzo_rocm;
 
 enum hr_policy { HR_POLICY_READWRITE, HR_POLICY_READONLY, HR_POLICY_OFF };
 enum hr_compile { HR_COMPILE_AUTO, HR_COMPILE_NEVER };
+/* [compiler] backend: who compiles caller source (lib/build-source.c) */
+enum hr_compile_backend { HR_BACKEND_AUTO, HR_BACKEND_HIPCC, HR_BACKEND_HIPRTC };
 
 struct hr_target_map {
 	char *from;
@@ -48,6 +50,7 @@ struct hr_config {
 	char **flags;
 	unsigned jobs;              /* 0 = online CPUs */
 	unsigned timeout_s;         /* a compile is killed after this; 0 = HR_COMPILE_TIMEOUT_S */
+	enum hr_compile_backend backend; /* auto: hipcc/nvcc where found, else hipRTC/NVRTC */
 
 	/* [plugins] */
 	char **plugin_path;         /* HANZO_ROCM_PLUGIN_PATH (as is), else config/default (root-prefixed) */

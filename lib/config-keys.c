@@ -484,6 +484,20 @@ static int set_jobs(struct parser *p, const char *v, struct bad *bad)
 	return 0;
 }
 
+/* Who compiles: the compiler programs, or hipRTC/NVRTC in-process. */
+static int set_backend(struct parser *p, const char *v, struct bad *bad)
+{
+	if (strcmp(v, "auto") == 0)
+		p->cfg->backend = HR_BACKEND_AUTO;
+	else if (strcmp(v, "hipcc") == 0)
+		p->cfg->backend = HR_BACKEND_HIPCC;
+	else if (strcmp(v, "hiprtc") == 0)
+		p->cfg->backend = HR_BACKEND_HIPRTC;
+	else
+		return bad_value(bad, v, strlen(v));
+	return 0;
+}
+
 /* A hung compiler is killed after this long (tests and slow machines set it). */
 static int set_timeout(struct parser *p, const char *v, struct bad *bad)
 {
@@ -546,6 +560,7 @@ static const struct key {
 	{ "compiler", "flags", set_flags, "space-separated compiler flags" },
 	{ "compiler", "jobs", set_jobs, "a number from 0 to 1024" },
 	{ "compiler", "timeout", set_timeout, "seconds, from 1 to 86400" },
+	{ "compiler", "backend", set_backend, "auto, hipcc or hiprtc" },
 	{ "plugins", "path", set_plugin_path, "absolute directories separated by spaces or ':'" },
 	{ "plugins", "disable", set_disable, "space-separated family names" },
 };

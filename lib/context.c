@@ -267,6 +267,7 @@ HR_EXPORT const char *hanzo_rocm_strerror(int err)
 	case -ENODATA: return "no launch metadata for this kernel (launch it with a grid)";
 	case -E2BIG: return "too much work for one launch of this kernel on this device";
 	case -EBADMSG: return "malformed data (a cache entry, index or plugin metadata)";
+	case -EILSEQ: return "the compiler rejected the source (see its diagnostics)";
 	default: return err < 0 ? strerror(-err) : "unknown error";
 	}
 }

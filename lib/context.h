@@ -31,6 +31,7 @@
  * backend contexts, the configuration is read by everyone's teardown).
  */
 enum hr_ctx_slot {
+	HR_SLOT_SOURCE,         /* kernel-module.c: source modules, unloaded before the runtime */
 	HR_SLOT_RUNTIME,        /* runtime.c */
 	HR_SLOT_BACKENDS,       /* backend.c */
 	HR_SLOT_CACHE,          /* cache-memory.c: memory tier */

@@ -10,6 +10,7 @@
 #ifndef HANZO_ROCM_H
 #define HANZO_ROCM_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -312,6 +313,55 @@ int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
  */
 int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
                       const struct hanzo_rocm_op_args *args);
+
+/*
+ * Source text: a caller's own HIP kernels, compiled for a device's target
+ * and cached under the same rules as the families (key, tiers, validation,
+ * one compile per key across threads and processes; user tier, or the
+ * system and site tiers where an admin ran `hanzo-rocm precompile --source
+ * FILE --name NAME`).  name (as a family name: letters, digits and ._+:-,
+ * at most 40 characters) names the entry; source is self-contained HIP
+ * (it may include <hip/hip_runtime.h>; on host targets the library
+ * supplies that header); flags are extra compiler flags, NULL-terminated
+ * (NULL: none; on host targets only -D and -U apply).  Kernels are looked
+ * up by their symbol name: declare them extern "C" __global__.  "#@launch
+ * PATTERN KIND ..." lines in the source (as in a family's list, each on a
+ * line of its own, e.g. inside a comment) give its kernels launch
+ * metadata for hanzo_rocm_kernel_launch_work.
+ *
+ * A compile error is -HANZO_ROCM_ECOMPILE; when diagnostics is non-NULL,
+ * *diagnostics is then the compiler's messages (malloc'd: free() it), and
+ * NULL on success or any other error.
+ */
+#define HANZO_ROCM_ECOMPILE EILSEQ      /* the compiler rejected the source */
+
+/*
+ * Caller source compiled and loaded on one device, owned and cached by ctx:
+ * the same (device, name, source, flags) again is a hash lookup.  Freed
+ * with ctx.
+ */
+struct hanzo_rocm_module;
+int hanzo_rocm_module_get(struct hanzo_rocm *ctx, unsigned device, const char *name,
+                          const char *source, size_t source_len,
+                          const char *const *flags, struct hanzo_rocm_module **ret,
+                          char **diagnostics);
+/*
+ * A kernel of a module: a handle for hanzo_rocm_kernel_launch (and, with
+ * launch metadata, hanzo_rocm_kernel_launch_work/_geometry), owned by the
+ * module's context.  -ENOENT: no such kernel in the module.
+ */
+int hanzo_rocm_module_kernel(struct hanzo_rocm_module *module, const char *kernel,
+                             struct hanzo_rocm_kernel **ret);
+/*
+ * The code object (raw AMDGPU ELF, cubin, or host shared object) of source
+ * for target, for applications that load modules themselves: from the
+ * first cache tier holding a valid one, else compiled and cached.  *data is
+ * malloc'd (free() it).
+ */
+int hanzo_rocm_source_code_object(struct hanzo_rocm *ctx, const char *target,
+                                  const char *name, const char *source,
+                                  size_t source_len, const char *const *flags,
+                                  void **data, size_t *size, char **diagnostics);
 
 #ifdef __cplusplus
 }

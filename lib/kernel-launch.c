@@ -236,7 +236,8 @@ static int plan_build(struct hanzo_rocm_kernel *k, struct plan *p)
 
 	hr_kernel_view(k, &v);
 	p->dev = *v.limits;
-	r = family_text(v.ctx, v.family, &text);
+	text = v.launch;
+	r = text ? 0 : family_text(v.ctx, v.family, &text);
 	if (r < 0)
 		return r;
 	if (!text) {

@@ -30,7 +30,15 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel-launch.h lib/kernel-launch.c lib/context-layout.c \
 	lib/util-catalogue-meta.h lib/util-catalogue-meta.c lib/kernel-catalogue.h lib/kernel-catalogue.c lib/kernel-op.c \
 	lib/util-host-target.h lib/util-host-target.c \
-	lib/backend-host.h lib/backend-host.c lib/backend-host-exec.c
+	lib/backend-host.h lib/backend-host.c lib/backend-host-exec.c \
+	lib/build-source.h lib/build-source.c lib/build-hiprtc.c \
+	lib/cache-source.h lib/cache-source.c lib/kernel-module.c
+# The host execution header for caller source, generated from kernels/.
+nodist_lib_libhanzo_rocm_internal_la_SOURCES = kernels/source-prelude.c
+CLEANFILES += kernels/source-prelude.c
+EXTRA_DIST += kernels/gen-source-prelude.sh
+kernels/source-prelude.c: $(HR_KERNEL_INCLUDES) $(srcdir)/kernels/gen-source-prelude.sh
+	$(AM_V_GEN)$(MKDIR_P) kernels && $(SHELL) $(srcdir)/kernels/gen-source-prelude.sh $(srcdir)/kernels >$@.tmp && mv $@.tmp $@
 lib_libhanzo_rocm_internal_la_CFLAGS = $(AM_CFLAGS) $(INIH_CFLAGS) $(NETTLE_CFLAGS)
 lib_libhanzo_rocm_internal_la_LIBADD = $(INIH_LIBS) $(NETTLE_LIBS)
 if ENABLE_SANITIZERS

@@ -62,6 +62,7 @@ struct hanzo_rocm_kernel {
 	void *fn;
 	struct hanzo_rocm *ctx;
 	void *plan;                     /* kernel-launch.c's, published once (CAS); freed with the handle */
+	const char *launch;             /* source modules: their launch text (owned by kernel-module.c) */
 };
 
 struct hr_runtime {
@@ -72,6 +73,7 @@ struct hr_runtime {
 	struct rt_module *modules;
 	pthread_mutex_t map_lock;       /* writers only; readers take no lock */
 	struct hanzo_rocm_kernel *buckets[RT_BUCKETS];
+	struct hanzo_rocm_kernel *adopted;      /* source modules' handles (map_lock) */
 	struct hr_runtime_stats stats;  /* __atomic counters */
 };
 
@@ -122,8 +124,9 @@ static void runtime_free(void *p)
 			free(d);
 		}
 	}
-	for (size_t i = 0; i < RT_BUCKETS; i++) {
-		for (struct hanzo_rocm_kernel *k = rt->buckets[i], *next; k; k = next) {
+	for (size_t i = 0; i <= RT_BUCKETS; i++) {
+		for (struct hanzo_rocm_kernel *k = i < RT_BUCKETS ? rt->buckets[i] : rt->adopted, *next;
+		     k; k = next) {
 			next = k->next;
 			free(k->family);
 			free(k->name);
@@ -446,6 +449,41 @@ void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v)
 	v->family = k->family;
 	v->name = k->name;
 	v->limits = &k->dev->limits;
+	v->launch = k->launch;
+}
+
+int hr_runtime_kernel_adopt(struct hanzo_rocm *ctx, unsigned device, void *fn,
+                            const char *label, const char *name, const char *launch,
+                            struct hanzo_rocm_kernel **ret)
+{
+	struct hr_runtime *rt = runtime_get(ctx);
+	struct hanzo_rocm_kernel *k;
+	struct rt_device *d;
+	int r;
+
+	if (!rt)
+		return -ENOMEM;
+	r = rt_device(ctx, device, &d, NULL);
+	if (r < 0)
+		return r;
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->family = strdup(label)) || !(k->name = strdup(name))) {
+		if (k)
+			free(k->family);
+		free(k);
+		return -ENOMEM;
+	}
+	k->device = device;
+	k->dev = d;
+	k->fn = fn;
+	k->ctx = ctx;
+	k->launch = launch;
+	pthread_mutex_lock(&rt->map_lock);
+	k->next = rt->adopted;
+	rt->adopted = k;
+	pthread_mutex_unlock(&rt->map_lock);
+	*ret = k;
+	return 0;
 }
 
 void *hr_kernel_plan(const struct hanzo_rocm_kernel *k)

@@ -75,6 +75,7 @@ struct hr_kernel_view {
 	unsigned device;
 	const char *family, *name;
 	const struct hr_device_limits *limits;
+	const char *launch;     /* a source module's "#@launch" lines; NULL: the family's */
 };
 void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v);
 void *hr_kernel_plan(const struct hanzo_rocm_kernel *k);
@@ -86,6 +87,17 @@ int hr_kernel_occupancy(const struct hanzo_rocm_kernel *k, unsigned block,
 int hr_kernel_launch_raw(const struct hanzo_rocm_kernel *k, const unsigned grid[3],
                          const unsigned block[3], unsigned shared, void *stream,
                          void **args);
+
+/*
+ * A kernel handle for fn (hr_runtime_module_function of a module loaded
+ * with hr_runtime_module_load) outside the family table: the source API's
+ * (kernel-module.c).  label stands for its family in messages; launch is
+ * its launch metadata text or NULL, kept by the caller while ctx lives.
+ * Owned by the runtime, freed with ctx.
+ */
+int hr_runtime_kernel_adopt(struct hanzo_rocm *ctx, unsigned device, void *fn,
+                            const char *label, const char *name, const char *launch,
+                            struct hanzo_rocm_kernel **ret);
 
 /*
  * Counters for tests: kernel table misses (hits are not counted: a shared
