@@ -6,7 +6,8 @@
 # count - offline, no registry.  One cargo invocation (`cargo test`: the -sys
 # crate against <hanzo-rocm.h> through bindgen, the safe crate's tests on the
 # host backend, the doc tests, and the examples built), then the example run
-# on host-w64.  Linked through the build tree's hanzo-rocm-uninstalled.pc;
+# on host-w64, and a crate built against the two as a Debian directory
+# registry (what librust-*-dev packages install).  Linked through the build tree's hanzo-rocm-uninstalled.pc;
 # cargo's target dir is cached in $top_builddir/rust.
 # Environment: top_srcdir, top_builddir (the make target sets them).
 set -eu
@@ -47,6 +48,39 @@ echo "check-rust: $(/usr/bin/cargo --version), $(/usr/bin/rustc --version)${feat
 # shellcheck disable=SC2086
 /usr/bin/cargo test --offline --locked $features \
 	--manifest-path "$top_srcdir/bindings/rust/Cargo.toml" --target-dir "$rt/target"
+
+# The crates as a librust-*-dev package installs them (a directory registry,
+# bindings/rust/install-registry.sh), used by a crate that names
+# `hanzo-rocm = "0.1"` and nothing else: Debian's way, offline.
+reg=$scratch/registry consumer=$scratch/consumer
+sh "$top_srcdir/bindings/rust/install-registry.sh" "$top_srcdir/bindings/rust" "$reg"
+mkdir -p "$consumer/src" "$consumer/.cargo"
+cat >"$consumer/.cargo/config.toml" <<EOC
+[source.debian-packages]
+directory = "$reg"
+[source.crates-io]
+replace-with = "debian-packages"
+EOC
+cat >"$consumer/Cargo.toml" <<'EOC'
+[package]
+name = "registry-consumer"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+hanzo-rocm = "0.1"
+[workspace]
+EOC
+cat >"$consumer/src/main.rs" <<'EOC'
+fn main() {
+    let ctx = hanzo_rocm::Context::with_options(&hanzo_rocm::Options { host: Some("host-w64".into()), ..Default::default() }).unwrap();
+    let dev = ctx.device(ctx.device_count().unwrap() - 1).unwrap();
+    let km = hanzo_rocm::KernelManager::new(&dev).unwrap();
+    let m = km.get_or_compile_module(hanzo_rocm::Source::Binary).unwrap();
+    println!("registry crate: {} on {}", m.get_function("bmaximum_f32").unwrap().name(), km.arch());
+}
+EOC
+(cd "$consumer" && /usr/bin/cargo run --offline -q --target-dir "$rt/consumer-target") | tee "$scratch/consumer.out"
+grep -q '^registry crate: bmaximum_f32 on host-w64$' "$scratch/consumer.out"
 
 ex=$rt/target/debug/examples/source_and_family
 if [ -n "$features" ]; then

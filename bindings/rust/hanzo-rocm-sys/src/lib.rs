@@ -221,6 +221,8 @@ extern "C" {
         -> c_int;
 }
 
+// The source-text API (hanzo_rocm_module_get, release 4 of the ABI): the
+// `hanzo-rocm` crate turns it on by default; off for an older library.
 #[cfg(feature = "srcapi")]
 mod srcapi;
 #[cfg(feature = "srcapi")]

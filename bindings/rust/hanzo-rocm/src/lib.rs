@@ -24,6 +24,12 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Your own HIP source text goes through the same cache:
+//! [`Device::compile`] (then [`SourceModule::kernel`]) and
+//! [`Device::source_code_object`] (default feature `srcapi`); a source the
+//! compiler rejects is an [`Error`] whose [`Error::diagnostics`] hold the
+//! compiler's messages.
+//!
 //! The names of the crate this library replaces (`hanzo-rocm-kernels`) are
 //! kept as thin wrappers: [`CacheManager`], [`KernelManager`], [`Source`],
 //! [`RocmKernelError`] (README.md, "Migrating").
