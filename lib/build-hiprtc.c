@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,84 @@ static int unbundle(const unsigned char *b, size_t n, void **obj, size_t *size)
 	return -ENOEXEC;
 }
 
+/*
+ * hipRTC defines some fixed-width types itself (ROCm 5.2: only the 32- and
+ * 64-bit ones, uint64_t as unsigned long long) and has no C library: the
+ * system's <stdint.h> would redefine them differently (NVRTC has no C
+ * library either).  So `#include
+ * <stdint.h>` and its kin become blank lines (line numbers stay) and this
+ * preamble, ahead of the text, gives what they would have: the same types
+ * hipRTC uses where it has them (a repeated typedef of one type is fine),
+ * the rest as on the host, and the limits from clang's own macros.
+ */
+static const char rtc_preamble[] =
+	"#ifndef HR_RTC_PREAMBLE\n#define HR_RTC_PREAMBLE 1\n"
+	"typedef signed char int8_t;\ntypedef unsigned char uint8_t;\n"
+	"typedef short int16_t;\ntypedef unsigned short uint16_t;\n"
+	"typedef signed int int32_t;\ntypedef unsigned int uint32_t;\n"
+	"typedef signed long long int64_t;\ntypedef unsigned long long uint64_t;\n"
+	"typedef long intptr_t;\ntypedef unsigned long uintptr_t;\n"
+	"typedef __SIZE_TYPE__ size_t;\ntypedef __PTRDIFF_TYPE__ ptrdiff_t;\n"
+	"#ifndef NULL\n#define NULL nullptr\n#endif\n"
+	"#ifndef offsetof\n#define offsetof(t, m) __builtin_offsetof(t, m)\n#endif\n"
+	"#ifndef INT8_MAX\n"
+	"#define INT8_MAX __INT8_MAX__\n#define INT8_MIN (-INT8_MAX - 1)\n#define UINT8_MAX __UINT8_MAX__\n"
+	"#define INT16_MAX __INT16_MAX__\n#define INT16_MIN (-INT16_MAX - 1)\n#define UINT16_MAX __UINT16_MAX__\n"
+	"#define INT32_MAX __INT32_MAX__\n#define INT32_MIN (-INT32_MAX - 1)\n#define UINT32_MAX __UINT32_MAX__\n"
+	"#define INT64_MAX __INT64_MAX__\n#define INT64_MIN (-INT64_MAX - 1)\n#define UINT64_MAX __UINT64_MAX__\n"
+	"#define SIZE_MAX __SIZE_MAX__\n#define INTPTR_MAX __INTPTR_MAX__\n#define UINTPTR_MAX __UINTPTR_MAX__\n"
+	"#define INT32_C(c) c\n#define UINT32_C(c) c##U\n#define INT64_C(c) c##LL\n#define UINT64_C(c) c##ULL\n"
+	"#endif\n#endif\n";
+static bool is_type_include(const char *p, size_t n)
+{
+	static const char *const names[] = { "<stdint.h>", "<stddef.h>", "<cstdint>", "<cstddef>" };
+	size_t i = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i >= n || p[i++] != '#')
+		return false;
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (n - i < 7 || memcmp(p + i, "include", 7) != 0)
+		return false;
+	i += 7;
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	for (size_t k = 0; k < HR_ARRAY_SIZE(names); k++) {
+		size_t l = strlen(names[k]);
+
+		if (n - i >= l && memcmp(p + i, names[k], l) == 0)
+			return true;
+	}
+	return false;
+}
+
+static char *rtc_text(const char *text, size_t len)
+{
+	char *out = malloc(sizeof(rtc_preamble) + len + 1), *o = out;
+	const char *p = text, *end = text + len;
+
+	if (!out)
+		return NULL;
+	memcpy(o, rtc_preamble, sizeof(rtc_preamble) - 1);
+	o += sizeof(rtc_preamble) - 1;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (!is_type_include(p, n)) {
+			memcpy(o, p, n);
+			o += n;
+		}
+		if (nl)
+			*o++ = '\n';
+		p += n + (nl ? 1 : 0);
+	}
+	*o = '\0';
+	return out;
+}
+
 int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
                    size_t len, const char *const *flags, char *const *config_flags,
                    const char *target, void **obj, size_t *size, char **identity,
@@ -182,10 +261,12 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 		r = hr_strv_push(&opts, "-std=c++17");
 	for (size_t i = 0; flags && flags[i] && r == 0; i++)
 		r = hr_strv_push(&opts, flags[i]);
+	/* NVRTC always optimises and knows no -O: the config's -O3 is not for it. */
 	for (size_t i = 0; config_flags[i] && r == 0; i++)
-		r = hr_strv_push(&opts, config_flags[i]);
+		if (!(nvidia && strncmp(config_flags[i], "-O", 2) == 0))
+			r = hr_strv_push(&opts, config_flags[i]);
 	/* The API takes a C string. */
-	if (r == 0 && !(src = strndup(text, len)))
+	if (r == 0 && !(src = rtc_text(text, len)))
 		r = -ENOMEM;
 	if (r < 0)
 		goto out;

@@ -95,7 +95,7 @@ struct buf {
 
 static void put(struct buf *b, const char *s, size_t n)
 {
-	if (b->err)
+	if (b->err || n == 0)
 		return;
 	if (b->n + n + 1 > b->cap) {
 		size_t cap = (b->n + n + 1) * 2;
@@ -258,6 +258,8 @@ static int compile_host(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 		hr_err(ctx, "source '%s': no C++ compiler ([compiler] cxx) for %s\n", s->name, target);
 		return r;
 	}
+	hr_info(ctx, "compiling source '%s' for %s with %s\n", s->name, target,
+	        tc->identity ? tc->identity : tc->path);
 	r = text_for(s, target, true, &scan);
 	if (r == 0)
 		r = hr_toolchain_preprocess(ctx, tc, scan.p, scan.n, target, &pp, diag);
@@ -306,7 +308,7 @@ static int compile_program(struct hanzo_rocm *ctx, struct hr_toolchain *tc,
 	int r = hr_toolchain_can_build(tc, target, reason, sizeof(reason));
 
 	if (r < 0) {
-		hr_err(ctx, "source '%s': cannot build %s: %s\n", s->name, target, reason);
+		hr_info(ctx, "source '%s': cannot build %s: %s\n", s->name, target, reason);
 		return r;
 	}
 	r = hr_toolchain_compile(ctx, tc, text, len, s->flags, cfg ? cfg->flags : NULL,

@@ -121,6 +121,8 @@ static int compile_publish(struct hanzo_rocm *ctx, const struct hr_source_spec *
 		*from = HR_TIER_COMPILED;
 	else if (r == -EILSEQ)
 		hr_info(ctx, "source '%s' for %s: the compiler rejected it\n", s->name, target);
+	else if (r == -ENOTSUP)
+		hr_err(ctx, "source '%s': the installed compiler cannot build %s\n", s->name, target);
 	return r;
 }
 
@@ -195,7 +197,7 @@ out:
 
 int hr_source_precompile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
                          const char *target, const char *dir, bool force,
-                         char **entry, char **diag)
+                         uint64_t *out_size, char **diag)
 {
 	struct src_key k;
 	struct hr_entry e;
@@ -206,8 +208,7 @@ int hr_source_precompile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 
 	if (diag)
 		*diag = NULL;
-	if (entry)
-		*entry = NULL;
+	*out_size = 0;
 	r = hr_source_check(ctx, s);
 	if (r < 0)
 		return r;
@@ -218,13 +219,12 @@ int hr_source_precompile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 	r = key_for(ctx, s, target, &k);
 	if (r < 0)
 		return r;
-	if (entry && !(*entry = strdup(k.entry)))
-		return -ENOMEM;
 	path = hr_entry_path(dir, target, k.entry);
 	if (!path)
 		return -ENOMEM;
 	(void)hr_entry_lock(dir, target, k.entry, HR_COMPILE_TIMEOUT_S + 5, &fd);
 	if (!force && hr_entry_read(ctx, path, &k.key, &e) == 0) {
+		*out_size = e.payload_size;
 		hr_entry_release(&e);
 		r = 0;
 		goto out;
@@ -232,8 +232,10 @@ int hr_source_precompile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 	r = hr_source_compile(ctx, s, target, &obj, &size, &identity, diag);
 	if (r == 0)
 		r = hr_entry_write(ctx, dir, k.entry, target, &k.key, identity, obj, size);
-	if (r == 0)
+	if (r == 0) {
+		*out_size = size;
 		r = 1;
+	}
 out:
 	hr_entry_unlock(fd);
 	free(identity);

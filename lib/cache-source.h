@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "build-source.h"
 #include "cache.h"
@@ -36,10 +37,10 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 /*
  * Precompile into dir (a tier root: system, or --output): 1 built, 0 up to
  * date (a valid entry with this key is there and !force), or an error.
- * The entry's file name (NAME.HEX) in *entry when non-NULL (malloc'd).
+ * *size: the code object's bytes.
  */
 int hr_source_precompile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
                          const char *target, const char *dir, bool force,
-                         char **entry, char **diag);
+                         uint64_t *size, char **diag);
 
 #endif

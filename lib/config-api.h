@@ -89,5 +89,6 @@ int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 const char *hr_policy_name(enum hr_policy p);
 const char *hr_compile_name(enum hr_compile c);
+const char *hr_backend_name(enum hr_compile_backend b);
 
 #endif

@@ -37,6 +37,16 @@ const char *hr_compile_name(enum hr_compile c)
 	return "?";
 }
 
+const char *hr_backend_name(enum hr_compile_backend b)
+{
+	switch (b) {
+	case HR_BACKEND_AUTO: return "auto";
+	case HR_BACKEND_HIPCC: return "hipcc";
+	case HR_BACKEND_HIPRTC: return "hiprtc";
+	}
+	return "?";
+}
+
 /* ---- value parsers: 0, -EINVAL (bad->value says what), or -ENOMEM ---- */
 
 static int bad_value(struct bad *bad, const char *s, size_t n)

@@ -45,9 +45,15 @@ struct hanzo_rocm_module {
 	struct mod_kernel *kernels;
 };
 
+/*
+ * A hit takes no lock (chains only grow at the head, with a release store,
+ * and a module never changes once published); misses take lock, so one
+ * thread compiles and loads a key while the others wait for it - never a
+ * hit, which a long compile must not hold up.
+ */
 struct hr_modules {
 	struct hanzo_rocm *ctx;
-	pthread_mutex_t lock;   /* the table, and misses: one load per key */
+	pthread_mutex_t lock;   /* misses and inserts */
 	struct hanzo_rocm_module *buckets[MOD_BUCKETS];
 };
 
@@ -136,7 +142,8 @@ static struct hanzo_rocm_module *table_find(struct hr_modules *t, uint64_t h, un
                                             const char *name, const char *source,
                                             size_t len, const char *const *flags)
 {
-	for (struct hanzo_rocm_module *m = t->buckets[h % MOD_BUCKETS]; m; m = m->next)
+	for (struct hanzo_rocm_module *m = __atomic_load_n(&t->buckets[h % MOD_BUCKETS],
+	                                                   __ATOMIC_ACQUIRE); m; m = m->next)
 		if (m->hash == h && m->device == device && m->source_len == len &&
 		    strcmp(m->name, name) == 0 && memcmp(m->source, source, len) == 0 &&
 		    flags_equal(m->flags, flags))
@@ -252,7 +259,7 @@ static int module_load(struct hr_modules *t, unsigned device, uint64_t h,
 		return r;
 	}
 	m->next = t->buckets[h % MOD_BUCKETS];
-	t->buckets[h % MOD_BUCKETS] = m;
+	__atomic_store_n(&t->buckets[h % MOD_BUCKETS], m, __ATOMIC_RELEASE);
 	*ret = m;
 	return 0;
 }
@@ -281,15 +288,23 @@ HR_EXPORT int hanzo_rocm_module_get(struct hanzo_rocm *ctx, unsigned device, con
 		return r;
 	t = p;
 	h = module_hash(device, name, source, source_len, flags);
+	/* Only modules whose name and flags passed hr_source_check are in it. */
+	m = table_find(t, h, device, name, source, source_len, flags);
+	if (m) {
+		*ret = m;
+		return 0;
+	}
+	r = hr_source_check(ctx, &s);
+	if (r < 0)
+		return r;
 	pthread_mutex_lock(&t->lock);
+	/* Another thread may have loaded it while this one waited. */
 	m = table_find(t, h, device, name, source, source_len, flags);
 	if (m) {
 		*ret = m;
 		r = 0;
 	} else {
-		r = hr_source_check(ctx, &s);
-		if (r == 0)
-			r = module_load(t, device, h, &s, ret, diagnostics);
+		r = module_load(t, device, h, &s, ret, diagnostics);
 	}
 	pthread_mutex_unlock(&t->lock);
 	return r;

@@ -20,7 +20,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/cache-memory.c lib/cache-tiers.c \
 	lib/cache-code-object.h lib/cache-code-object.c \
 	lib/top-precompile.h lib/top-precompile.c lib/top-precompile-targets.c \
-	lib/top-precompile-stamp.c lib/top-precompile-dest.c \
+	lib/top-precompile-stamp.c lib/top-precompile-dest.c lib/top-precompile-source.c \
 	lib/build-plugin.h lib/build-plugin-private.h lib/build-plugin.c lib/build-plugin-index.c \
 	lib/build-plugin-index-write.c \
 	lib/backend-cuda.h lib/backend-cuda.c \

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "build-source.h"
 #include "build-toolchain.h"
 
 struct hanzo_rocm;
@@ -80,6 +81,15 @@ struct hr_precompile_summary {
 int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *opts,
                   struct hr_precompile_summary *summary);
 void hr_precompile_summary_release(struct hr_precompile_summary *summary);
+
+/*
+ * precompile --source (top-precompile-source.c): caller source s for each
+ * target of o (o->families unused, one compile at a time) into o's
+ * destination; results and errors as hr_precompile.
+ */
+int hr_precompile_source(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
+                         const struct hr_source_spec *s,
+                         struct hr_precompile_summary *summary);
 
 /*
  * The targets `precompile` builds when none are given on the command line:

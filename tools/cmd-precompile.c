@@ -132,6 +132,9 @@ static void usage(FILE *f)
 	fputs("Usage: hanzo-rocm precompile [--system|--user|--output DIR] [--target T]...\n"
 	      "                             [--family F]... [-j N] [--force]\n"
 	      "                             [--progress auto|always|never] [--json]\n"
+	      "       hanzo-rocm precompile --source FILE --name NAME [--flags FLAGS]\n"
+	      "                             [--system|--user|--output DIR] [--target T]...\n"
+	      "                             [--force] [--json]\n"
 	      "\n"
 	      "Build the code object of every (target, family) pair into a cache tier.\n"
 	      "Targets: --target, else HANZO_ROCM_TARGETS, else detected GPUs and\n"
@@ -144,6 +147,11 @@ static void usage(FILE *f)
 	      "  -f, --family F  a family (repeatable)\n"
 	      "  -j, --jobs N    parallel compiles (default [compiler] jobs; 0 = CPUs)\n"
 	      "  --force         rebuild even what is up to date\n"
+	      "  --source FILE   instead of the families: an application's HIP source,\n"
+	      "                  found later by hanzo_rocm_module_get(3) with the same\n"
+	      "                  name, source and flags\n"
+	      "  --name NAME     the name the application gives that source\n"
+	      "  --flags FLAGS   its compiler flags, separated by spaces\n"
 	      "  --progress WHEN progress bar on stderr: auto (a terminal, not TERM=dumb,\n"
 	      "                  not -q), always, never\n"
 	      "  --json          print one JSON object: dir, the counts and results (an\n"
@@ -221,7 +229,8 @@ static void catch_stop(bool on, struct sigaction old[2])
 
 int cmd_precompile(struct cli *cli, int argc, char **argv)
 {
-	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS, OPT_JSON };
+	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS, OPT_JSON,
+	       OPT_SOURCE, OPT_NAME, OPT_FLAGS };
 	static const struct option opts[] = {
 		{ "system", no_argument, NULL, OPT_SYSTEM },
 		{ "user", no_argument, NULL, OPT_USER },
@@ -232,6 +241,9 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "progress", required_argument, NULL, OPT_PROGRESS },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "flags", required_argument, NULL, OPT_FLAGS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -240,8 +252,10 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	struct pc_out po = { 0 };
 	struct json j;
 	bool as_json = false;
-	const char *progress = "auto", *term;
-	char **targets = NULL, **families = NULL;
+	const char *progress = "auto", *term, *source = NULL, *name = NULL;
+	char **targets = NULL, **families = NULL, **flags = NULL;
+	struct hr_source_spec spec = { 0 };
+	void *text = NULL;
 	unsigned n_dest = 0;
 	struct hanzo_rocm *ctx;
 	uint64_t v;
@@ -273,6 +287,14 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 			}
 			break;
 		case OPT_FORCE: o.force = true; break;
+		case OPT_SOURCE: source = optarg; break;
+		case OPT_NAME: name = optarg; break;
+		case OPT_FLAGS:
+			hr_strv_free(flags);
+			flags = hr_strv_split(optarg, " \t");
+			if (!flags)
+				goto oom;
+			break;
 		case OPT_JSON: as_json = true; break;
 		case OPT_PROGRESS:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
@@ -296,6 +318,22 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	if (n_dest > 1) {
 		cli_usage_error("precompile", "give one of --system, --user, --output");
 		goto out;
+	}
+	if (!source != !name || (families && source) || (flags && !source)) {
+		cli_usage_error("precompile", "--source and --name go together (with --flags, "
+		                "without --family)");
+		goto out;
+	}
+	if (source) {
+		r = hr_read_file(source, HR_SOURCE_MAX_TEXT, &text, &spec.source_len);
+		if (r < 0) {
+			cli_error("precompile: cannot read %s: %s", source, strerror(-r));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		spec.name = name;
+		spec.source = text;
+		spec.flags = (const char *const *)flags;
 	}
 	ctx = cli_ctx(cli);
 	if (!ctx)
@@ -324,7 +362,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		stop_signal = 0;
 		hr_tools_set_cancel(ctx, &stop_signal);
 		catch_stop(true, old);
-		r = hr_precompile(ctx, &o, &sum);
+		r = source ? hr_precompile_source(ctx, &o, &spec, &sum) : hr_precompile(ctx, &o, &sum);
 		catch_stop(false, old);
 		hr_tools_set_cancel(ctx, NULL);
 	}
@@ -334,6 +372,8 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 			hr_precompile_summary_release(&sum);
 		hr_strv_free(targets);
 		hr_strv_free(families);
+		hr_strv_free(flags);
+		free(text);
 		raise(stop_signal); /* the old disposition: normally death by it */
 		return 128 + stop_signal;
 	}
@@ -373,5 +413,7 @@ oom:
 out:
 	hr_strv_free(targets);
 	hr_strv_free(families);
+	hr_strv_free(flags);
+	free(text);
 	return ret;
 }

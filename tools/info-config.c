@@ -64,6 +64,7 @@ static void info_json(const struct hr_config *cfg, struct json *j)
 	json_strv(j, "flags", cfg->flags);
 	json_kv_uint(j, "jobs", cfg->jobs);
 	json_kv_uint(j, "timeout", cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S);
+	json_kv_string(j, "backend", hr_backend_name(cfg->backend));
 	json_kv_string(j, "version_label", cfg->version_label);
 	json_end_object(j);
 
@@ -126,6 +127,7 @@ static void info_text(const struct hr_config *cfg)
 	printf("  %-20s %u s%s\n", "compiler.timeout",
 	       cfg->timeout_s ? cfg->timeout_s : HR_COMPILE_TIMEOUT_S,
 	       cfg->timeout_s ? "" : " (the default)");
+	print_str("compiler.backend", hr_backend_name(cfg->backend), "");
 	print_strv("plugins.path", cfg->plugin_path, "(none)");
 	print_strv("plugins.disable", cfg->disable, "(none)");
 	/* The environment only when it changes something: no noise otherwise. */

@@ -60,6 +60,15 @@ echo "install-deps: hipcc's toolchain here: $toolchain"
 # --main: build and compiler only; HANZO_ROCM_NO_PACKAGING=1 leaves out what
 # only `make check-package` and `make check-container` need.
 pkgs="$BUILD $GPU $toolchain"
+# hipRTC, for in-process compiles of application source where no hipcc is
+# ([compiler] backend): Debian 12 and 13 carry it in libamdhip64-5 with its
+# builtins in libhiprtc-builtins5 (not pulled in by hipcc); sid in libhiprtc6.
+for p in libhiprtc-builtins5 libhiprtc6; do
+    if apt-cache show "$p" >/dev/null 2>&1; then
+        pkgs="$pkgs $p"
+        break
+    fi
+done
 [ -n "$main_only" ] || pkgs="$pkgs $TEST"
 if [ -z "$main_only" ] && [ -z "${HANZO_ROCM_NO_PACKAGING:-}" ]; then
     pkgs="$pkgs $PACKAGE"
