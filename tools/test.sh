@@ -4,7 +4,8 @@
 # build tree), the threaded tests under ThreadSanitizer (`make check-tsan` in
 # a third tree, _build/tsan, that builds only the library, those tests and two
 # plugins: about a minute on 2 cores; any report fails), `make lint`,
-# `make check-readme`, `make check-rust` (the Rust bindings, Debian's cargo) and, as root, `make check-package`, `make check-container`
+# `make check-readme`, `make check-rust` (the Rust bindings, Debian's cargo)
+# and, as root, `make check-package`, `make check-container`
 # and the reduced `make check-rocm` (Debian 13's and sid's ROCm), and prints the
 # closing line "N passed, N failed".
 # Each phase's output goes to _build/test-logs/PHASE.log; the terminal gets
