@@ -26,6 +26,9 @@ BUILD="build-essential autoconf automake libtool pkg-config libinih-dev nettle-d
 GPU="hipcc libamdhip64-dev"
 # clang and its compiler-rt (libFuzzer, ASan) for `make fuzz`.
 TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev groff-base"
+# The Rust bindings (make check-rust): Debian's own toolchain and bindgen
+# (the -sys crate is checked against the header with it); no crates.
+TEST="$TEST cargo rustc bindgen"
 # elfutils: eu-strip, which rpm's find-debuginfo (t/package/rpm-host.macros) needs.
 PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint elfutils podman buildah"
 

@@ -4,7 +4,8 @@
 # build tree), the threaded tests under ThreadSanitizer (`make check-tsan` in
 # a third tree, _build/tsan, that builds only the library, those tests and two
 # plugins: about a minute on 2 cores; any report fails), `make lint`,
-# `make check-readme` and, as root, `make check-package`, `make check-container`
+# `make check-readme`, `make check-rust` (the Rust bindings, Debian's cargo)
+# and, as root, `make check-package`, `make check-container`
 # and the reduced `make check-rocm` (Debian 13's and sid's ROCm), and prints the
 # closing line "N passed, N failed".
 # Each phase's output goes to _build/test-logs/PHASE.log; the terminal gets
@@ -75,6 +76,11 @@ phase lint '' make lint || { lint=1; status=1; }
 # second build and install): one more check.
 readme=0
 phase check-readme '' make check-readme || { readme=1; status=1; }
+
+# The Rust bindings with Debian's cargo/rustc, offline (make check-rust,
+# t/rust.sh): cargo test on the host backend and the example: one check.
+rust=0
+phase check-rust '' make check-rust || { rust=1; status=1; }
 
 # The libFuzzer targets (make fuzz-run), each for HR_FUZZ_SECONDS (20 s:
 # five targets stay under 2 minutes on CI), when clang is there: one check.
@@ -169,6 +175,7 @@ for log in "$top/_build/main/test-suite.log" "$top/_build/asan/test-suite.log" \
 done
 if [ "$lint" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 if [ "$readme" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+if [ "$rust" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 case $fuzz in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $pkg in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
 case $rocm in 0) pass=$((pass + 1)) ;; 1) fail=$((fail + 1)) ;; esac
