@@ -3,7 +3,7 @@
 # build (plugins/local.mk) embeds each family's source into plugins/F.la,
 # and the library compiles it for the GPU at precompile/run time.
 HR_KERNEL_INCLUDES = kernels/hr-kernel.h kernels/hr-target-facts.h kernels/hr-rows.h \
-	kernels/hr-host.h kernels/hr-host-abi.h
+	kernels/hr-host.h kernels/hr-host-abi.h kernels/hr-matrix.h
 EXTRA_DIST += $(HR_KERNEL_INCLUDES) lib/util-targets.def kernels/gen-target-facts.sh
 # Per-processor facts for the kernels, generated from the one target table
 # into the source tree (plugins embed kernels/ as it is there).
