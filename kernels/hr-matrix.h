@@ -272,12 +272,12 @@ static HR_HOST_ALWAYS void hr_host_mma(int kind, bool bf16, const uint16_t *a, c
 
 #if HR_MMA != HR_MMA_NONE
 template <typename T>
-struct hr_mma_a {
+struct alignas(16) hr_mma_a {
 	uint16_t v[HR_MMA_NA];
 };
 
 template <typename T>
-struct hr_mma_b {
+struct alignas(16) hr_mma_b {
 	uint16_t v[HR_MMA_NB];
 };
 
@@ -338,7 +338,10 @@ HR_DEVICE void hr_mma_run(hr_mma_acc &c, const hr_mma_a<T> &a, const hr_mma_b<T>
 #if defined(HR_HOST)
 	hr_host_mma(HR_MMA, bf16, a.v, b.v, c.v);
 #elif HR_MMA == HR_MMA_SYNC
-	const uint32_t *ar = (const uint32_t *)a.v, *br = (const uint32_t *)b.v;
+	uint32_t ar[4], br[4];
+
+	memcpy(ar, a.v, sizeof(ar));
+	memcpy(br, b.v, sizeof(br));
 
 #pragma unroll
 	for (int h = 0; h < 2; h++) {
