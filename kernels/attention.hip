@@ -474,10 +474,12 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 	constexpr int NP = ATT_MW / 16;                 /* lanes a softmax row */
 	constexpr int CPL = ATT_MBN / NP;               /* keys a softmax lane */
 	alignas(16) __shared__ T ks[ATT_MBN][D + ATT_MPAD];
-	__shared__ T vt[D][ATT_MBN + ATT_MPAD];
+	alignas(16) __shared__ T vt[D][ATT_MBN + ATT_MPAD];
+#if HR_MMA != HR_MMA_SYNC
 	__shared__ float sw[ATT_NW][16][ATT_MBN + 1];
-	__shared__ T pw[ATT_NW][16][ATT_MBN + ATT_MPAD];
+	alignas(16) __shared__ T pw[ATT_NW][16][ATT_MBN + ATT_MPAD];
 	__shared__ float cw[ATT_NW][16];
+#endif
 	const int tid = (int)threadIdx.x, wv = tid / ATT_MW, t = tid % ATT_MW;
 	const int srow = t % 16, part = t / 16;
 	const uint64_t tiles = (max_seqlen_q + ATT_MBM - 1) / ATT_MBM;
@@ -515,6 +517,9 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 		hr_mma_a<T> qa[KD];
 		hr_mma_acc o[KD];
 		float m = att_neg_inf(), l = 0.f;
+#if HR_MMA == HR_MMA_SYNC
+		float mr[2] = { att_neg_inf(), att_neg_inf() }, lr[2] = { 0.f, 0.f };
+#endif
 
 #pragma unroll
 		for (int kk = 0; kk < KD; kk++) {
@@ -540,6 +545,85 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 			});
 			__syncthreads();
 
+#if HR_MMA == HR_MMA_SYNC
+			/*
+			 * NVIDIA: m16n8k16's accumulator layout is its A layout, so
+			 * S stays in registers and its elements are P's A operand
+			 * as they are: lane t has rows g = t / 4 (elements e % 4 < 2)
+			 * and g + 8; a row's other lanes are t ^ 1 and t ^ 2.
+			 */
+			hr_mma_acc s[KN];
+			hr_mma_a<T> pa[KN];
+			float mx[2] = { att_neg_inf(), att_neg_inf() }, mn[2], corr[2];
+			float psum[2] = { 0.f, 0.f };
+
+#pragma unroll
+			for (int n = 0; n < KN; n++) {
+				hr_mma_zero(s[n]);
+#pragma unroll
+				for (int kk = 0; kk < KD; kk++) {
+					hr_mma_b<T> kb;
+
+					hr_mma_load_bt_smem(kb, &ks[n * 16][kk * 16], D + ATT_MPAD);
+					hr_mma_run(s[n], qa[kk], kb);
+				}
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++) {
+					const int row = hr_mma_acc_row(e), col = n * 16 + hr_mma_acc_col(e);
+					const int64_t i = wfirst + row, j = t0 + col, diag = i + shift;
+					const bool valid = i < lq && j <= thi &&
+						(window_left < 0 || j >= diag - window_left) &&
+						(right < 0 || j <= diag + right);
+					const float x = valid ? att_logit(s[n].v[e], scale, softcap, slope,
+									  j - diag)
+							      : att_neg_inf();
+
+					s[n].v[e] = x;
+					mx[e % 4 / 2] = x > mx[e % 4 / 2] ? x : mx[e % 4 / 2];
+				}
+			}
+#pragma unroll
+			for (int hf = 0; hf < 2; hf++) {
+				mx[hf] = hr_fmax(mx[hf], hr_shfl_xor(mx[hf], 1, 32));
+				mx[hf] = hr_fmax(mx[hf], hr_shfl_xor(mx[hf], 2, 32));
+				mn[hf] = hr_fmax(mr[hf], mx[hf]);
+				corr[hf] = mn[hf] > att_neg_inf() ? hr_exp(mr[hf] - mn[hf]) : 1.f;
+			}
+#pragma unroll
+			for (int n = 0; n < KN; n++) {
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++) {
+					const float x = s[n].v[e];
+					const float p = x > att_neg_inf() ? hr_exp(x - mn[e % 4 / 2]) : 0.f;
+
+					pa[n].v[e] = hr_from_f32<T>(p).bits;
+					psum[e % 4 / 2] += p;
+				}
+			}
+#pragma unroll
+			for (int hf = 0; hf < 2; hf++) {
+				psum[hf] += hr_shfl_xor(psum[hf], 1, 32);
+				psum[hf] += hr_shfl_xor(psum[hf], 2, 32);
+				lr[hf] = lr[hf] * corr[hf] + psum[hf];
+				mr[hf] = mn[hf];
+			}
+#pragma unroll
+			for (int dn = 0; dn < KD; dn++) {
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++)
+					o[dn].v[e] *= corr[e % 4 / 2];
+			}
+#pragma unroll
+			for (int kc = 0; kc < KN; kc++) {
+#pragma unroll
+				for (int dn = 0; dn < KD; dn++) {
+					hr_mma_b<T> vb;
+
+					hr_mma_load_bt_smem(vb, &vt[dn * 16][kc * 16], ATT_MBN + ATT_MPAD);
+					hr_mma_run(o[dn], pa[kc], vb);
+				}
+			}
+#else
 			/* S = Q K^T; logits and masks into sw. */
 #pragma unroll
 			for (int n = 0; n < KN; n++) {
@@ -550,9 +634,7 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 				for (int kk = 0; kk < KD; kk++) {
 					hr_mma_b<T> kb;
 
-					hr_mma_load_bt(kb, [&](int nn, int c) {
-						return ks[n * 16 + nn][kk * 16 + c];
-					});
+					hr_mma_load_bt_smem(kb, &ks[n * 16][kk * 16], D + ATT_MPAD);
 					hr_mma_run(s, qa[kk], kb);
 				}
 #pragma unroll
@@ -615,19 +697,47 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 			for (int kc = 0; kc < KN; kc++) {
 				hr_mma_a<T> pa;
 
-				hr_mma_load_a(pa, [&](int i, int c) { return pw[wv][i][kc * 16 + c]; });
+				hr_mma_load_a_smem(pa, &pw[wv][0][kc * 16], ATT_MBN + ATT_MPAD);
 #pragma unroll
 				for (int dn = 0; dn < KD; dn++) {
 					hr_mma_b<T> vb;
 
-					hr_mma_load_bt(vb, [&](int nn, int c) {
-						return vt[dn * 16 + nn][kc * 16 + c];
-					});
+					hr_mma_load_bt_smem(vb, &vt[dn * 16][kc * 16], ATT_MBN + ATT_MPAD);
 					hr_mma_run(o[dn], pa, vb);
 				}
 			}
+#endif
 		}
 
+#if HR_MMA == HR_MMA_SYNC
+#pragma unroll
+		for (int e = 0; e < HR_MMA_NC; e++) {
+			const int row = hr_mma_acc_row(e);
+			const int64_t i = wfirst + row;
+
+			if (i < lq) {
+				T *orow = out + (uint64_t)(q0 + i) * o_stride + h * D;
+				const float inv = lr[e % 4 / 2] > 0.f ? 1.f / lr[e % 4 / 2] : 0.f;
+
+#pragma unroll
+				for (int dn = 0; dn < KD; dn++)
+					orow[dn * 16 + hr_mma_acc_col(e)] = hr_from_f32<T>(o[dn].v[e] * inv);
+			}
+		}
+#pragma unroll
+		for (int hf = 0; hf < 2; hf++) {
+			const int64_t i = wfirst + t / 4 + 8 * hf;
+
+			if (t % 4 == 0 && i < lq && lse)
+				lse[(uint64_t)(q0 + i) * num_heads + h] =
+					lr[hf] > 0.f ? mr[hf] + hr_log(lr[hf]) : att_neg_inf();
+		}
+		(void)m;
+		(void)l;
+		(void)srow;
+		(void)part;
+		(void)CPL;
+#else
 		/* out = O / l (0 for a row without keys), lse = m + log l. */
 		hr_wave_barrier();      /* every lane has read cw */
 		if (part == 0)
@@ -650,6 +760,7 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 		if (part == 0 && wfirst + srow < lq && lse)
 			lse[(uint64_t)(q0 + wfirst + srow) * num_heads + h] =
 				l > 0.f ? m + hr_log(l) : att_neg_inf();
+#endif
 		__syncthreads();        /* the tiles are reused by the next block row */
 	}
 }

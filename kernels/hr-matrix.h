@@ -24,6 +24,8 @@
  * The interface (T = hr_f16 or hr_bf16), per wave, all lanes together:
  *   hr_mma_a<T> a; hr_mma_load_a(a, get)   A[i][k] = get(i, k), i, k < 16
  *   hr_mma_b<T> b; hr_mma_load_bt(b, get)  B[k][n] = get(n, k) (B^T row-major)
+ *   hr_mma_load_a_smem(a, base, ld), hr_mma_load_bt_smem(b, base, ld): the
+ *                  same from shared memory, wide loads (ldmatrix on NVIDIA)
  *   hr_mma_acc c;  hr_mma_run(c, a, b)     C += A B
  *   c.v[e] is C[hr_mma_acc_row(e)][hr_mma_acc_col(e)] for this lane.
  */
@@ -316,6 +318,66 @@ HR_DEVICE void hr_mma_load_bt(hr_mma_b<T> &b, const F &get)
 #pragma unroll
 	for (int e = 0; e < HR_MMA_NB; e++)
 		b.v[e] = get(hr_mma_b_col(t, e), hr_mma_b_k(t, e)).bits;
+}
+
+/*
+ * The same from shared memory: A[i][k] = base[i * ld + k], B[k][n] =
+ * base[n * ld + k]; base and ld * 2 bytes multiples of 16.  AMD paths (and
+ * the host) hold contiguous k in a lane: 16-byte loads; NVIDIA: ldmatrix
+ * (each lane names one 8-element row of the four 8x8 matrices).
+ */
+template <typename T, int N>
+HR_DEVICE void hr_mma_load_row(uint16_t *dst, const T *src)
+{
+#pragma unroll
+	for (int p = 0; p < N; p += 8) {
+		const hr_vecn<uint16_t, (N < 8 ? N : 8)> x =
+			*(const hr_vecn<uint16_t, (N < 8 ? N : 8)> *)(const void *)(src + p);
+
+#pragma unroll
+		for (int c = 0; c < (N < 8 ? N : 8); c++)
+			dst[p + c] = x.v[c];
+	}
+}
+
+#if HR_MMA == HR_MMA_SYNC
+HR_DEVICE void hr_mma_ldmatrix4(uint16_t *dst, const void *row)
+{
+	const unsigned addr = (unsigned)__cvta_generic_to_shared(row);
+	uint32_t r[4];
+
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+	memcpy(dst, r, sizeof(r));
+}
+#endif
+
+template <typename T>
+HR_DEVICE void hr_mma_load_a_smem(hr_mma_a<T> &a, const T *base, int ld)
+{
+	const int t = hr_mma_lane();
+#if HR_MMA == HR_MMA_SYNC
+	/* matrix t / 8: rows 8 (m % 2) .., k 8 (m / 2) .. (a0..a3) */
+	const int m = t / 8;
+
+	hr_mma_ldmatrix4(a.v, base + (t % 8 + 8 * (m % 2)) * ld + 8 * (m / 2));
+#else
+	hr_mma_load_row<T, HR_MMA_NA>(a.v, base + hr_mma_a_row(t, 0) * ld + hr_mma_a_k(t, 0));
+#endif
+}
+
+template <typename T>
+HR_DEVICE void hr_mma_load_bt_smem(hr_mma_b<T> &b, const T *base, int ld)
+{
+	const int t = hr_mma_lane();
+#if HR_MMA == HR_MMA_SYNC
+	/* matrix t / 8: n 8 (m / 2) .., k 8 (m % 2) .. (b0, b1 of n 0-7, then 8-15) */
+	const int m = t / 8;
+
+	hr_mma_ldmatrix4(b.v, base + (t % 8 + 8 * (m / 2)) * ld + 8 * (m % 2));
+#else
+	hr_mma_load_row<T, HR_MMA_NB>(b.v, base + hr_mma_b_col(t, 0) * ld + hr_mma_b_k(t, 0));
+#endif
 }
 
 HR_DEVICE int hr_mma_acc_row(int e) { return hr_mma_c_row(hr_mma_lane(), e); }
