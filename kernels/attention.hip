@@ -423,7 +423,19 @@ HR_DEVICE void flash_varlen(T *out, float *lse, const T *q, const T *k, const T 
 #define ATT_MW HR_MMA_WAVE
 #define ATT_NW (ATT_BLOCK / ATT_MW)             /* waves a block: 2 or 4 */
 #define ATT_MBM (16 * ATT_NW)                   /* query rows a block */
-#define ATT_MBN 32                              /* keys a tile */
+/*
+ * gfx11's A operand is 16 elements a lane (8 VGPRs): Q's fragments in
+ * registers spilled at D >= 80 (256 VGPRs), so the WMMA paths keep Q in
+ * shared memory (ATT_QSMEM) and take 16-key tiles to stay in the LDS bytes
+ * the .list declares.
+ */
+#if HR_MMA == HR_MMA_WMMA11 || HR_MMA == HR_MMA_WMMA12
+#define ATT_QSMEM 1
+#define ATT_MBN 16                              /* keys a tile */
+#else
+#define ATT_QSMEM 0
+#define ATT_MBN 32
+#endif
 #define ATT_MPAD 8                              /* shared row padding (elements) */
 
 /*
@@ -431,14 +443,18 @@ HR_DEVICE void flash_varlen(T *out, float *lse, const T *q, const T *k, const T 
  * put(key, dim, 8 elements) by the block: 16-byte loads when every row is
  * 16-byte aligned (vec), else element by element.
  */
-template <typename T, int D, typename F>
+template <typename T, int D, bool KEYS_FAST, typename F>
 HR_DEVICE void att_stage(const T *src, uint64_t stride, bool vec, int64_t k0, uint64_t kvh,
 			 int64_t t0, int64_t thi, int tid, const F &put)
 {
 	const T zero = hr_from_f32<T>(0.f);
 
 	for (int e = tid; e < ATT_MBN * D / 8; e += ATT_BLOCK) {
-		const int jj = e / (D / 8), dd = e % (D / 8) * 8;
+		/* KEYS_FAST: neighbouring lanes take neighbouring keys, so that
+		 * the transposed store vt[d][key] hits distinct banks (dims
+		 * fastest put 16 lanes 8 rows apart: one bank, 16-way). */
+		const int jj = KEYS_FAST ? e % ATT_MBN : e / (D / 8);
+		const int dd = (KEYS_FAST ? e / ATT_MBN : e % (D / 8)) * 8;
 		const int64_t j = t0 + jj;
 		hr_vecn<T, 8> x;
 
@@ -475,6 +491,9 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 	constexpr int CPL = ATT_MBN / NP;               /* keys a softmax lane */
 	alignas(16) __shared__ T ks[ATT_MBN][D + ATT_MPAD];
 	alignas(16) __shared__ T vt[D][ATT_MBN + ATT_MPAD];
+#if ATT_QSMEM
+	alignas(16) __shared__ T qs[ATT_MBM][D + ATT_MPAD];
+#endif
 #if HR_MMA != HR_MMA_SYNC
 	__shared__ float sw[ATT_NW][16][ATT_MBN + 1];
 	alignas(16) __shared__ T pw[ATT_NW][16][ATT_MBN + ATT_MPAD];
@@ -514,30 +533,46 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 		tlo = tlo < 0 ? 0 : tlo;
 		thi = thi > lk - 1 ? lk - 1 : thi;
 		const float slope = alibi_slopes ? alibi_slopes[h] : 0.f;
+#if ATT_QSMEM
+		hr_mma_a<T> qa[1];
+#else
 		hr_mma_a<T> qa[KD];
+#endif
 		hr_mma_acc o[KD];
 		float m = att_neg_inf(), l = 0.f;
 #if HR_MMA == HR_MMA_SYNC
 		float mr[2] = { att_neg_inf(), att_neg_inf() }, lr[2] = { 0.f, 0.f };
 #endif
 
+#if ATT_QSMEM
+		/* The wave's 16 rows of Q (zeros past lq); only this wave reads them. */
+		for (int e = t; e < 16 * D; e += ATT_MW) {
+			const int i = e / D, c = e % D;
+			const int64_t qi = wfirst + i;
+
+			qs[16 * wv + i][c] = qi < lq ? q[(uint64_t)(q0 + qi) * q_stride + h * D + c] : zero;
+		}
+		(void)qa;
+#endif
 #pragma unroll
 		for (int kk = 0; kk < KD; kk++) {
+#if !ATT_QSMEM
 			hr_mma_load_a(qa[kk], [&](int i, int c) {
 				const int64_t qi = wfirst + i;
 
 				return qi < lq ? q[(uint64_t)(q0 + qi) * q_stride + h * D + kk * 16 + c]
 					       : zero;
 			});
+#endif
 			hr_mma_zero(o[kk]);
 		}
 		for (int64_t t0 = tlo; t0 <= thi; t0 += ATT_MBN) {
 			__syncthreads();        /* the previous tile is consumed */
-			att_stage<T, D>(k, k_stride, kvec, k0, kvh, t0, thi, tid,
+			att_stage<T, D, false>(k, k_stride, kvec, k0, kvh, t0, thi, tid,
 					[&](int jj, int dd, const hr_vecn<T, 8> &x) {
 				*(hr_vecn<T, 8> *)&ks[jj][dd] = x;
 			});
-			att_stage<T, D>(v, v_stride, vvec, k0, kvh, t0, thi, tid,
+			att_stage<T, D, true>(v, v_stride, vvec, k0, kvh, t0, thi, tid,
 					[&](int jj, int dd, const hr_vecn<T, 8> &x) {
 #pragma unroll
 				for (int c = 0; c < 8; c++)
@@ -635,7 +670,14 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 					hr_mma_b<T> kb;
 
 					hr_mma_load_bt_smem(kb, &ks[n * 16][kk * 16], D + ATT_MPAD);
+#if ATT_QSMEM
+					hr_mma_a<T> qk;
+
+					hr_mma_load_a_smem(qk, &qs[16 * wv][kk * 16], D + ATT_MPAD);
+					hr_mma_run(s, qk, kb);
+#else
 					hr_mma_run(s, qa[kk], kb);
+#endif
 				}
 #pragma unroll
 				for (int e = 0; e < HR_MMA_NC; e++) {
