@@ -665,7 +665,13 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 				hr_mma_acc s;
 
 				hr_mma_zero(s);
+				/* Rolled on WMMA: unrolled, the hoisted Q and K fragments
+				 * (8 VGPRs each on gfx11) raise the VGPR count. */
+#if ATT_QSMEM
+#pragma unroll 1
+#else
 #pragma unroll
+#endif
 				for (int kk = 0; kk < KD; kk++) {
 					hr_mma_b<T> kb;
 
