@@ -20,3 +20,6 @@ bench: all $(check_LTLIBRARIES)
 # by hand on the GPU machine, results in doc/BENCHMARKS.md).
 noinst_PROGRAMS += bench/op-forms
 bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la
+# Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
+# timed behind a GPU spin (issue 26; run by hand on the lent machine).
+EXTRA_DIST += bench/attention-prefill.py

@@ -595,4 +595,7 @@ HR_DEVICE int hr_dp4a(int a, int b, int c)
 #endif
 }
 
+/* Matrix units (MFMA, WMMA, mma.sync) and their host emulation. */
+#include "hr-matrix.h"
+
 #endif /* HR_KERNEL_H */

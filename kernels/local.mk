@@ -3,7 +3,7 @@
 # build (plugins/local.mk) embeds each family's source into plugins/F.la,
 # and the library compiles it for the GPU at precompile/run time.
 HR_KERNEL_INCLUDES = kernels/hr-kernel.h kernels/hr-target-facts.h kernels/hr-rows.h \
-	kernels/hr-host.h kernels/hr-host-abi.h
+	kernels/hr-host.h kernels/hr-host-abi.h kernels/hr-matrix.h
 EXTRA_DIST += $(HR_KERNEL_INCLUDES) lib/util-targets.def kernels/gen-target-facts.sh
 # The plugin SDK: an out-of-tree family includes them as the stock ones do
 # (hanzo-rocm-embed -I $(kernelincludedir); pkg-config --variable=kernelincludedir).

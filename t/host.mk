@@ -12,6 +12,7 @@ t/fixtures/host/hostcheck.c: $(top_srcdir)/t/fixtures/host/hostcheck.hip \
 	$(AM_V_GEN)$(MKDIR_P) t/fixtures/host/src && \
 	cp $(top_srcdir)/kernels/hr-kernel.h $(top_srcdir)/kernels/hr-host.h \
 		$(top_srcdir)/kernels/hr-host-abi.h $(top_srcdir)/kernels/hr-target-facts.h \
+		$(top_srcdir)/kernels/hr-matrix.h \
 		$(top_srcdir)/t/fixtures/host/hostcheck.hip t/fixtures/host/src/ && \
 	plugins/hanzo-rocm-embed$(EXEEXT) -o $@ hostcheck t/fixtures/host/src/hostcheck.hip \
 		$(top_srcdir)/t/fixtures/host/hostcheck.list

@@ -125,4 +125,35 @@ for fam in $families; do
 	fi
 done
 
+# The attention prefill takes the matrix path where the target has one
+# (kernels/hr-matrix.h): MFMA on gfx90a for f16/bf16 up to d128, the
+# portable code for f32, d256 and the targets without MFMA bf16_1k/WMMA
+# (gfx908, gfx1030); mma.sync (HMMA) on sm_90.  A wrong target test would
+# silently fall back to the slow path.
+OBJDUMP=$(printf '%s' "$LLVM_READELF" | sed 's/readelf/objdump/')
+# body OBJECT KERNEL: its disassembly
+body() {
+	"$OBJDUMP" -d "$1" | awk -v k="<$2>:" '$2 == k { on = 1; next } on && /^[0-9a-f]+ </ { on = 0 } on'
+}
+a=$T/attention
+if [ -n "$HIPCC" ] && command -v "$OBJDUMP" >/dev/null 2>&1 && [ -s "$a-gfx90a.o" ]; then
+	body "$a-gfx90a.o" flash_attn_varlen_d128_bf16 | grep -q v_mfma_f32_16x16x16bf16_1k &&
+		body "$a-gfx90a.o" flash_attn_varlen_d64_f16 | grep -q v_mfma_f32_16x16x16f16
+	ok $? "attention/gfx90a: the f16/bf16 prefill runs on MFMA"
+	! { body "$a-gfx90a.o" flash_attn_varlen_d256_bf16; body "$a-gfx90a.o" flash_attn_varlen_d128_f32; } |
+		grep -q v_mfma
+	ok $? "attention/gfx90a: d256 and f32 keep the portable prefill"
+	! { "$OBJDUMP" -d "$a-gfx908.o"; "$OBJDUMP" -d "$a-gfx1030.o"; } | grep -q -E 'v_mfma|v_wmma'
+	ok $? "attention: gfx908 and gfx1030 keep the portable prefill"
+else
+	skip 3 "no gfx90a attention object or no llvm-objdump"
+fi
+CUOBJDUMP=$(dirname "${NVCC:-/nonexistent}")/cuobjdump
+if [ -n "$NVCC" ] && [ -x "$CUOBJDUMP" ] && [ -s "$a-sm_90.cubin" ]; then
+	"$CUOBJDUMP" -sass -fun flash_attn_varlen_d128_bf16 "$a-sm_90.cubin" | grep -q 'HMMA\.16816\.F32\.BF16'
+	ok $? "attention/sm_90: the bf16 prefill runs on mma.sync (HMMA.16816)"
+else
+	skip 1 "no sm_90 attention object or no cuobjdump"
+fi
+
 done_testing

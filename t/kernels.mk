@@ -19,3 +19,21 @@ TESTS += t/kernels-matrix.sh
 # the catalogue lines, hanzo-rocm-kernels(7).
 EXTRA_DIST += t/kernels-catalogue.sh
 TESTS += t/kernels-catalogue.sh
+
+# The host emulation of the matrix builtins (kernels/hr-matrix.h) against a
+# scalar product, and the kernel-side register maps of each host path:
+# host-w64 (MFMA), host-w32 (gfx11 WMMA) and gfx12's WMMA layout.
+HR_MATRIX_TESTS = t/test-matrix-w64 t/test-matrix-w32 t/test-matrix-gfx12
+check_PROGRAMS += $(HR_MATRIX_TESTS)
+TESTS += $(HR_MATRIX_TESTS)
+HR_MATRIX_CXXFLAGS = -std=c++17 -O1 -Wall -Wextra -Wno-unknown-pragmas -Werror
+HR_MATRIX_CPPFLAGS = -I$(top_srcdir)/kernels -DHR_HOST=1
+t_test_matrix_w64_SOURCES = t/test-matrix.cc
+t_test_matrix_w64_CXXFLAGS = $(HR_MATRIX_CXXFLAGS)
+t_test_matrix_w64_CPPFLAGS = $(HR_MATRIX_CPPFLAGS) -DHR_HOST_WAVE=64
+t_test_matrix_w32_SOURCES = t/test-matrix.cc
+t_test_matrix_w32_CXXFLAGS = $(HR_MATRIX_CXXFLAGS)
+t_test_matrix_w32_CPPFLAGS = $(HR_MATRIX_CPPFLAGS) -DHR_HOST_WAVE=32
+t_test_matrix_gfx12_SOURCES = t/test-matrix.cc
+t_test_matrix_gfx12_CXXFLAGS = $(HR_MATRIX_CXXFLAGS)
+t_test_matrix_gfx12_CPPFLAGS = $(HR_MATRIX_CPPFLAGS) -DHR_HOST_WAVE=32 -DHR_HOST_MMA=HR_MMA_WMMA12
