@@ -16,4 +16,4 @@ bench: all $(check_LTLIBRARIES)
 # hanzo_rocm_op_run against the one-pass and split forms by hand (GPU; run
 # by hand on the GPU machine, results in doc/BENCHMARKS.md).
 noinst_PROGRAMS += bench/op-forms
-bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la
+bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
