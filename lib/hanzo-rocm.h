@@ -299,7 +299,13 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * split pass (split-K): when its geometry splits the keys (few rows, long
  * context: rows = num_seqs x num_heads, cols = the longest context) the
  * call runs paged_attention_combine_T after it on a workspace of rows x
- * splits x (D + 1) x 4 bytes.  Where it has a wide form (the sorts, form
+ * splits x (D + 1) x 4 bytes.  The quantized mat-vec
+ * dequantize_mul_mat_vec_Q (rows = the weight's rows, cols its columns, a
+ * multiple of its block: 32, 256 for the K formats) runs as quantize_q8_1
+ * of y then mul_mat_vec_Q_q8_1_cudaB for .batch columns of y (B = 1..8 a
+ * launch; .src: batch x cols floats, .dst: batch x rows floats, the
+ * weights the named pointer vx) on a workspace of 8 x cols / 32 x 36
+ * bytes.  Where it has a wide form (the sorts, form
  * "shared"), rows that do not fit shared memory run the wide form on a
  * workspace of rows x ncols_pad x 4 bytes.  Work is rows x cols: rows of cols
  * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
@@ -343,6 +349,7 @@ struct hanzo_rocm_op_args {
 	 * signature's types; NULL / 0: none. */
 	const struct hanzo_rocm_op_arg *named;
 	size_t n_named;
+	size_t batch;           /* quantized mat-vec: columns of y; 0: 1 */
 };
 
 /*

@@ -21,6 +21,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel-catalogue.h"
@@ -422,6 +423,106 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 	return 0;
 }
 
+/*
+ * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
+ * as quantize_q8_1 + mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a
+ * launch (the q8_1 form: twice the f32 form's bandwidth on an H100,
+ * doc/BENCHMARKS.md), on a workspace of 8 columns' q8_1 blocks reused
+ * batch after batch (stream order keeps them apart).
+ */
+#define Q8_1_BYTES 36u
+#define QMV_PREFIX "dequantize_mul_mat_vec_"
+#define QMV_MAX_B 8u
+
+static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
+{
+	struct hr_kernel_view v;
+	const char *q;
+
+	hr_kernel_view(k, &v);
+	if (!is(v.family, "quantized") || strncmp(v.name, QMV_PREFIX, strlen(QMV_PREFIX)) != 0)
+		return false;
+	q = v.name + strlen(QMV_PREFIX);
+	if (strlen(q) >= 32)
+		return false;
+	strcpy(fmt, q);
+	*block = q[strlen(q) - 1] == 'K' ? 256 : 32;
+	return true;
+}
+
+static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t rows,
+                    uint64_t cols, struct plan *p)
+{
+	struct hr_kernel_view v;
+
+	memset(p, 0, sizeof(*p));
+	p->form = "q8_1";
+	if (rows == 0 || cols == 0)
+		return 0;
+	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
+		hr_kernel_view(k, &v);
+		hr_err(v.ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u, both within int\n",
+		       v.name, (unsigned long long)rows, (unsigned long long)cols, block);
+		return cols % block ? -EINVAL : -E2BIG;
+	}
+	p->ws = (size_t)(QMV_MAX_B * (cols / 32) * Q8_1_BYTES);
+	p->splits = 1;
+	return 0;
+}
+
+/* Run it: y = .src (batch columns of cols floats), vx named, dst batch x rows floats. */
+static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, uint64_t cols,
+                   const struct hanzo_rocm_op_args *a)
+{
+	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx");
+	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B] = { NULL };
+	uint64_t batch = a->batch ? a->batch : 1;
+	struct hr_kernel_view v;
+	char name[HR_CAT_MAX_NAME];
+	const void *vx = NULL;
+	int r, icols = (int)cols, irows = (int)rows;
+
+	hr_kernel_view(k, &v);
+	if (!nvx || nvx->bytes != sizeof(vx) || !nvx->value || !a->src || !a->dst) {
+		hr_err(v.ctx, "kernel %s: the operation takes y in .src, dst, and the weights as "
+		       "the named pointer vx\n", v.name);
+		return -EINVAL;
+	}
+	memcpy(&vx, nvx->value, sizeof(vx));
+	if (!vx || (a->workspace_size && !a->workspace))
+		return -EINVAL;
+	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, "quantize_q8_1", &quant);
+	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b - 1]);
+	}
+	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
+		unsigned b = (unsigned)(batch % QMV_MAX_B);
+
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b - 1]);
+	}
+	if (r < 0)
+		return r;
+	if (batch > UINT64_MAX / cols / 4 || batch > UINT64_MAX / rows / 4)
+		return -EOVERFLOW;
+	for (uint64_t j = 0; j < batch; j += QMV_MAX_B) {
+		const unsigned b = (unsigned)(batch - j < QMV_MAX_B ? batch - j : QMV_MAX_B);
+		const float *y = (const float *)a->src + j * cols;
+		float *dst = (float *)a->dst + j * rows;
+		void *vy = a->workspace;
+		void *qa[] = { &y, &vy, &icols, &icols };
+		void *ma[] = { &vx, &vy, &dst, &icols, &irows, &icols, &irows };
+
+		r = hanzo_rocm_kernel_launch_work(quant, b, cols / 32, a->stream, qa);
+		if (r == 0)
+			r = hanzo_rocm_kernel_launch_work(mv[b - 1], rows, cols, a->stream, ma);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* What hanzo_rocm_op_run runs for rows x cols (f: k's forms). */
 static int plan_make(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t rows,
                      uint64_t cols, struct plan *p)
@@ -471,6 +572,22 @@ static int plan_make(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_
 	return 0;
 }
 
+/* The plan of any operation: the quantized mat-vec's or the forms'. */
+static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, uint64_t cols,
+                   struct plan *p)
+{
+	unsigned block;
+	char fmt[32];
+	int r;
+
+	if (qmv_match(k, fmt, &block)) {
+		memset(f, 0, sizeof(*f));
+		return qmv_plan(k, block, rows, cols, p);
+	}
+	r = forms_get(k, f);
+	return r < 0 ? r : plan_make(k, f, rows, cols, p);
+}
+
 HR_EXPORT int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
                                       uint64_t cols, size_t *bytes)
 {
@@ -481,9 +598,7 @@ HR_EXPORT int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t
 	if (!kernel || !bytes)
 		return -EINVAL;
 	*bytes = 0;
-	r = forms_get(kernel, &f);
-	if (r == 0)
-		r = plan_make(kernel, &f, rows, cols, &p);
+	r = op_plan(kernel, &f, rows, cols, &p);
 	if (r == 0)
 		*bytes = p.ws;
 	return r;
@@ -502,9 +617,7 @@ HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, ui
 	r = hanzo_rocm_kernel_geometry(kernel, rows, cols, &x.geometry);
 	if (r < 0)
 		return r;
-	r = forms_get(kernel, &f);
-	if (r == 0)
-		r = plan_make(kernel, &f, rows, cols, &p);
+	r = op_plan(kernel, &f, rows, cols, &p);
 	if (r < 0)
 		return r;
 	if (f.own_partial && !(f.self_split && x.geometry.splits <= 1))
@@ -519,7 +632,7 @@ HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, ui
 	x.size = geometry->size < sizeof(x) ? geometry->size : sizeof(x);
 	x.op_workspace = p.ws;
 	x.op_form = p.form;
-	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split ? 2 : 1;
+	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || is(p.form, "q8_1") ? 2 : 1;
 	memcpy(geometry, &x, x.size);
 	return 0;
 }
@@ -539,9 +652,7 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 	memcpy(&a, args, args->size < sizeof(a) ? args->size : sizeof(a));
 	if (a.n_named && !a.named)
 		return -EINVAL;
-	r = forms_get(kernel, &f);
-	if (r == 0)
-		r = plan_make(kernel, &f, rows, cols, &p);
+	r = op_plan(kernel, &f, rows, cols, &p);
 	if (r < 0 || rows == 0 || cols == 0)
 		return r;
 	if (p.ws > a.workspace_size) {
@@ -551,6 +662,13 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		hr_err(v.ctx, "kernel %s: %llu x %llu needs %zu workspace bytes, %zu given\n", v.name,
 		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
 		return -ENOSPC;
+	}
+	if (is(p.form, "q8_1")) {
+		unsigned block;
+		char fmt[32];
+
+		qmv_match(kernel, fmt, &block);
+		return qmv_run(kernel, fmt, rows, cols, &a);
 	}
 	in = (struct bind_in){ .a = &a, .rows = rows, .cols = cols, .splits = p.splits,
 	                       .block = p.g.block[0], .ws_needed = p.ws > 0 };

@@ -6,7 +6,8 @@
  * against a float64 reference; its checks (workspace, rows against
  * num_seqs x num_heads, named values' sizes, head_dim) refusing before any
  * launch; hanzo_rocm_kernel_geometry_ex's workspace bytes; and the split
- * rule's floor (2 or 3 splits run the one-pass kernel).
+ * rule's floor (2 or 3 splits run the one-pass kernel); the quantized
+ * mat-vec's operation (q8_1 form, batches of 8 columns).
  */
 #include <errno.h>
 #include <math.h>
@@ -336,6 +337,87 @@ static void test_geometry_ex(unsigned dev)
 	is_int(hanzo_rocm_kernel_geometry_ex(NULL, 1, 1, &gx), -EINVAL, "geometry_ex(NULL): -EINVAL");
 }
 
+/*
+ * The quantized mat-vec operation: q8_0 weights (37 rows x 256), 11 columns
+ * of y (a launch of 8 then of 3), against float64 of the dequantized
+ * weights; the q8_1 activations' rounding bounds the error (1% of
+ * sum |w||y|; a column left out or misplaced is off by the whole).
+ */
+static void test_quantized(unsigned dev)
+{
+	enum { R = 37, C = 256, B = 11, BLK = 34 };
+	struct hanzo_rocm_kernel *k = NULL;
+	struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+	uint8_t *w = malloc(R * C / 32 * BLK);
+	float *y = malloc(B * C * 4), *dst = malloc(B * R * 4);
+	unsigned char *ws = NULL;
+	size_t bytes = 0;
+	double worst = 0;
+	bool all = true;
+
+	if (!w || !y || !dst ||
+	    hanzo_rocm_kernel_get(ctx, dev, "quantized", "dequantize_mul_mat_vec_q8_0", &k) < 0) {
+		ok(0, "dev %u: quantized loads", dev);
+		goto out;
+	}
+	for (size_t b = 0; b < R * C / 32; b++) {
+		w[b * BLK] = 0x00;              /* d = 2^-6 as IEEE half 0x2400 */
+		w[b * BLK + 1] = 0x24;
+		for (int i = 0; i < 32; i++)
+			w[b * BLK + 2 + i] = (uint8_t)(int8_t)(rnd() * 127);
+	}
+	for (size_t i = 0; i < B * C; i++)
+		y[i] = rnd();
+	is_int(hanzo_rocm_kernel_geometry_ex(k, R, C, &gx), 0, "dev %u: q8_0 mat-vec 37 x 256: geometry_ex", dev);
+	ok(strcmp(gx.op_form, "q8_1") == 0 && gx.op_workspace == 8 * C / 32 * 36,
+	   "dev %u:   ... the q8_1 form, 8 columns of q8_1 blocks (%s, %zu)", dev, gx.op_form,
+	   gx.op_workspace);
+	is_int(hanzo_rocm_op_workspace(k, R, C, &bytes), 0, "dev %u:   ... op_workspace", dev);
+	ws = malloc(bytes ? bytes : 1);
+	const void *vx = w;
+	struct hanzo_rocm_op_arg named = { "vx", &vx, sizeof(vx) };
+	struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = y, .dst = dst, .workspace = ws,
+	                                 .workspace_size = bytes - 1, .named = &named,
+	                                 .n_named = 1, .batch = B };
+
+	for (size_t i = 0; i < B * R; i++)
+		dst[i] = NAN;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -ENOSPC, "dev %u: a workspace one byte short: -ENOSPC", dev);
+	oa.workspace_size = bytes;
+	is_int(hanzo_rocm_op_run(k, R, C - 16, &oa), -EINVAL, "dev %u: cols not a multiple of 32: -EINVAL", dev);
+	oa.n_named = 0;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "dev %u: no vx: -EINVAL", dev);
+	oa.n_named = 1;
+	all = isnan(dst[0]) && isnan(dst[B * R - 1]);
+	ok(all, "dev %u:   ... nothing launched", dev);
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "dev %u: 11 columns of y run", dev);
+	all = true;
+	for (size_t j = 0; j < B; j++)
+		for (size_t r = 0; r < R; r++) {
+			double ref = 0, mag = 0;
+
+			for (size_t c = 0; c < C; c++) {
+				const uint8_t *blk = w + (r * C / 32 + c / 32) * BLK;
+				double wv = (double)(int8_t)blk[2 + c % 32] / 64.0;
+
+				ref += wv * y[j * C + c];
+				mag += fabs(wv * y[j * C + c]);
+			}
+			double e = fabs(dst[j * R + r] - ref) / mag;
+
+			if (!(e <= 1e-2))
+				all = false;
+			if (e > worst)
+				worst = e;
+		}
+	ok(all, "dev %u:   ... every column matches float64 (worst %.3g of sum |w||y|)", dev, worst);
+out:
+	free(w);
+	free(y);
+	free(dst);
+	free(ws);
+}
+
 int main(void)
 {
 	const char *top = getenv("top_builddir");
@@ -360,6 +442,8 @@ int main(void)
 		test_geometry_ex(0);
 		test_geometry_ex(1);
 		test_attention(0);
+		test_quantized(0);
+		test_quantized(1);
 	} else {
 		skip(1, "no context with two host devices");
 	}
