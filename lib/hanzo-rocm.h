@@ -217,6 +217,19 @@ int hanzo_rocm_layout_from_candle(struct hanzo_rocm_layout *layout,
 int hanzo_rocm_layout_to_candle(const struct hanzo_rocm_layout *layout,
                                 size_t num_dims, size_t n_operands,
                                 size_t *dims_and_strides);
+/*
+ * The conv family's info (conv1d/2d, conv_transpose1d/2d, im2col, im2col1d,
+ * the pools, the upsamplings - not the element-wise layout above): candle's
+ * packed array, for each of n_tensors tensors (1: the source; 2 for the
+ * convolutions: the source, then the kernel weights) its num_dims dims then
+ * its num_dims strides in elements (strides NULL, or strides[t] NULL:
+ * contiguous row-major), into layout->v in that order, the rest zeroed.
+ * -EINVAL: NULL layout or dims, num_dims 0, or more than 32 values.
+ * Since HANZO_ROCM_4.
+ */
+int hanzo_rocm_layout_packed(struct hanzo_rocm_layout *layout, size_t num_dims,
+                             size_t n_tensors, const size_t *const *dims,
+                             const size_t *const *strides);
 
 
 /*

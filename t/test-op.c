@@ -7,7 +7,8 @@
  * num_seqs x num_heads, named values' sizes, head_dim) refusing before any
  * launch; hanzo_rocm_kernel_geometry_ex's workspace bytes; and the split
  * rule's floor (2 or 3 splits run the one-pass kernel); the quantized
- * mat-vec's operation (q8_1 form, batches of 8 columns).
+ * mat-vec's operation (q8_1 form, batches of 8 columns); conv's info
+ * built by hanzo_rocm_layout_packed.
  */
 #include <errno.h>
 #include <math.h>
@@ -418,6 +419,70 @@ out:
 	free(ws);
 }
 
+/*
+ * conv2d's info built with hanzo_rocm_layout_packed (the source transposed
+ * in memory: strides given; the kernel weights contiguous: NULL), against
+ * float64; and the packed array is candle's: dims, strides, dims, strides.
+ */
+static void test_conv_info(unsigned dev)
+{
+	enum { CB = 2, CI = 2, H = 5, W = 6, CO = 3, KH = 3, KW = 2, PAD = 1 };
+	enum { HO = H + 2 * PAD - KH + 1, WO = W + 2 * PAD - KW + 1 };
+	static const size_t sd[4] = { CB, CI, H, W }, kd[4] = { CO, CI, KH, KW };
+	static const size_t ss[4] = { CI * H * W, H * W, 1, H };   /* (b, c, w, h) in memory */
+	const size_t *dims[2] = { sd, kd }, *strides[2] = { ss, NULL };
+	struct hanzo_rocm_kernel *k = NULL;
+	struct hanzo_rocm_layout info;
+	float src[CB * CI * H * W], ker[CO * CI * KH * KW], dst[CB * CO * HO * WO];
+	size_t numel = sizeof(src) / 4, wo = WO, ho = HO, one = 1, pad = PAD;
+	double worst = 0;
+
+	is_int(hanzo_rocm_layout_packed(&info, 4, 2, dims, strides), 0, "layout_packed: conv2d's info");
+	ok(info.v[0] == CB && info.v[3] == W && info.v[4] == CI * H * W && info.v[7] == H &&
+	   info.v[8] == CO && info.v[11] == KW && info.v[12] == CI * KH * KW && info.v[15] == 1 &&
+	   info.v[16] == 0, "  ... candle's array: src dims, its strides, kernel dims, its strides");
+	is_int(hanzo_rocm_layout_packed(&info, 4, 5, dims, strides), -EINVAL, "  ... 40 values: -EINVAL");
+	is_int(hanzo_rocm_layout_packed(&info, 0, 1, dims, NULL), -EINVAL, "  ... 0 dims: -EINVAL");
+	hanzo_rocm_layout_packed(&info, 4, 2, dims, strides);
+	if (hanzo_rocm_kernel_get(ctx, dev, "conv", "conv2d_f32", &k) < 0) {
+		ok(0, "dev %u: conv loads", dev);
+		return;
+	}
+	for (size_t i = 0; i < numel; i++)
+		src[i] = rnd();
+	for (size_t i = 0; i < sizeof(ker) / 4; i++)
+		ker[i] = rnd();
+	for (size_t i = 0; i < sizeof(dst) / 4; i++)
+		dst[i] = NAN;
+	float *ps = src, *pk = ker, *pd = dst;
+	void *args[] = { &numel, &wo, &ho, &one, &pad, &one, &info, &ps, &pk, &pd };
+
+	is_int(hanzo_rocm_kernel_launch_work(k, sizeof(dst) / 4, 1, NULL, args), 0,
+	       "dev %u: conv2d_f32 over a transposed source, info from layout_packed", dev);
+	for (int b = 0; b < CB; b++)
+		for (int co = 0; co < CO; co++)
+			for (int y = 0; y < HO; y++)
+				for (int x = 0; x < WO; x++) {
+					double ref = 0;
+
+					for (int ci = 0; ci < CI; ci++)
+						for (int ky = 0; ky < KH; ky++)
+							for (int kx = 0; kx < KW; kx++) {
+								int iy = y + ky - PAD, ix = x + kx - PAD;
+
+								if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+									continue;
+								ref += (double)src[b * ss[0] + ci * ss[1] + (size_t)iy * ss[2] + (size_t)ix * ss[3]] *
+								       ker[((co * CI + ci) * KH + ky) * KW + kx];
+							}
+					double e = fabs(dst[((b * CO + co) * HO + y) * WO + x] - ref);
+
+					if (!(e <= worst))
+						worst = e;
+				}
+	ok(worst < 1e-5, "dev %u:   ... matches float64 (%.3g)", dev, worst);
+}
+
 int main(void)
 {
 	const char *top = getenv("top_builddir");
@@ -444,6 +509,7 @@ int main(void)
 		test_attention(0);
 		test_quantized(0);
 		test_quantized(1);
+		test_conv_info(0);
 	} else {
 		skip(1, "no context with two host devices");
 	}
