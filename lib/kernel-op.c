@@ -475,7 +475,7 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
                    const struct hanzo_rocm_op_args *a)
 {
 	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx");
-	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B] = { NULL };
+	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B + 1] = { NULL };   /* mv[B]: B columns */
 	uint64_t batch = a->batch ? a->batch : 1;
 	struct hr_kernel_view v;
 	char name[HR_CAT_MAX_NAME];
@@ -494,13 +494,13 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, "quantize_q8_1", &quant);
 	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
 		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
-		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b - 1]);
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b]);
 	}
 	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
 		unsigned b = (unsigned)(batch % QMV_MAX_B);
 
 		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
-		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b - 1]);
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b]);
 	}
 	if (r < 0)
 		return r;
@@ -516,7 +516,7 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 
 		r = hanzo_rocm_kernel_launch_work(quant, b, cols / 32, a->stream, qa);
 		if (r == 0)
-			r = hanzo_rocm_kernel_launch_work(mv[b - 1], rows, cols, a->stream, ma);
+			r = hanzo_rocm_kernel_launch_work(mv[b], rows, cols, a->stream, ma);
 		if (r < 0)
 			return r;
 	}
