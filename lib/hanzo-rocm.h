@@ -331,7 +331,9 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * block_size the block the library launches; ncols_pad the smallest power
  * of two >= cols; ws and splits the workspace.  Any other argument takes
  * the value of the same name in .named (a named value also overrides a
- * built-in one, except ws and splits, which are the call's own: -EINVAL);
+ * built-in one - attention's block_size is its page size - except ws and
+ * splits, the call's own, and a size it derives from rows x cols, which
+ * must agree: -EINVAL);
  * its bytes must equal the argument's size (-EINVAL).  Where a kernel
  * takes num_seqs and num_heads, rows must be their product, and a second
  * pass taking head_dim must agree with the split pass's partials (-EINVAL;

@@ -273,6 +273,25 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, stru
 				return -EINVAL;
 			}
 			memcpy(val, na->value, na->bytes);
+			/* a size the call derives from rows x cols: the same or refused */
+			enum code c = classify(arg, &why);
+			unsigned base = c & ~C_WIDE;
+
+			if (base == C_COLS || base == C_NUMEL || base == C_ROWS || base == C_PAD ||
+			    base == C_NDIMS) {
+				union val mine;
+
+				memset(&mine, 0, sizeof(mine));
+				r = value(k, c, in, &mine);
+				if (r < 0)
+					return r;
+				if (memcmp(&mine, val, arg->bytes) != 0) {
+					hr_err(v.ctx, "kernel %s: named %s disagrees with the %llu x %llu "
+					       "the call was given\n", v.name, arg->name,
+					       (unsigned long long)in->rows, (unsigned long long)in->cols);
+					return -EINVAL;
+				}
+			}
 		} else {
 			enum code c = classify(arg, &why);
 

@@ -335,6 +335,21 @@ static void test_geometry_ex(unsigned dev)
 		   (double)y, want);
 		free(x);
 	}
+	{
+		/* a named size the call derives must agree with rows x cols */
+		float x[64] = { 0 }, y = -1;
+		uint64_t numel = 64 * 2;
+		struct hanzo_rocm_op_arg nn = { "src_numel", &numel, sizeof(numel) };
+		struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = x, .dst = &y,
+		                                 .named = &nn, .n_named = 1 };
+
+		is_int(hanzo_rocm_op_run(k, 1, 64, &oa), -EINVAL,
+		       "dev %u: a named src_numel of 128 for 1 x 64: -EINVAL", dev);
+		ok(y == -1, "dev %u:   ... nothing launched", dev);
+		numel = 64;
+		is_int(hanzo_rocm_op_run(k, 1, 64, &oa), 0, "dev %u:   ... 64 agrees: runs", dev);
+		ok(y == 0, "dev %u:   ... sums right (%g)", dev, (double)y);
+	}
 	is_int(hanzo_rocm_kernel_geometry_ex(NULL, 1, 1, &gx), -EINVAL, "geometry_ex(NULL): -EINVAL");
 }
 
