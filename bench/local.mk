@@ -19,7 +19,7 @@ bench: all $(check_LTLIBRARIES)
 # hanzo_rocm_op_run against the one-pass and split forms by hand (GPU; run
 # by hand on the GPU machine, results in doc/BENCHMARKS.md).
 noinst_PROGRAMS += bench/op-forms
-bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la
+bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
 # Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
 # timed behind a GPU spin (issue 26; run by hand on the lent machine).
 EXTRA_DIST += bench/attention-prefill.py

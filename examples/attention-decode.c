@@ -13,7 +13,9 @@
  *      keys; hanzo_rocm_kernel_geometry says whether the library splits
  *      the keys (few rows, long sequences: flash-decoding), and then
  *      paged_attention_combine_f16 merges the splits from a workspace of
- *      splits * rows * (128 + 1) floats.
+ *      splits * rows * (128 + 1) floats;
+ *   3. the same decode through hanzo_rocm_op_run, which does step 2's
+ *      choosing itself (the output must be the same bytes).
  *
  * Build and run as examples/vector-add.c (its header); on the host backend:
  *   HANZO_ROCM_HOST=host-w64 _build/main/hanzo-rocm --run examples/attention-decode
@@ -349,7 +351,46 @@ int main(void)
 				maxlse = lerr;
 		}
 	}
-	const int good = s && maxerr <= 1e-3 && maxlse <= 1e-4;
+	/* 3. The same decode as one operation call: the library picks the
+	 *    splits, states the workspace and runs the combine; the arguments
+	 *    it cannot derive go by name (checked against the signature). */
+	uint16_t *oh2 = malloc(rows * HD * 2);
+	uint64_t dout2 = 0, dws2 = 0;
+	size_t opws = 0;
+	int same = 0;
+	struct hanzo_rocm_op_arg named[] = {
+		{ "out", &dout2, sizeof(dout2) }, { "lse", &dlse, sizeof(dlse) },
+		{ "q", &dq, sizeof(dq) }, { "key_cache", &dkc, sizeof(dkc) },
+		{ "value_cache", &dvc, sizeof(dvc) }, { "block_tables", &dbt, sizeof(dbt) },
+		{ "seq_lens", &dlen, sizeof(dlen) }, { "alibi_slopes", &null, sizeof(null) },
+		{ "num_seqs", &nseq, sizeof(nseq) }, { "num_heads", &nq, sizeof(nq) },
+		{ "num_kv_heads", &nkv, sizeof(nkv) }, { "block_size", &bs, sizeof(bs) },
+		{ "max_blocks_per_seq", &mb, sizeof(mb) }, { "num_blocks", &nblocks, sizeof(nblocks) },
+		{ "q_stride", &qstride, sizeof(qstride) }, { "scale", &scale, sizeof(scale) },
+		{ "softcap", &softcap, sizeof(softcap) }, { "window_left", &window, sizeof(window) },
+		{ "head_dim", &hd, sizeof(hd) },
+	};
+	r = hanzo_rocm_op_workspace(decode, rows, (uint64_t)lens[0], &opws);
+	if (r == 0 && oh2 && mem.alloc(&mem, &dout2, rows * HD * 2) == 0 &&
+	    (opws == 0 || mem.alloc(&mem, &dws2, opws) == 0)) {
+		struct hanzo_rocm_op_args oa = { .size = sizeof(oa),
+		                                 .workspace = (void *)(uintptr_t)dws2,
+		                                 .workspace_size = opws, .named = named,
+		                                 .n_named = sizeof(named) / sizeof(named[0]) };
+
+		r = hanzo_rocm_op_run(decode, rows, (uint64_t)lens[0], &oa);
+		same = r == 0 && mem.dtoh(&mem, oh2, dout2, rows * HD * 2) == 0 &&
+		       memcmp(oh, oh2, rows * HD * 2) == 0;
+	}
+	printf("operation call: workspace %zu bytes, %s\n", opws,
+	       same ? "the same output: OK" : "WRONG");
+	if (dout2)
+		mem.release(&mem, dout2);
+	if (dws2)
+		mem.release(&mem, dws2);
+	free(oh2);
+
+	const int good = s && maxerr <= 1e-3 && maxlse <= 1e-4 && same;
 
 	printf("decode step: %d sequences, %d query heads / %d kv heads, head %d, %zu cached "
 	       "tokens: max error %.3g (lse %.3g): %s\n", NSEQ, NQ, NKV, HD, ntok, maxerr, maxlse,

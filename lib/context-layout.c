@@ -76,3 +76,31 @@ HR_EXPORT int hanzo_rocm_layout_to_candle(const struct hanzo_rocm_layout *layout
 			dims_and_strides[op * num_dims + d] = (size_t)layout->v[DIMS * op + d];
 	return 0;
 }
+
+HR_EXPORT int hanzo_rocm_layout_packed(struct hanzo_rocm_layout *layout, size_t num_dims,
+                                       size_t n_tensors, const size_t *const *dims,
+                                       const size_t *const *strides)
+{
+	size_t at = 0;
+
+	if (!layout || !dims || num_dims == 0 || n_tensors == 0 ||
+	    n_tensors > sizeof(layout->v) / sizeof(layout->v[0]) / 2 / num_dims)
+		return -EINVAL;
+	for (size_t t = 0; t < n_tensors; t++)
+		if (!dims[t])
+			return -EINVAL;
+	memset(layout, 0, sizeof(*layout));
+	for (size_t t = 0; t < n_tensors; t++) {
+		const size_t *s = strides ? strides[t] : NULL;
+		uint64_t acc = 1;
+
+		for (size_t d = 0; d < num_dims; d++)
+			layout->v[at + d] = dims[t][d];
+		for (size_t d = num_dims; d-- > 0;) {
+			layout->v[at + num_dims + d] = s ? s[d] : acc;
+			acc *= dims[t][d];
+		}
+		at += 2 * num_dims;
+	}
+	return 0;
+}

@@ -168,6 +168,30 @@ int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
                                uint64_t cols, struct hanzo_rocm_geometry *geometry);
 
 /*
+ * The geometry with the workspace: what hanzo_rocm_kernel_geometry says,
+ * the bytes of workspace the kernel's own launch needs for that work (its
+ * family's "#@ws" rule: a split pass rows x splits x bytes per partial, a
+ * wide form rows x padded cols x bytes per column; attention's decode with
+ * one split none; 0: the kernel takes no workspace), and what
+ * hanzo_rocm_op_run would do with it: its form ("single", "one-pass",
+ * "split", "shared", "wide"; a static string), its number of launches and
+ * the workspace it needs (hanzo_rocm_op_workspace's bytes).  Set .size to
+ * sizeof(struct hanzo_rocm_geometry_ex): the library fills only what size
+ * covers (the struct may grow).  Errors as hanzo_rocm_kernel_geometry and
+ * hanzo_rocm_op_workspace; -EINVAL for a NULL or too small struct.
+ */
+struct hanzo_rocm_geometry_ex {
+	size_t size;
+	struct hanzo_rocm_geometry geometry;
+	size_t workspace;       /* this kernel's own launch */
+	size_t op_workspace;    /* hanzo_rocm_op_run's */
+	const char *op_form;
+	unsigned op_passes;
+};
+int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                                  uint64_t cols, struct hanzo_rocm_geometry_ex *geometry);
+
+/*
  * The kernels' tensor layout, passed by value (no device copy of shapes):
  * v[0..8) dims, then the strides (in elements, 0 = broadcast) of operand 0
  * at v[8..16), operand 1 at v[16..24), operand 2 at v[24..32).  A kernel's
@@ -203,6 +227,19 @@ int hanzo_rocm_layout_from_candle(struct hanzo_rocm_layout *layout,
 int hanzo_rocm_layout_to_candle(const struct hanzo_rocm_layout *layout,
                                 size_t num_dims, size_t n_operands,
                                 size_t *dims_and_strides);
+/*
+ * The conv family's info (conv1d/2d, conv_transpose1d/2d, im2col, im2col1d,
+ * the pools, the upsamplings - not the element-wise layout above): candle's
+ * packed array, for each of n_tensors tensors (1: the source; 2 for the
+ * convolutions: the source, then the kernel weights) its num_dims dims then
+ * its num_dims strides in elements (strides NULL, or strides[t] NULL:
+ * contiguous row-major), into layout->v in that order, the rest zeroed.
+ * -EINVAL: NULL layout or dims, num_dims 0, or more than 32 values.
+ * Since HANZO_ROCM_4.
+ */
+int hanzo_rocm_layout_packed(struct hanzo_rocm_layout *layout, size_t num_dims,
+                             size_t n_tensors, const size_t *const *dims,
+                             const size_t *const *strides);
 
 
 /*
@@ -279,8 +316,19 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * rmsnorm, layernorm, add_rmsnorm and the reductions fast_{sum,min,max,
  * argmin,argmax} (form "one-pass" in the catalogue) - the library picks
  * the split form when the rows are too few to fill the device and long
- * (the split kernel's geometry has more than one split), else the one-pass
- * kernel, and runs every pass.  Where it has a wide form (the sorts, form
+ * (the split kernel's geometry has at least 4 splits: below that the
+ * one-pass kernel was as fast on the GPU), else the one-pass kernel, and
+ * runs every pass.  Attention's decode paged_attention_dD_T is its own
+ * split pass (split-K): when its geometry splits the keys (few rows, long
+ * context: rows = num_seqs x num_heads, cols = the longest context) the
+ * call runs paged_attention_combine_T after it on a workspace of rows x
+ * splits x (D + 1) x 4 bytes.  The quantized mat-vec
+ * dequantize_mul_mat_vec_Q (rows = the weight's rows, cols its columns, a
+ * multiple of its block: 32, 256 for the K formats) runs as quantize_q8_1
+ * of y then mul_mat_vec_Q_q8_1_cudaB for .batch columns of y (B = 1..8 a
+ * launch; .src: batch x cols floats, .dst: batch x rows floats, the
+ * weights the named pointer vx) on a workspace of 8 x cols / 32 x 36
+ * bytes.  Where it has a wide form (the sorts, form
  * "shared"), rows that do not fit shared memory run the wide form on a
  * workspace of rows x ncols_pad x 4 bytes.  Work is rows x cols: rows of cols
  * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
@@ -291,11 +339,24 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * residual_out and eps their fields; ncols, el_to_sum_per_block the cols;
  * src_numel rows x cols; num_dims 0 and info a zeroed layout (contiguous);
  * block_size the block the library launches; ncols_pad the smallest power
- * of two >= cols; ws and splits the workspace.
- * A kernel with any other argument is -ENOTSUP (launch it yourself); a
- * missing required pointer is -EINVAL; cols over an int argument's range
- * is -E2BIG.
+ * of two >= cols; ws and splits the workspace.  Any other argument takes
+ * the value of the same name in .named (a named value also overrides a
+ * built-in one - attention's block_size is its page size - except ws and
+ * splits, the call's own, and a size it derives from rows x cols, which
+ * must agree: -EINVAL);
+ * its bytes must equal the argument's size (-EINVAL).  Where a kernel
+ * takes num_seqs and num_heads, rows must be their product, and a second
+ * pass taking head_dim must agree with the split pass's partials (-EINVAL;
+ * its work is rows x head_dim).  Named values no pass takes are ignored.
+ * A kernel with an argument that has no value is -ENOTSUP (launch it
+ * yourself); a missing required pointer is -EINVAL; cols over an int
+ * argument's range is -E2BIG.
  */
+struct hanzo_rocm_op_arg {
+	const char *name;       /* as in the kernel's signature */
+	const void *value;      /* the value (for a pointer argument: the pointer's address) */
+	size_t bytes;           /* sizeof the value: must equal the argument's size */
+};
 struct hanzo_rocm_op_args {
 	size_t size;            /* sizeof(struct hanzo_rocm_op_args) */
 	const void *src;
@@ -308,7 +369,14 @@ struct hanzo_rocm_op_args {
 	void *workspace;        /* device memory of workspace_size bytes */
 	size_t workspace_size;
 	void *stream;           /* hipStream_t / CUstream; NULL: default */
+	/* Since HANZO_ROCM_4: values by name for the arguments the call cannot
+	 * derive (attention's q, caches, tables, scale, ...), checked against the
+	 * signature's types; NULL / 0: none. */
+	const struct hanzo_rocm_op_arg *named;
+	size_t n_named;
+	size_t batch;           /* quantized mat-vec: columns of y; 0: 1 */
 };
+
 /*
  * Workspace bytes kernel needs for rows x cols on its device (0: none,
  * workspace may be NULL); the same number hanzo_rocm_op_run checks.

@@ -328,6 +328,31 @@ int hr_cat_signature(struct hanzo_rocm *ctx, const char *family, const char *nam
 	return -ENOENT;
 }
 
+int hr_cat_ws(struct hanzo_rocm *ctx, const char *family, const char *name,
+              unsigned *per_partial, unsigned *per_col, bool *pad_pow2)
+{
+	struct hr_launch_meta m;
+	struct hr_cat_line wl;
+	struct fam_data f;
+	unsigned lineno;
+	char why[160];
+	int r = fam_load(ctx, family, &f);
+
+	*per_partial = *per_col = 0;
+	*pad_pow2 = false;
+	if (r < 0)
+		return r;
+	r = fam_first(ctx, family, &f, HR_CAT_WS, name, &wl);
+	if (r <= 0)
+		return r < 0 ? r : -ENOENT;
+	*per_partial = wl.ws;
+	*per_col = wl.ws_col;
+	*pad_pow2 = f.launch &&
+	            hr_launch_meta_find(f.launch, f.launch_len, name, &m, &lineno, why,
+	                                sizeof(why)) == 0 && m.pad_pow2;
+	return 0;
+}
+
 int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
                  char split[HR_CAT_MAX_NAME], char second[HR_CAT_MAX_NAME],
                  unsigned *ws_per_partial, bool *second_per_item)
@@ -483,10 +508,12 @@ static int describe_forms(struct hanzo_rocm *ctx, const char *family, const stru
 		if (!(e[i].form = strdup("one-pass")) || dup_or_null(ff.split, &e[i].split) < 0 ||
 		    dup_or_null(ff.second, &e[i].second) < 0)
 			return -ENOMEM;
+		if (strcmp(ff.split, e[i].name) == 0)
+			e[i].ws = ws;   /* its own split pass (attention's split-K) */
 		for (size_t j = 0; j < n; j++) {
 			bool split = strcmp(e[j].name, ff.split) == 0;
 
-			if (!split && strcmp(e[j].name, ff.second) != 0)
+			if (j == i || (!split && strcmp(e[j].name, ff.second) != 0))
 				continue;
 			free(e[j].form);
 			free(e[j].op);

@@ -53,4 +53,12 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
 int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
                 char wide[HR_CAT_MAX_NAME], unsigned *ws_per_col, bool *pad_pow2);
 
+/*
+ * family/name's own workspace rule (its '#@ws' line): bytes per partial
+ * (rows x splits of its geometry) or per column (rows x cols, padded to a
+ * power of two when its launch pads); -ENOENT none.
+ */
+int hr_cat_ws(struct hanzo_rocm *ctx, const char *family, const char *name,
+              unsigned *per_partial, unsigned *per_col, bool *pad_pow2);
+
 #endif

@@ -1,25 +1,43 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Operations (hanzo_rocm_op_workspace, hanzo_rocm_op_run): a kernel run end
- * to end.  When its family's catalogue lines give it a split form
- * (#@forms), the split kernel's geometry decides: more than one split (few,
- * long rows: lib/kernel-launch.c's rows-split rule, from the device's
+ * Operations (hanzo_rocm_op_workspace, hanzo_rocm_op_run,
+ * hanzo_rocm_kernel_geometry_ex): a kernel run end to end.  When its
+ * family's catalogue lines give it a split form (#@forms), the split
+ * kernel's geometry decides: at least HR_OP_MIN_SPLITS splits (few, long
+ * rows: lib/kernel-launch.c's rows-split rule, from the device's
  * multiprocessors) runs the split pass then the second pass on a workspace
- * of rows x splits x #@ws bytes; one split runs the one-pass kernel.  The
+ * of rows x splits x #@ws bytes; fewer runs the one-pass kernel.  A kernel
+ * that is its own split pass (attention's split-K: "#@forms K K COMBINE")
+ * follows its geometry: more than one split runs the combine pass too.  The
  * arguments are bound by name from the signatures the plugin carries, with
  * their types checked, and every pass is bound before the first launch:
- * nothing runs unless everything can.  Layer: kernel (lib/layers).
+ * nothing runs unless everything can.  What the binding needs of a kernel
+ * (its forms, its workspace rule, what each argument takes) is worked out
+ * on its first operation call and kept on its plan: a later call is the
+ * geometry's integer arithmetic, one loop over the arguments and the
+ * launches.  Layer: kernel (lib/layers).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernel-catalogue.h"
 #include "kernel-launch.h"
 #include "context.h"
 #include "runtime.h"
+
+/*
+ * The split form only from this many splits: below it the one-pass kernel
+ * was as fast or faster on an H100 (2026-11-24, bench/op-forms: fast_sum
+ * at 256 x 4096 with 2 splits 0.011 ms one-pass vs 0.019 split, softmax at
+ * 64 x 32000 with 3 splits 0.028 vs 0.035; at 9 and 17 splits the split
+ * form won by 1.5-7x) - the second pass and the re-read of the partials
+ * cost more than the two or three times the parallelism gains.
+ */
+#define HR_OP_MIN_SPLITS 4
 
 union val {
 	void *p;
@@ -33,20 +51,45 @@ struct bound {
 	size_t n;
 	union val v[HR_CAT_MAX_ARGS];
 	void *argv[HR_CAT_MAX_ARGS];
+	uint64_t head_dim;      /* the value bound to an argument head_dim; 0: none */
 };
 
 /* What one call binds from: the caller's args and the plan's numbers. */
 struct bind_in {
 	const struct hanzo_rocm_op_args *a;
 	uint64_t rows, cols, block, splits;
+	bool ws_needed;
 };
 
+/* What each argument takes: a built-in value (| C_WIDE: 8-byte integer). */
+enum code {
+	C_NONE, C_SRC, C_DST, C_ALPHA, C_BETA, C_RES, C_RESOUT, C_WS, C_EPS, C_PAD, C_COLS,
+	C_NUMEL, C_ROWS, C_NDIMS, C_BLOCK, C_SPLITS, C_INFO,
+	C_WIDE = 0x80,
+};
+
+/* A kernel's forms and argument codes, from its family's catalogue lines; cached on its plan. */
+struct forms {
+	struct hanzo_rocm_kernel *split, *second;   /* split form; NULL: none */
+	struct hanzo_rocm_kernel *wide;             /* wide form; NULL: none */
+	unsigned ws, ws_col;                        /* bytes per partial / per column */
+	unsigned own_partial, own_col;              /* the kernel's own #@ws rule */
+	bool second_per_item, pad, own_pad, self_split;
+	bool codes_ok;                              /* every argument has a code */
+	uint8_t n_args;
+	uint8_t code[HR_CAT_MAX_ARGS];
+};
+_Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
+
 struct plan {
-	struct hanzo_rocm_kernel *split, *second;   /* NULL: one-pass */
+	struct hanzo_rocm_kernel *split, *second;   /* NULL: one pass */
+	struct hanzo_rocm_kernel *run;              /* the one pass: the kernel or its wide form */
+	struct hanzo_rocm_geometry g;               /* of split, else of run */
 	uint64_t splits;
 	size_t ws;
-	bool second_per_item;   /* the second pass's work is rows x 1 */
-	struct hanzo_rocm_kernel *wide;             /* non-NULL: run it instead */
+	bool second_per_item;
+	unsigned ws_partial;                        /* split: bytes per partial */
+	const char *form;
 };
 
 static bool is(const char *a, const char *b)
@@ -54,49 +97,149 @@ static bool is(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
-static int set_int(struct hanzo_rocm *ctx, const char *kernel, const struct hr_cat_arg *arg,
-                   union val *v, uint64_t x)
+static bool is_int_arg(const struct hr_cat_arg *arg)
 {
-	if (arg->pointer || (arg->bytes != 4 && arg->bytes != 8) || strstr(arg->type, "float") ||
-	    strstr(arg->type, "double")) {
-		hr_err(ctx, "kernel %s: argument '%s %s' is not an integer\n", kernel, arg->type,
-		       arg->name);
-		return -ENOTSUP;
+	return !arg->pointer && (arg->bytes == 4 || arg->bytes == 8) && !strstr(arg->type, "float") &&
+	       !strstr(arg->type, "double");
+}
+
+/* The code of one argument; 0 with C_NONE when no built-in value fits (why says). */
+static enum code classify(const struct hr_cat_arg *arg, const char **why)
+{
+	static const struct {
+		const char *name;
+		enum code code;
+	} ptrs[] = {
+		{ "src", C_SRC }, { "x", C_SRC }, { "dst", C_DST }, { "alpha", C_ALPHA },
+		{ "beta", C_BETA }, { "residual", C_RES }, { "residual_out", C_RESOUT },
+		{ "ws", C_WS },
+	}, ints[] = {
+		{ "ncols_pad", C_PAD }, { "ncols", C_COLS }, { "el_to_sum_per_block", C_COLS },
+		{ "src_numel", C_NUMEL }, { "rows", C_ROWS }, { "num_dims", C_NDIMS },
+		{ "block_size", C_BLOCK }, { "splits", C_SPLITS },
+	};
+	const char *n = arg->name;
+
+	*why = "no value for it";
+	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		if (is(n, ptrs[i].name)) {
+			if (!arg->pointer) {
+				*why = "not a pointer";
+				return C_NONE;
+			}
+			return ptrs[i].code;
+		}
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (is(n, ints[i].name)) {
+			if (!is_int_arg(arg)) {
+				*why = "not an integer";
+				return C_NONE;
+			}
+			return ints[i].code | (arg->bytes == 8 ? C_WIDE : 0);
+		}
+	if (is(n, "eps")) {
+		if (arg->pointer || !is(arg->type, "float")) {
+			*why = "not float";
+			return C_NONE;
+		}
+		return C_EPS;
 	}
-	if (arg->bytes == 8) {
+	if (is(n, "info") && is(arg->type, "hr_layout"))
+		return C_INFO;
+	return C_NONE;
+}
+
+static int set_int(const struct hanzo_rocm_kernel *k, int wide, union val *v, uint64_t x)
+{
+	if (wide) {
 		v->u64 = x;
 		return 0;
 	}
 	if (x > INT32_MAX) {
-		hr_err(ctx, "kernel %s: %s = %llu does not fit its %s\n", kernel, arg->name,
-		       (unsigned long long)x, arg->type);
+		struct hr_kernel_view kv;
+
+		hr_kernel_view(k, &kv);
+		hr_err(kv.ctx, "kernel %s: %llu does not fit its int argument\n", kv.name,
+		       (unsigned long long)x);
 		return -E2BIG;
 	}
 	v->i32 = (int32_t)x;
 	return 0;
 }
 
-static int set_ptr(struct hanzo_rocm *ctx, const char *kernel, const struct hr_cat_arg *arg,
-                   union val *v, const void *p, bool required)
+static int set_ptr(const struct hanzo_rocm_kernel *k, union val *v, const void *p, bool required)
 {
-	if (!arg->pointer) {
-		hr_err(ctx, "kernel %s: argument '%s %s' is not a pointer\n", kernel, arg->type,
-		       arg->name);
-		return -ENOTSUP;
-	}
 	if (!p && required) {
-		hr_err(ctx, "kernel %s: argument %s may not be NULL\n", kernel, arg->name);
+		struct hr_kernel_view kv;
+
+		hr_kernel_view(k, &kv);
+		hr_err(kv.ctx, "kernel %s: a required pointer argument is NULL\n", kv.name);
 		return -EINVAL;
 	}
 	v->p = (void *)(uintptr_t)p;
 	return 0;
 }
 
-/* The argument array of kernel k, bound by name. */
-static int bind(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bound *b)
+/* The value of a coded argument. */
+static int value(const struct hanzo_rocm_kernel *k, unsigned code, const struct bind_in *in,
+                 union val *v)
+{
+	const struct hanzo_rocm_op_args *a = in->a;
+	int wide = code & C_WIDE;
+	uint64_t pad = 1;
+
+	switch ((enum code)(code & ~C_WIDE)) {
+	case C_SRC: return set_ptr(k, v, a->src, true);
+	case C_DST: return set_ptr(k, v, a->dst, true);
+	case C_ALPHA: return set_ptr(k, v, a->alpha, false);
+	case C_BETA: return set_ptr(k, v, a->beta, false);
+	case C_RES: return set_ptr(k, v, a->residual, true);
+	case C_RESOUT: return set_ptr(k, v, a->residual_out, true);
+	case C_WS: return set_ptr(k, v, a->workspace, in->ws_needed);
+	case C_EPS:
+		v->f = a->eps;
+		return 0;
+	case C_PAD:
+		while (pad < in->cols && pad <= INT32_MAX)
+			pad <<= 1;
+		return set_int(k, wide, v, pad);
+	case C_COLS: return set_int(k, wide, v, in->cols);
+	case C_NUMEL: return set_int(k, wide, v, in->rows * in->cols);
+	case C_ROWS: return set_int(k, wide, v, in->rows);
+	case C_NDIMS: return set_int(k, wide, v, 0);
+	case C_BLOCK: return set_int(k, wide, v, in->block);
+	case C_SPLITS: return set_int(k, wide, v, in->splits);
+	case C_INFO: return 0;          /* zeroed: contiguous */
+	default: return -ENOTSUP;
+	}
+}
+
+static const struct hanzo_rocm_op_arg *named_find(const struct hanzo_rocm_op_args *a,
+                                                  const char *name)
+{
+	for (size_t i = 0; i < a->n_named; i++)
+		if (a->named[i].name && is(a->named[i].name, name))
+			return &a->named[i];
+	return NULL;
+}
+
+/* A size_t/int argument's value as bound (0 when it is not an integer). */
+static uint64_t int_of(const struct hr_cat_arg *arg, const union val *v)
+{
+	if (!is_int_arg(arg))
+		return 0;
+	return arg->bytes == 8 ? v->u64 : (uint64_t)(v->i32 < 0 ? 0 : v->i32);
+}
+
+/*
+ * The slow path: the signature read again, named values first (the caller's
+ * .named), then the built-in values; every refusal logged by name.
+ */
+static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bound *b)
 {
 	const struct hanzo_rocm_op_args *a = in->a;
 	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	uint64_t seqs = 0, heads = 0;
 	struct hr_kernel_view v;
 	const char *sig = NULL;
 	int r;
@@ -109,73 +252,118 @@ static int bind(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bo
 		hr_err(v.ctx, "kernel %s: cannot read its argument list \"%s\"\n", v.name, sig);
 		return -EBADMSG;
 	}
-	memset(b->v, 0, sizeof(b->v));
 	for (size_t i = 0; i < b->n; i++) {
 		const struct hr_cat_arg *arg = &args[i];
-		const char *n = arg->name;
+		const struct hanzo_rocm_op_arg *na = named_find(a, arg->name);
 		union val *val = &b->v[i];
+		const char *why;
 
 		b->argv[i] = val;
-		if (is(n, "src") || is(n, "x"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->src, true);
-		else if (is(n, "dst"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->dst, true);
-		else if (is(n, "alpha"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->alpha, false);
-		else if (is(n, "beta"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->beta, false);
-		else if (is(n, "residual"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->residual, true);
-		else if (is(n, "residual_out"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->residual_out, true);
-		else if (is(n, "ws"))
-			r = set_ptr(v.ctx, v.name, arg, val, a->workspace, true);
-		else if (is(n, "eps")) {
-			if (arg->pointer || !is(arg->type, "float")) {
-				hr_err(v.ctx, "kernel %s: eps is '%s', not float\n", v.name, arg->type);
-				r = -ENOTSUP;
-			} else {
-				val->f = a->eps;
-			}
-		} else if (is(n, "ncols_pad")) {
-			uint64_t pad = 1;
-
-			while (pad < in->cols && pad <= INT32_MAX)
-				pad <<= 1;
-			r = set_int(v.ctx, v.name, arg, val, pad);
-		} else if (is(n, "ncols") || is(n, "el_to_sum_per_block"))
-			r = set_int(v.ctx, v.name, arg, val, in->cols);
-		else if (is(n, "src_numel"))
-			r = set_int(v.ctx, v.name, arg, val, in->rows * in->cols);
-		else if (is(n, "rows"))
-			r = set_int(v.ctx, v.name, arg, val, in->rows);
-		else if (is(n, "num_dims"))
-			r = set_int(v.ctx, v.name, arg, val, 0);
-		else if (is(n, "block_size"))
-			r = set_int(v.ctx, v.name, arg, val, in->block);
-		else if (is(n, "splits"))
-			r = set_int(v.ctx, v.name, arg, val, in->splits);
-		else if (is(n, "info") && is(arg->type, "hr_layout"))
-			r = 0;          /* zeroed: contiguous */
-		else {
-			hr_err(v.ctx, "kernel %s: hanzo_rocm_op_run has no value for argument '%s %s' "
-			       "(launch it with hanzo_rocm_kernel_launch_work)\n", v.name, arg->type, n);
-			r = -ENOTSUP;
+		if (na && (is(arg->name, "ws") || is(arg->name, "splits"))) {
+			hr_err(v.ctx, "kernel %s: %s is the operation's own, not a named value\n",
+			       v.name, arg->name);
+			return -EINVAL;
 		}
-		if (r < 0)
-			return r;
+		if (na) {
+			if (!na->value || arg->bytes == 0 || na->bytes != arg->bytes ||
+			    arg->bytes > sizeof(*val)) {
+				hr_err(v.ctx, "kernel %s: named value %s is %zu bytes, its argument "
+				       "'%s %s' %zu\n", v.name, na->name, na->value ? na->bytes : 0,
+				       arg->type, arg->name, arg->bytes);
+				return -EINVAL;
+			}
+			memcpy(val, na->value, na->bytes);
+			/* a size the call derives from rows x cols: the same or refused */
+			enum code c = classify(arg, &why);
+			unsigned base = c & ~C_WIDE;
+
+			if (base == C_COLS || base == C_NUMEL || base == C_ROWS || base == C_PAD ||
+			    base == C_NDIMS) {
+				union val mine;
+
+				memset(&mine, 0, sizeof(mine));
+				r = value(k, c, in, &mine);
+				if (r < 0)
+					return r;
+				if (memcmp(&mine, val, arg->bytes) != 0) {
+					hr_err(v.ctx, "kernel %s: named %s disagrees with the %llu x %llu "
+					       "the call was given\n", v.name, arg->name,
+					       (unsigned long long)in->rows, (unsigned long long)in->cols);
+					return -EINVAL;
+				}
+			}
+		} else {
+			enum code c = classify(arg, &why);
+
+			if (c == C_NONE) {
+				hr_err(v.ctx, "kernel %s: hanzo_rocm_op_run has no value for argument "
+				       "'%s %s' (%s: pass it in .named, or launch it with "
+				       "hanzo_rocm_kernel_launch_work)\n", v.name, arg->type, arg->name,
+				       why);
+				return -ENOTSUP;
+			}
+			r = value(k, c, in, val);
+			if (r < 0)
+				return r;
+		}
+		if (is(arg->name, "head_dim"))
+			b->head_dim = int_of(arg, val);
+		else if (is(arg->name, "num_seqs"))
+			seqs = int_of(arg, val);
+		else if (is(arg->name, "num_heads"))
+			heads = int_of(arg, val);
+	}
+	if (seqs && heads && (seqs > UINT64_MAX / heads || seqs * heads != in->rows)) {
+		hr_err(v.ctx, "kernel %s: rows %llu is not num_seqs %llu x num_heads %llu\n", v.name,
+		       (unsigned long long)in->rows, (unsigned long long)seqs,
+		       (unsigned long long)heads);
+		return -EINVAL;
 	}
 	return 0;
 }
 
-/* A kernel's forms, from its family's catalogue lines; cached on its plan. */
-struct forms {
-	struct hanzo_rocm_kernel *split, *second;   /* split form; NULL: none */
-	struct hanzo_rocm_kernel *wide;             /* wide form; NULL: none */
-	unsigned ws, ws_col;                        /* bytes per partial / per column */
-	bool second_per_item, pad;
-};
-_Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
+/* The argument array of kernel k (its codes f, from forms_get). */
+static int bind(struct hanzo_rocm_kernel *k, const struct forms *f, const struct bind_in *in,
+                struct bound *b)
+{
+	memset(b->v, 0, sizeof(b->v));
+	b->head_dim = 0;
+	if (!f->codes_ok || in->a->n_named)
+		return bind_slow(k, in, b);
+	b->n = f->n_args;
+	for (size_t i = 0; i < b->n; i++) {
+		int r = value(k, f->code[i], in, &b->v[i]);
+
+		if (r < 0)
+			return r;
+		b->argv[i] = &b->v[i];
+	}
+	return 0;
+}
+
+static void codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
+{
+	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	struct hr_kernel_view v;
+	const char *sig = NULL, *why;
+	size_t n = 0;
+
+	hr_kernel_view(k, &v);
+	f->codes_ok = false;
+	if (hr_cat_signature(v.ctx, v.family, v.name, &sig) < 0 ||
+	    hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) < 0)
+		return;                 /* the slow path says why */
+	for (size_t i = 0; i < n; i++) {
+		enum code c = classify(&args[i], &why);
+
+		if (c == C_NONE || is(args[i].name, "head_dim") || is(args[i].name, "num_seqs") ||
+		    is(args[i].name, "num_heads"))
+			return;
+		f->code[i] = (uint8_t)c;
+	}
+	f->n_args = (uint8_t)n;
+	f->codes_ok = true;
+}
 
 static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
@@ -185,8 +373,13 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 
 	memset(f, 0, sizeof(*f));
 	hr_kernel_view(k, &v);
+	codes_find(k, f);
+	r = hr_cat_ws(v.ctx, v.family, v.name, &f->own_partial, &f->own_col, &f->own_pad);
+	if (r < 0 && r != -ENOENT)
+		return r;
 	r = hr_cat_forms(v.ctx, v.family, v.name, split, second, &f->ws, &f->second_per_item);
 	if (r == 0) {
+		f->self_split = is(split, v.name);
 		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &f->split);
 		if (r == 0)
 			r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, second, &f->second);
@@ -224,113 +417,304 @@ static int forms_get(struct hanzo_rocm_kernel *k, struct forms *f)
 	return 0;
 }
 
-static int plan_make(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols, struct plan *p)
+/* rows x cols (padded to a power of two when pad) x per bytes. */
+static int ws_cols(uint64_t rows, uint64_t cols, unsigned per, bool pad, size_t *ws)
 {
-	struct hanzo_rocm_geometry g;
-	struct forms f;
 	uint64_t pcols = cols;
-	int r;
 
-	memset(p, 0, sizeof(*p));
-	if (rows == 0 || cols == 0)
-		return 0;
-	if (rows > UINT64_MAX / cols)
-		return -EOVERFLOW;
-	r = forms_get(k, &f);
-	if (r < 0)
-		return r;
-	if (f.split) {
-		r = hanzo_rocm_kernel_geometry(f.split, rows, cols, &g);
-		if (r < 0 || g.splits <= 1)
-			return r;
-		p->split = f.split;
-		p->second = f.second;
-		p->second_per_item = f.second_per_item;
-		p->splits = g.splits;
-		if (rows > SIZE_MAX / g.splits / f.ws)
-			return -EOVERFLOW;
-		p->ws = (size_t)(rows * g.splits * f.ws);
-		return 0;
-	}
-	if (!f.wide)
-		return 0;
-	/* the wide form when the kernel's own launch cannot take the work */
-	r = hanzo_rocm_kernel_geometry(k, rows, cols, &g);
-	if (r != -E2BIG)
-		return r < 0 ? r : 0;
-	p->wide = f.wide;
-	if (f.pad) {
+	if (pad) {
 		if (cols > (1ull << 62))
 			return -E2BIG;
 		for (pcols = 1; pcols < cols; pcols <<= 1)
 			;
 	}
-	if (pcols > SIZE_MAX / f.ws_col || rows > SIZE_MAX / (pcols * f.ws_col))
+	if (pcols > SIZE_MAX / per || rows > SIZE_MAX / (pcols * per))
 		return -EOVERFLOW;
-	p->ws = (size_t)(rows * pcols * f.ws_col);
+	*ws = (size_t)(rows * pcols * per);
 	return 0;
+}
+
+static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
+{
+	if (rows > SIZE_MAX / splits / per)
+		return -EOVERFLOW;
+	*ws = (size_t)(rows * splits * per);
+	return 0;
+}
+
+/*
+ * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
+ * as quantize_q8_1 + mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a
+ * launch (the q8_1 form: twice the f32 form's bandwidth on an H100,
+ * doc/BENCHMARKS.md), on a workspace of 8 columns' q8_1 blocks reused
+ * batch after batch (stream order keeps them apart).
+ */
+#define Q8_1_BYTES 36u
+#define QMV_PREFIX "dequantize_mul_mat_vec_"
+#define QMV_MAX_B 8u
+
+static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
+{
+	struct hr_kernel_view v;
+	const char *q;
+
+	hr_kernel_view(k, &v);
+	if (!is(v.family, "quantized") || strncmp(v.name, QMV_PREFIX, strlen(QMV_PREFIX)) != 0)
+		return false;
+	q = v.name + strlen(QMV_PREFIX);
+	if (strlen(q) >= 32)
+		return false;
+	strcpy(fmt, q);
+	*block = q[strlen(q) - 1] == 'K' ? 256 : 32;
+	return true;
+}
+
+static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t rows,
+                    uint64_t cols, struct plan *p)
+{
+	struct hr_kernel_view v;
+
+	memset(p, 0, sizeof(*p));
+	p->form = "q8_1";
+	if (rows == 0 || cols == 0)
+		return 0;
+	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
+		hr_kernel_view(k, &v);
+		hr_err(v.ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u, both within int\n",
+		       v.name, (unsigned long long)rows, (unsigned long long)cols, block);
+		return cols % block ? -EINVAL : -E2BIG;
+	}
+	p->ws = (size_t)(QMV_MAX_B * (cols / 32) * Q8_1_BYTES);
+	p->splits = 1;
+	return 0;
+}
+
+/* Run it: y = .src (batch columns of cols floats), vx named, dst batch x rows floats. */
+static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, uint64_t cols,
+                   const struct hanzo_rocm_op_args *a)
+{
+	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx");
+	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B + 1] = { NULL };   /* mv[B]: B columns */
+	uint64_t batch = a->batch ? a->batch : 1;
+	struct hr_kernel_view v;
+	char name[HR_CAT_MAX_NAME];
+	const void *vx = NULL;
+	int r, icols = (int)cols, irows = (int)rows;
+
+	hr_kernel_view(k, &v);
+	if (!nvx || nvx->bytes != sizeof(vx) || !nvx->value || !a->src || !a->dst) {
+		hr_err(v.ctx, "kernel %s: the operation takes y in .src, dst, and the weights as "
+		       "the named pointer vx\n", v.name);
+		return -EINVAL;
+	}
+	memcpy(&vx, nvx->value, sizeof(vx));
+	if (!vx || (a->workspace_size && !a->workspace))
+		return -EINVAL;
+	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, "quantize_q8_1", &quant);
+	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b]);
+	}
+	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
+		unsigned b = (unsigned)(batch % QMV_MAX_B);
+
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b]);
+	}
+	if (r < 0)
+		return r;
+	if (batch > UINT64_MAX / cols / 4 || batch > UINT64_MAX / rows / 4)
+		return -EOVERFLOW;
+	for (uint64_t j = 0; j < batch; j += QMV_MAX_B) {
+		const unsigned b = (unsigned)(batch - j < QMV_MAX_B ? batch - j : QMV_MAX_B);
+		const float *y = (const float *)a->src + j * cols;
+		float *dst = (float *)a->dst + j * rows;
+		void *vy = a->workspace;
+		void *qa[] = { &y, &vy, &icols, &icols };
+		void *ma[] = { &vx, &vy, &dst, &icols, &irows, &icols, &irows };
+
+		r = hanzo_rocm_kernel_launch_work(quant, b, cols / 32, a->stream, qa);
+		if (r == 0)
+			r = hanzo_rocm_kernel_launch_work(mv[b], rows, cols, a->stream, ma);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* What hanzo_rocm_op_run runs for rows x cols (f: k's forms). */
+static int plan_make(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t rows,
+                     uint64_t cols, struct plan *p)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->run = k;
+	p->form = f->split ? "one-pass" : f->wide ? "shared" : "single";
+	if (rows == 0 || cols == 0)
+		return 0;
+	if (rows > UINT64_MAX / cols)
+		return -EOVERFLOW;
+	if (f->split) {
+		r = hanzo_rocm_kernel_geometry(f->split, rows, cols, &p->g);
+		if (r < 0)
+			return r;
+		if (p->g.splits > 1 && (f->self_split || p->g.splits >= HR_OP_MIN_SPLITS)) {
+			p->split = f->split;
+			p->second = f->second;
+			p->second_per_item = f->second_per_item;
+			p->splits = p->g.splits;
+			p->ws_partial = f->ws;
+			p->form = "split";
+			return ws_partials(rows, p->g.splits, f->ws, &p->ws);
+		}
+		if (f->self_split)
+			return 0;       /* one split: the kernel writes out itself, no workspace */
+		return hanzo_rocm_kernel_geometry(k, rows, cols, &p->g);
+	}
+	r = hanzo_rocm_kernel_geometry(k, rows, cols, &p->g);
+	if (f->wide && r == -E2BIG) {
+		/* the wide form when the kernel's own launch cannot take the work */
+		p->run = f->wide;
+		p->form = "wide";
+		r = hanzo_rocm_kernel_geometry(f->wide, rows, cols, &p->g);
+		return r < 0 ? r : ws_cols(rows, cols, f->ws_col, f->pad, &p->ws);
+	}
+	if (r < 0)
+		return r;
+	p->splits = p->g.splits;
+	/* a pass launched alone (a split pass, a wide form): its own rule */
+	if (f->own_partial)
+		return ws_partials(rows, p->g.splits, f->own_partial, &p->ws);
+	if (f->own_col)
+		return ws_cols(rows, cols, f->own_col, f->own_pad, &p->ws);
+	return 0;
+}
+
+/* The plan of any operation: the quantized mat-vec's or the forms'. */
+static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, uint64_t cols,
+                   struct plan *p)
+{
+	unsigned block;
+	char fmt[32];
+	int r;
+
+	if (qmv_match(k, fmt, &block)) {
+		memset(f, 0, sizeof(*f));
+		return qmv_plan(k, block, rows, cols, p);
+	}
+	r = forms_get(k, f);
+	return r < 0 ? r : plan_make(k, f, rows, cols, p);
 }
 
 HR_EXPORT int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
                                       uint64_t cols, size_t *bytes)
 {
+	struct forms f;
 	struct plan p;
 	int r;
 
 	if (!kernel || !bytes)
 		return -EINVAL;
 	*bytes = 0;
-	r = plan_make(kernel, rows, cols, &p);
+	r = op_plan(kernel, &f, rows, cols, &p);
 	if (r == 0)
 		*bytes = p.ws;
 	return r;
+}
+
+HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                                            uint64_t cols, struct hanzo_rocm_geometry_ex *geometry)
+{
+	struct hanzo_rocm_geometry_ex x = { 0 };
+	struct forms f;
+	struct plan p;
+	int r;
+
+	if (!kernel || !geometry || geometry->size < offsetof(struct hanzo_rocm_geometry_ex, op_form))
+		return -EINVAL;
+	r = hanzo_rocm_kernel_geometry(kernel, rows, cols, &x.geometry);
+	if (r < 0)
+		return r;
+	r = op_plan(kernel, &f, rows, cols, &p);
+	if (r < 0)
+		return r;
+	if (f.own_partial && !(f.self_split && x.geometry.splits <= 1))
+		r = ws_partials(rows, x.geometry.splits ? x.geometry.splits : 1, f.own_partial,
+		                &x.workspace);
+	else if (f.own_col)
+		r = ws_cols(rows, cols, f.own_col, f.own_pad, &x.workspace);
+	if (r < 0)
+		return r;
+	if (rows == 0 || cols == 0)
+		x.workspace = 0;
+	x.size = geometry->size < sizeof(x) ? geometry->size : sizeof(x);
+	x.op_workspace = p.ws;
+	x.op_form = p.form;
+	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || is(p.form, "q8_1") ? 2 : 1;
+	memcpy(geometry, &x, x.size);
+	return 0;
 }
 
 HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
                                 const struct hanzo_rocm_op_args *args)
 {
 	struct hanzo_rocm_op_args a = { 0 };
-	struct hanzo_rocm_geometry g;
 	struct bind_in in;
 	struct bound b1, b2;
-	struct hr_kernel_view v;
+	struct forms f, fs, f2;
 	struct plan p;
 	int r;
 
 	if (!kernel || !args || args->size < offsetof(struct hanzo_rocm_op_args, stream))
 		return -EINVAL;
 	memcpy(&a, args, args->size < sizeof(a) ? args->size : sizeof(a));
-	r = plan_make(kernel, rows, cols, &p);
+	if (a.n_named && !a.named)
+		return -EINVAL;
+	r = op_plan(kernel, &f, rows, cols, &p);
 	if (r < 0 || rows == 0 || cols == 0)
 		return r;
-	hr_kernel_view(kernel, &v);
 	if (p.ws > a.workspace_size) {
+		struct hr_kernel_view v;
+
+		hr_kernel_view(kernel, &v);
 		hr_err(v.ctx, "kernel %s: %llu x %llu needs %zu workspace bytes, %zu given\n", v.name,
 		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
 		return -ENOSPC;
 	}
-	in = (struct bind_in){ .a = &a, .rows = rows, .cols = cols, .splits = p.splits };
-	if (p.wide)
-		kernel = p.wide;
-	if (!p.split) {
-		r = hanzo_rocm_kernel_geometry(kernel, rows, cols, &g);
-		if (r < 0)
-			return r;
-		in.block = g.block[0];
-		r = bind(kernel, &in, &b1);
-		if (r < 0)
-			return r;
-		return hanzo_rocm_kernel_launch_work(kernel, rows, cols, a.stream, b1.argv);
+	if (is(p.form, "q8_1")) {
+		unsigned block;
+		char fmt[32];
+
+		qmv_match(kernel, fmt, &block);
+		return qmv_run(kernel, fmt, rows, cols, &a);
 	}
-	r = hanzo_rocm_kernel_geometry(p.split, rows, cols, &g);
-	if (r < 0)
+	in = (struct bind_in){ .a = &a, .rows = rows, .cols = cols, .splits = p.splits,
+	                       .block = p.g.block[0], .ws_needed = p.ws > 0 };
+	if (!p.split) {
+		if (p.run != kernel && (r = forms_get(p.run, &f)) < 0)
+			return r;
+		r = bind(p.run, &f, &in, &b1);
+		if (r < 0)
+			return r;
+		return hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
+	}
+	if ((r = forms_get(p.split, &fs)) < 0 || (r = forms_get(p.second, &f2)) < 0 ||
+	    (r = bind(p.split, &fs, &in, &b1)) < 0 || (r = bind(p.second, &f2, &in, &b2)) < 0)
 		return r;
-	in.block = g.block[0];
-	if ((r = bind(p.split, &in, &b1)) < 0 || (r = bind(p.second, &in, &b2)) < 0)
-		return r;
+	if (b2.head_dim && (uint64_t)p.ws_partial != (b2.head_dim + 1) * 4) {
+		struct hr_kernel_view v;
+
+		hr_kernel_view(p.second, &v);
+		hr_err(v.ctx, "kernel %s: head_dim %llu does not match the split pass's partials "
+		       "(%u bytes: head_dim %u)\n", v.name, (unsigned long long)b2.head_dim,
+		       p.ws_partial, p.ws_partial / 4 - 1);
+		return -EINVAL;
+	}
 	r = hanzo_rocm_kernel_launch_work(p.split, rows, cols, a.stream, b1.argv);
 	if (r < 0)
 		return r;
-	return hanzo_rocm_kernel_launch_work(p.second, rows, p.second_per_item ? 1 : cols,
-	                                     a.stream, b2.argv);
+	return hanzo_rocm_kernel_launch_work(p.second, rows,
+	                                     b2.head_dim ? b2.head_dim :
+	                                     p.second_per_item ? 1 : cols, a.stream, b2.argv);
 }

@@ -5,6 +5,12 @@ check_PROGRAMS += t/test-launch
 t_test_launch_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-launch
 
+# The operation calls beyond the norms: attention's split-K decode, the
+# named values and their checks, geometry_ex's workspace, the split floor.
+check_PROGRAMS += t/test-op
+t_test_op_LDADD = lib/libhanzo-rocm-internal.la -lm
+TESTS += t/test-op
+
 
 # examples/vector-add on the host backend: the public API end to end.
 EXTRA_DIST += t/launch-example.sh
