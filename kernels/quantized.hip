@@ -119,42 +119,6 @@ HR_DEVICE uint32_t spread4(uint32_t h)
 }
 
 /*
- * A part of a unit for the split mat-vec (a unit's 8 words over 8 / NW
- * lanes, lane p of them taking NW words): q[k] holds the unit's word
- * part_word<F, NW>(p, k); its elements are a * (q - z) + c (the K-quants:
- * the words of one part lie in one half, so one a and c).
- */
-template <int NW>
-struct upart {
-	uint32_t q[NW];
-	float a, c;
-	int z;
-};
-
-/* Formats whose 32-bit qs word w holds elements 4w.. (low nibbles) and
- * 16 + 4w.. (high nibbles), "pair" below: part p takes qs words
- * NW / 2 * p .., so unit words NW / 2 * p + k and 4 + NW / 2 * p + k; the
- * others take unit words NW * p .. NW * p + NW - 1. */
-template <bool PAIR, int NW>
-HR_DEVICE int part_word(int p, int k)
-{
-	return PAIR ? (k < NW / 2 ? NW / 2 * p + k : 4 + NW / 2 * p + k - NW / 2) : NW * p + k;
-}
-
-template <int NW>
-HR_DEVICE void nib_part(const uint8_t *qs, int p, bool fast, upart<NW> &u)
-{
-	uint32_t v[NW / 2];
-
-	ldw<NW / 2>(qs + 2 * NW * p, v, fast);
-#pragma unroll
-	for (int k = 0; k < NW / 2; k++) {
-		u.q[k] = v[k] & 0x0f0f0f0fu;
-		u.q[k + NW / 2] = (v[k] >> 4) & 0x0f0f0f0fu;
-	}
-}
-
-/*
  * One trait per format: bytes per block, element j (0..qk-1) of a block
  * (get: the dequantizers and get_rows), and unpack: the 32-element unit
  * `sub` of a block (the mat-vec kernels).
@@ -178,17 +142,6 @@ struct fmt_q4_0 {
 		nibbles(v, u.q);
 		unit_s(u, d, -8.0f * d);
 	}
-	static constexpr int nw = 4;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = true;
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		(void)sub;
-		nib_part<NW>(b + 2, p, fast, u);
-		u.a = ldh(b);
-		u.c = -8.0f * u.a;
-		u.z = 0;
-	}
 };
 
 struct fmt_q4_1 {
@@ -208,17 +161,6 @@ struct fmt_q4_1 {
 		ldw<4>(b + 4, v, fast);
 		nibbles(v, u.q);
 		unit_s(u, ldh(b), ldh(b + 2));
-	}
-	static constexpr int nw = 4;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = true;
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		(void)sub;
-		nib_part<NW>(b + 4, p, fast, u);
-		u.a = ldh(b);
-		u.c = ldh(b + 2);
-		u.z = 0;
 	}
 };
 
@@ -247,22 +189,6 @@ HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
 	}
 }
 
-template <int OFF, int NW>
-HR_DEVICE void q5_part(const uint8_t *b, int p, bool fast, upart<NW> &u)
-{
-	uint32_t qh[1];
-
-	ldw<1>(b + OFF, qh, fast);
-	nib_part<NW>(b + OFF + 4, p, fast, u);
-#pragma unroll
-	for (int k = 0; k < NW / 2; k++) {
-		const int w = NW / 2 * p + k;
-
-		u.q[k] |= spread4(qh[0] >> (4 * w));
-		u.q[k + NW / 2] |= spread4(qh[0] >> (16 + 4 * w));
-	}
-}
-
 struct fmt_q5_0 {
 	static constexpr int bytes = 22, qk = 32;
 	static constexpr bool K = false;
@@ -277,17 +203,6 @@ struct fmt_q5_0 {
 		(void)sub;
 		q5_unpack<2>(b, fast, u);
 		unit_s(u, d, -16.0f * d);
-	}
-	static constexpr int nw = 4;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = true;
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		(void)sub;
-		q5_part<2, NW>(b, p, fast, u);
-		u.a = ldh(b);
-		u.c = -16.0f * u.a;
-		u.z = 0;
 	}
 };
 
@@ -304,17 +219,6 @@ struct fmt_q5_1 {
 		q5_unpack<4>(b, fast, u);
 		unit_s(u, ldh(b), ldh(b + 2));
 	}
-	static constexpr int nw = 4;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = true;
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		(void)sub;
-		q5_part<4, NW>(b, p, fast, u);
-		u.a = ldh(b);
-		u.c = ldh(b + 2);
-		u.z = 0;
-	}
 };
 
 struct fmt_q8_0 {
@@ -329,17 +233,6 @@ struct fmt_q8_0 {
 		(void)sub;
 		ldw<8>(b + 2, u.q, fast);
 		unit_s(u, ldh(b), 0.0f);
-	}
-	static constexpr int nw = 2;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = false;
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		(void)sub;
-		ldw<NW>(b + 2 + 4 * NW * p, u.q, fast);
-		u.a = ldh(b);
-		u.c = 0.0f;
-		u.z = 0;
 	}
 };
 
@@ -401,29 +294,6 @@ struct fmt_qK {
 		u.c[0] = u.c[1] = -ldh(b + 2) * (float)m;
 		u.z = 0;
 	}
-	static constexpr int nw = 4;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = false;
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		uint32_t v[NW];
-		int sc, m;
-
-		ldw<NW>(b + qs + 32 * (sub / 2) + 4 * NW * p, v, fast);
-#pragma unroll
-		for (int w = 0; w < NW; w++)
-			u.q[w] = (sub & 1) ? (v[w] >> 4) & 0x0f0f0f0fu : v[w] & 0x0f0f0f0fu;
-		if (Q5) {
-			ldw<NW>(b + 16 + 4 * NW * p, v, fast);
-#pragma unroll
-			for (int w = 0; w < NW; w++)
-				u.q[w] |= ((v[w] >> sub) & 0x01010101u) << 4;
-		}
-		k_scale_min(b + 4, sub, &sc, &m);
-		u.a = ldh(b) * (float)sc;
-		u.c = -ldh(b + 2) * (float)m;
-		u.z = 0;
-	}
 };
 typedef fmt_qK<false> fmt_q4_K;
 typedef fmt_qK<true> fmt_q5_K;
@@ -459,25 +329,6 @@ struct fmt_q6_K {
 		u.a[0] = d * (float)(int8_t)b[192 + 8 * h + 2 * t];
 		u.a[1] = d * (float)(int8_t)b[192 + 8 * h + 2 * t + 1];
 		u.c[0] = u.c[1] = 0.0f;
-		u.z = 32;
-	}
-	static constexpr int nw = 2;	/* words a lane in the split mat-vec */
-	static constexpr bool pair = false;
-	/* words 4 NW p .. of the unit: all in half NW p / 4 (NW <= 4) */
-	template <int NW>
-	static HR_INLINE void part(const uint8_t *b, int sub, int p, bool fast, upart<NW> &u)
-	{
-		const int h = sub / 4, t = sub % 4;
-		uint32_t lo[NW], hi[NW];
-
-		ldw<NW>(b + 64 * h + 32 * (t & 1) + 4 * NW * p, lo, fast);
-		ldw<NW>(b + 128 + 32 * h + 4 * NW * p, hi, fast);
-#pragma unroll
-		for (int w = 0; w < NW; w++)
-			u.q[w] = (t >= 2 ? (lo[w] >> 4) & 0x0f0f0f0fu : lo[w] & 0x0f0f0f0fu) |
-			         ((hi[w] >> (2 * t)) & 0x03030303u) << 4;
-		u.a = ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + 2 * t + NW * p / 4];
-		u.c = 0.0f;
 		u.z = 32;
 	}
 };
@@ -706,171 +557,24 @@ HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 }
 
-/*
- * The split mat-vec (the wave-per-row mapping): a unit's 8 words over
- * L = 8 / F::nw adjacent lanes, so a wave's load instruction reads
- * ws / L adjacent units' bytes contiguously (4-16 bytes a lane), where a
- * whole unit a lane read 18-210-byte strides (5-9 cache lines a load);
- * llama.cpp's mmvq splits its blocks the same way.
- */
-template <int NW>
-struct ypart {
-	uint32_t v[NW];
-	float d8, s8;
-};
-
-template <bool PAIR, int NW>
-HR_DEVICE void load_q8_1_part(const uint8_t *yb, int p, bool yal, ypart<NW> &y)
-{
-	if (yal) {
-		const uint32_t *yw = (const uint32_t *)(const void *)yb;
-		const uint32_t ds = yw[0];
-		hr_f16 h;
-
-#pragma unroll
-		for (int k = 0; k < NW; k++)
-			y.v[k] = yw[1 + part_word<PAIR, NW>(p, k)];
-		h.bits = (uint16_t)(ds & 0xffffu);
-		y.d8 = hr_f16_to_f32(h);
-		h.bits = (uint16_t)(ds >> 16);
-		y.s8 = hr_f16_to_f32(h);
-	} else {
-#pragma unroll
-		for (int k = 0; k < NW; k++)
-			y.v[k] = ld32(yb + 4 + 4 * part_word<PAIR, NW>(p, k));
-		y.d8 = ldh(yb);
-		y.s8 = ldh(yb + 2);
-	}
-}
-
-/* ggml's arithmetic as dot_q8_1, on the part's words; the c * s8 term of
- * the 32-element formats (a whole block's) is added by part 0 only. */
-template <bool K, int NW>
-HR_DEVICE float dot_q8_1_part(const upart<NW> &u, int p, const ypart<NW> &y)
-{
-	int si = 0, sy = 0;
-
-#pragma unroll
-	for (int k = 0; k < NW; k++) {
-		si = hr_dp4a((int)u.q[k], (int)y.v[k], si);
-		if (K)
-			sy = hr_dp4a(0x01010101, (int)y.v[k], sy);
-	}
-	if (!K)
-		return u.a * y.d8 * (float)si + (p == 0 ? u.c * y.s8 : 0.0f);
-	return y.d8 * (u.a * (float)(si - u.z * sy) + u.c * (float)sy);
-}
-
-/* The f32 y of the part's words (4 floats each) at y (the unit's 32). */
-template <bool PAIR, int NW>
-HR_DEVICE void load_f32_part(const float *y, int p, bool y16, float *yb)
-{
-#pragma unroll
-	for (int k = 0; k < NW; k++) {
-		const float *yw = y + 4 * part_word<PAIR, NW>(p, k);
-
-		if (y16) {
-			const hr_vecn<float, 4> v = *(const hr_vecn<float, 4> *)yw;
-
-			for (int e = 0; e < 4; e++)
-				yb[4 * k + e] = v.v[e];
-		} else {
-			for (int e = 0; e < 4; e++)
-				yb[4 * k + e] = yw[e];
-		}
-	}
-}
-
-template <int NW>
-HR_DEVICE float dot_f32_part(const upart<NW> &u, const float *yb)
-{
-	float qy = 0.0f, sy = 0.0f;
-
-#pragma unroll
-	for (int i = 0; i < 4 * NW; i++) {
-		qy += (float)((int)(int8_t)(u.q[i / 4] >> (8 * (i % 4)))) * yb[i];
-		sy += yb[i];
-	}
-	return u.a * qy + (u.c - u.a * (float)u.z) * sy;
-}
-
-/* As mv_step, a part p of units iu, iu + step, ... (U of them) a lane. */
-template <typename F, int B, bool Q8, int R, int U>
-HR_DEVICE void mvs_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                        uint64_t iu, uint64_t step, int p, bool fast, bool yal, float (*acc)[B])
-{
-	constexpr int per = F::qk / QK, NW = F::nw;
-	upart<NW> u[U][R];
-
-#pragma unroll
-	for (int k = 0; k < U; k++) {
-		const uint64_t ik = iu + (uint64_t)k * step;
-
-#pragma unroll
-		for (int i = 0; i < R; i++)
-			if (i < nv)
-				F::template part<NW>(xr + (uint64_t)i * row_bytes + ik / per * F::bytes,
-				                     (int)(ik % per), p, fast, u[k][i]);
-	}
-#pragma unroll
-	for (int k = 0; k < U; k++) {
-		const uint64_t ik = iu + (uint64_t)k * step;
-
-		if (Q8) {
-#pragma unroll
-			for (int j = 0; j < B; j++) {
-				ypart<NW> y;
-
-				load_q8_1_part<F::pair, NW>((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES,
-				                            p, yal, y);
-#pragma unroll
-				for (int i = 0; i < R; i++)
-					if (i < nv)
-						acc[i][j] += dot_q8_1_part<F::K, NW>(u[k][i], p, y);
-			}
-		} else {
-			float yb[4 * NW];
-
-			load_f32_part<F::pair, NW>((const float *)vy + ik * QK, p, yal, yb);
-#pragma unroll
-			for (int i = 0; i < R; i++)
-				if (i < nv)
-					acc[i][0] += dot_f32_part<NW>(u[k][i], yb);
-		}
-	}
-}
-
-template <typename F, int B, bool Q8, int R, int U>
-HR_DEVICE void mvs_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                        uint64_t nu, uint64_t first, uint64_t step, int p, bool fast, bool yal,
-                        float (*acc)[B])
-{
-	uint64_t iu = first;
-
-	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
-		mvs_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, p, fast, yal, acc);
-	for (; iu < nu; iu += step)
-		mvs_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, p, fast, yal, acc);
-}
-
-/* Rows a wave takes at once (R) and units (parts of units, 8 / F::nw lanes
- * a unit) a lane loads at once (U) in the wave-per-row mapping, by columns
- * of y (0: f32 y).  A lane's part is 4-16 bytes of x, so several are kept
- * in flight to cover the memory's latency; the f32 form shares each load
- * of y over 4 rows (measured about 2x on an H100 with whole units a lane,
- * doc/BENCHMARKS.md), the q8_1 form at batch >= 3 over 2. */
+/* Rows a wave takes at once (R) and units a lane loads at once (U) in the
+ * wave-per-row mapping, by columns of y (0: f32 y), as measured on an H100
+ * (doc/BENCHMARKS.md): the f32 form gains most from sharing y's loads over
+ * 4 rows (about 2x), the q8_1 form at batch 1 and 2 is fastest one row, one
+ * unit at a time (more of either costs registers, so occupancy, and lost
+ * 5-20%), at batch 4 and 8 4 rows share y again (+10-30%).  (y staged in
+ * shared-memory tiles was slower still: 45% of the copy for q4_0.) */
 template <int B>
 struct mv_shape {
 #if defined(__AMDGCN__)
-	/* AMD: 4 rows' accumulators, units and y exceeded the 128 VGPRs a
-	 * kernel gets at a 1024-thread bound and spilled (gfx90a, ROCm 5.2,
-	 * whole units a lane): one row at a time there until measured on an
-	 * AMD GPU. */
-	static constexpr int R = 1, U = 2;
+	/* AMD: 4 rows' accumulators, units and y exceed the 128 VGPRs a
+	 * kernel gets at a 1024-thread bound and spill (gfx90a, ROCm 5.2):
+	 * one row at a time there until measured on an AMD GPU. */
+	static constexpr int R = 1;
 #else
-	static constexpr int R = B == 0 ? 4 : B >= 3 ? 2 : 1;
-	static constexpr int U = B == 0 ? 1 : B >= 3 ? 2 : 4;
+	static constexpr int R = B == 0 || B >= 4 ? 4 : 1;
 #endif
+	static constexpr int U = 1;
 };
 
 /* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
@@ -907,7 +611,6 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	/* A wave per row: the rows split evenly over the grid's waves, each
 	 * wave's contiguous share taken MV_R rows at a time. */
 	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
-	constexpr int L = 8 / F::nw;   /* lanes a unit */
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
 	const uint64_t share = (nr + waves - 1) / waves;
@@ -920,9 +623,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		mvs_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
-		                               nby, nu, lane / L, (uint64_t)(ws / L), (int)(lane % L),
-		                               fast, yal, acc);
+		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
