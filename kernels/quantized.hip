@@ -83,104 +83,6 @@ HR_DEVICE void ldw(const uint8_t *p, uint32_t *w, bool fast)
 }
 
 /*
- * The bytes [p, p + NB) of a block (p 2-byte aligned) by 16-byte aligned
- * loads: K = the chunks they can span, each loaded only when it holds one
- * of them (so never a chunk, or a page, past the block), then shifted into
- * place in registers (t[0] = the word at p rounded down to 4).  Where each
- * lane reads a whole 18-210-byte block, load instructions, not bytes, are
- * what the mat-vec was short of: a q4_0 unit took 6 loads of x and 9 of its
- * q8_1 block, here 2 and 3.  w(off): the 32-bit word at p + off (off even
- * and known when compiled, after unrolling).  The host backend (no vector
- * loads to save) reads the bytes one by one: same shifts, and a sanitizer
- * sees no byte outside the block read.
- */
-template <int NB>
-struct win {
-	static constexpr int K = (NB + 29) / 16, M = NB / 4 + 2;
-	uint32_t t[M];
-	bool odd;
-
-	static HR_INLINE uint32_t at(const uint32_t *c, int j)
-	{
-		return j < 4 * K ? c[j] : 0u;
-	}
-	HR_INLINE void load(const uint8_t *p)
-	{
-		const uintptr_t a = (uintptr_t)p;
-		const uint8_t *base = (const uint8_t *)(a & ~(uintptr_t)15);
-		const uint32_t s = (uint32_t)(a >> 2) & 3u;
-		uint32_t c[4 * K], u[M + 1];
-
-#pragma unroll
-		for (int j = 0; j < K; j++) {
-#if defined(HR_HOST)
-			for (int e = 0; e < 4; e++) {
-				uint32_t v = 0;
-
-				for (int y = 0; y < 4; y++) {
-					const uint8_t *q = base + 16 * j + 4 * e + y;
-
-					if (q >= p && q < p + NB)
-						v |= (uint32_t)*q << (8 * y);
-				}
-				c[4 * j + e] = v;
-			}
-#else
-			hr_vecn<uint32_t, 4> v = { { 0u, 0u, 0u, 0u } };
-
-			if (j == 0 || base + 16 * j < p + NB)
-				v = *(const hr_vecn<uint32_t, 4> *)(const void *)(base + 16 * j);
-			for (int e = 0; e < 4; e++)
-				c[4 * j + e] = v.v[e];
-#endif
-		}
-#pragma unroll
-		for (int i = 0; i <= M; i++)
-			u[i] = (s & 2u) ? at(c, i + 2) : at(c, i);
-#pragma unroll
-		for (int i = 0; i < M; i++)
-			t[i] = (s & 1u) ? u[i + 1] : u[i];
-		odd = (a & 2u) != 0;
-	}
-	HR_INLINE uint32_t w(int off) const
-	{
-		const int i = off / 4;
-
-		if (off % 4 == 0)
-			return odd ? (t[i] >> 16 | t[i + 1] << 16) : t[i];
-		return odd ? t[i + 1] : (t[i] >> 16 | t[i + 1] << 16);
-	}
-};
-
-HR_DEVICE float h2f(uint32_t bits)
-{
-	hr_f16 h;
-
-	h.bits = (uint16_t)(bits & 0xffffu);
-	return hr_f16_to_f32(h);
-}
-
-/* 16 bytes at a 16-byte aligned p (the K-quants' 144- and 176-byte blocks
- * are, where the matrix is). */
-HR_DEVICE void ld128(const uint8_t *p, uint32_t *w)
-{
-	const hr_vecn<uint32_t, 4> v = *(const hr_vecn<uint32_t, 4> *)(const void *)p;
-
-#pragma unroll
-	for (int e = 0; e < 4; e++)
-		w[e] = v.v[e];
-}
-
-/* Byte i (0..11, at run time) of the K-quants' scales, from the words of
- * bytes 4..15 of the block: selects, not an indexed array (local memory). */
-HR_DEVICE int sbyte(const uint32_t *h, int i)
-{
-	const uint32_t w = i < 4 ? h[1] : i < 8 ? h[2] : h[3];
-
-	return (int)((w >> (8 * (i & 3))) & 0xffu);
-}
-
-/*
  * A 32-element unit of a block (a whole block of the 32-element formats, a
  * sub-block of a K-quant), unpacked: q[w] holds elements 4w..4w+3 as signed
  * bytes (0..63, or -128..127 for q8_0), and element i of half h = i / 16 is
@@ -240,21 +142,6 @@ struct fmt_q4_0 {
 		nibbles(v, u.q);
 		unit_s(u, d, -8.0f * d);
 	}
-	/* the wide path: the block in one window (win) */
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		win<18> x;
-		uint32_t v[4];
-
-		(void)sub;
-		x.load(b);
-#pragma unroll
-		for (int k = 0; k < 4; k++)
-			v[k] = x.w(2 + 4 * k);
-		nibbles(v, u.q);
-		const float d = h2f(x.w(0));
-		unit_s(u, d, -8.0f * d);
-	}
 };
 
 struct fmt_q4_1 {
@@ -274,20 +161,6 @@ struct fmt_q4_1 {
 		ldw<4>(b + 4, v, fast);
 		nibbles(v, u.q);
 		unit_s(u, ldh(b), ldh(b + 2));
-	}
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		win<20> x;
-		uint32_t v[4];
-
-		(void)sub;
-		x.load(b);
-#pragma unroll
-		for (int k = 0; k < 4; k++)
-			v[k] = x.w(4 + 4 * k);
-		nibbles(v, u.q);
-		const uint32_t dm = x.w(0);
-		unit_s(u, h2f(dm), h2f(dm >> 16));
 	}
 };
 
@@ -316,23 +189,6 @@ HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
 	}
 }
 
-template <int OFF>
-HR_DEVICE void q5_unpack_w(const win<OFF + 20> &x, unit &u)
-{
-	uint32_t v[4];
-	const uint32_t qh = x.w(OFF);
-
-#pragma unroll
-	for (int k = 0; k < 4; k++)
-		v[k] = x.w(OFF + 4 + 4 * k);
-	nibbles(v, u.q);
-#pragma unroll
-	for (int w = 0; w < 4; w++) {
-		u.q[w] |= spread4(qh >> (4 * w));
-		u.q[w + 4] |= spread4(qh >> (16 + 4 * w));
-	}
-}
-
 struct fmt_q5_0 {
 	static constexpr int bytes = 22, qk = 32;
 	static constexpr bool K = false;
@@ -346,16 +202,6 @@ struct fmt_q5_0 {
 
 		(void)sub;
 		q5_unpack<2>(b, fast, u);
-		unit_s(u, d, -16.0f * d);
-	}
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		win<22> x;
-
-		(void)sub;
-		x.load(b);
-		q5_unpack_w<2>(x, u);
-		const float d = h2f(x.w(0));
 		unit_s(u, d, -16.0f * d);
 	}
 };
@@ -373,16 +219,6 @@ struct fmt_q5_1 {
 		q5_unpack<4>(b, fast, u);
 		unit_s(u, ldh(b), ldh(b + 2));
 	}
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		win<24> x;
-
-		(void)sub;
-		x.load(b);
-		q5_unpack_w<4>(x, u);
-		const uint32_t dm = x.w(0);
-		unit_s(u, h2f(dm), h2f(dm >> 16));
-	}
 };
 
 struct fmt_q8_0 {
@@ -397,17 +233,6 @@ struct fmt_q8_0 {
 		(void)sub;
 		ldw<8>(b + 2, u.q, fast);
 		unit_s(u, ldh(b), 0.0f);
-	}
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		win<34> x;
-
-		(void)sub;
-		x.load(b);
-#pragma unroll
-		for (int k = 0; k < 8; k++)
-			u.q[k] = x.w(2 + 4 * k);
-		unit_s(u, h2f(x.w(0)), 0.0f);
 	}
 };
 
@@ -469,38 +294,6 @@ struct fmt_qK {
 		u.c[0] = u.c[1] = -ldh(b + 2) * (float)m;
 		u.z = 0;
 	}
-	/* the wide path: 144- and 176-byte blocks are 16-byte aligned where
-	 * the matrix is: the header (d, dmin, scales) and the unit's qs (and
-	 * qh) by 16-byte loads */
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		uint32_t h[4], v[8];
-		int sc, m;
-
-		ld128(b, h);
-		ld128(b + qs + 32 * (sub / 2), v);
-		ld128(b + qs + 32 * (sub / 2) + 16, v + 4);
-#pragma unroll
-		for (int w = 0; w < 8; w++)
-			u.q[w] = (sub & 1) ? (v[w] >> 4) & 0x0f0f0f0fu : v[w] & 0x0f0f0f0fu;
-		if (Q5) {
-			ld128(b + 16, v);
-			ld128(b + 32, v + 4);
-#pragma unroll
-			for (int w = 0; w < 8; w++)
-				u.q[w] |= ((v[w] >> sub) & 0x01010101u) << 4;
-		}
-		if (sub < 4) {
-			sc = sbyte(h, sub) & 63;
-			m = sbyte(h, sub + 4) & 63;
-		} else {
-			sc = (sbyte(h, sub + 4) & 15) | (sbyte(h, sub - 4) >> 6) << 4;
-			m = (sbyte(h, sub + 4) >> 4) | (sbyte(h, sub) >> 6) << 4;
-		}
-		u.a[0] = u.a[1] = h2f(h[0]) * (float)sc;
-		u.c[0] = u.c[1] = -h2f(h[0] >> 16) * (float)m;
-		u.z = 0;
-	}
 };
 typedef fmt_qK<false> fmt_q4_K;
 typedef fmt_qK<true> fmt_q5_K;
@@ -535,24 +328,6 @@ struct fmt_q6_K {
 			         ((hi[w] >> (2 * t)) & 0x03030303u) << 4;
 		u.a[0] = d * (float)(int8_t)b[192 + 8 * h + 2 * t];
 		u.a[1] = d * (float)(int8_t)b[192 + 8 * h + 2 * t + 1];
-		u.c[0] = u.c[1] = 0.0f;
-		u.z = 32;
-	}
-	static HR_INLINE void unpack_w(const uint8_t *b, int sub, unit &u)
-	{
-		const int h = sub / 4, t = sub % 4;
-		win<32> lo, hi;
-
-		lo.load(b + 64 * h + 32 * (t & 1));
-		hi.load(b + 128 + 32 * h);
-#pragma unroll
-		for (int w = 0; w < 8; w++)
-			u.q[w] = (t >= 2 ? (lo.w(4 * w) >> 4) & 0x0f0f0f0fu : lo.w(4 * w) & 0x0f0f0f0fu) |
-			         ((hi.w(4 * w) >> (2 * t)) & 0x03030303u) << 4;
-		const float d = ldh(b + 208);
-		const uint32_t s2 = ld16(b + 192 + 8 * h + 2 * t);   /* both halves' scales */
-		u.a[0] = d * (float)(int8_t)(s2 & 0xffu);
-		u.a[1] = d * (float)(int8_t)(s2 >> 8);
 		u.c[0] = u.c[1] = 0.0f;
 		u.z = 32;
 	}
@@ -690,19 +465,9 @@ HR_DEVICE void load_y_f32(const float *y, bool y16, float *yb)
 }
 
 /* The q8_1 block at yb: its 8 words, d8 and s8. */
-HR_DEVICE void load_q8_1(const uint8_t *yb, int ym, uint32_t *v, float *d8, float *s8)
+HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, float *s8)
 {
-	if (ym == 2) {
-		win<Q8_1_BYTES> y;
-
-		y.load(yb);
-#pragma unroll
-		for (int w = 0; w < 8; w++)
-			v[w] = y.w(4 + 4 * w);
-		const uint32_t ds = y.w(0);
-		*d8 = h2f(ds);
-		*s8 = h2f(ds >> 16);
-	} else if (ym == 1) {
+	if (yal) {
 		const uint32_t *yw = (const uint32_t *)(const void *)yb;
 		const uint32_t ds = yw[0];
 		hr_f16 h;
@@ -734,7 +499,7 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, int ym, uint32_t *v, float *d8, floa
  */
 template <typename F, int B, bool Q8, int R, int U>
 HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t iu, uint64_t step, int xm, int ym, float (*acc)[B])
+                       uint64_t iu, uint64_t step, bool fast, bool yal, float (*acc)[B])
 {
 	const int per = F::qk / QK;
 	unit u[U][R];
@@ -746,14 +511,8 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 #pragma unroll
 		for (int i = 0; i < R; i++)
 			if (i < nv)
-			{
-				const uint8_t *b = xr + (uint64_t)i * row_bytes + ik / per * F::bytes;
-
-				if (xm == 2)
-					F::unpack_w(b, (int)(ik % per), u[k][i]);
-				else
-					F::unpack(b, (int)(ik % per), xm == 1, u[k][i]);
-			}
+				F::unpack(xr + (uint64_t)i * row_bytes + ik / per * F::bytes, (int)(ik % per),
+				          fast, u[k][i]);
 	}
 #pragma unroll
 	for (int k = 0; k < U; k++) {
@@ -765,7 +524,7 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 				uint32_t v[8];
 				float d8, s8;
 
-				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, ym,
+				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
 				          v, &d8, &s8);
 #pragma unroll
 				for (int i = 0; i < R; i++)
@@ -775,7 +534,7 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 		} else {
 			float yb[QK];
 
-			load_y_f32((const float *)vy + ik * QK, ym != 0, yb);
+			load_y_f32((const float *)vy + ik * QK, yal, yb);
 #pragma unroll
 			for (int i = 0; i < R; i++)
 				if (i < nv)
@@ -787,15 +546,15 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 /* The units first, first + step, ... < nu: U at a time, then one by one. */
 template <typename F, int B, bool Q8, int R, int U>
 HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t nu, uint64_t first, uint64_t step, int xm, int ym,
+                       uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
                        float (*acc)[B])
 {
 	uint64_t iu = first;
 
 	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
-		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, xm, ym, acc);
+		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 	for (; iu < nu; iu += step)
-		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, xm, ym, acc);
+		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 }
 
 /* Rows a wave takes at once (R) and units a lane loads at once (U) in the
@@ -828,12 +587,9 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	const uint64_t nby = nrows_y > 0 ? (uint64_t)nrows_y / QK : 0;
 	const uint64_t nr = nrows > 0 ? (uint64_t)nrows : 0, ldd = ld > 0 ? (uint64_t)ld : 0;
 	const uint64_t row_bytes = nu / per * F::bytes;
-	/* x: windows of 16-byte loads when it starts 16-byte aligned (xm 2:
-	 * win, unpack_w), else 32-bit loads when 4-byte aligned (1: ldw), else
-	 * 16-bit loads; q8_1 y the same by vy's alignment (2: win, 1: 32-bit
-	 * words); f32 y in 16-byte packs when 16-byte aligned (ym 1) */
-	const int xm = hr_aligned_to(vx, 16) ? 2 : hr_aligned_to(vx, 4) ? 1 : 0;
-	const int ym = hr_aligned_to(vy, 16) ? (Q8 ? 2 : 1) : Q8 && hr_aligned_to(vy, 4) ? 1 : 0;
+	/* 32-bit loads: x when it starts 4-byte aligned (ldw); q8_1 blocks
+	 * (36 bytes) when vy does; f32 y in 16-byte packs when y is 16-aligned */
+	const bool fast = hr_aligned_to(vx, 4), yal = hr_aligned_to(vy, Q8 ? 4 : 16);
 
 	if ((uint64_t)gridDim.x >= nr || blockDim.x < (unsigned)ws) {
 		for (uint64_t r = blockIdx.x; r < nr; r += gridDim.x) {
@@ -842,7 +598,7 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 			for (int j = 0; j < B; j++)
 				acc[0][j] = 0.0f;
 			mv_rows<F, B, Q8, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
-			                        nu, threadIdx.x, blockDim.x, xm, ym, acc);
+			                        nu, threadIdx.x, blockDim.x, fast, yal, acc);
 			for (int j = 0; j < B; j++) {
 				const float s = hr_block_reduce(acc[0][j], hr_op_sum());
 
@@ -868,7 +624,7 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
 		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
-		                              nby, nu, lane, (uint64_t)ws, xm, ym, acc);
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
