@@ -25,6 +25,12 @@ GB/s = minimal bytes (inputs read once, outputs written once) / time, the
 same bytes for torch, so ratio = torch time / our time (> 1: ours faster).
 The copy section measures device-to-device copy bandwidth (read + write) of
 1 GiB in the same run: the ceiling the percentages are written against.
+
+quant section, environment: HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
+beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
+"128/4 128/8 128/16"); HR_MV_MISALIGN=1 also times the library's geometry on
+copies of the weights and y 4 bytes past a 16-byte boundary ("work+4": the
+kernels' path for buffers that are not 16-byte aligned).
 """
 import ctypes as C
 import json
