@@ -25,6 +25,12 @@ GB/s = minimal bytes (inputs read once, outputs written once) / time, the
 same bytes for torch, so ratio = torch time / our time (> 1: ours faster).
 The copy section measures device-to-device copy bandwidth (read + write) of
 1 GiB in the same run: the ceiling the percentages are written against.
+
+quant section, environment: HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
+beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
+"128/4 128/8 128/16"); HR_MV_MISALIGN=1 also times the library's geometry on
+copies of the weights and y 4 bytes past a 16-byte boundary ("work+4": the
+kernels' path for buffers that are not 16-byte aligned).
 """
 import ctypes as C
 import json
@@ -334,6 +340,18 @@ QROWS, QCOLS = 14336, 4096
 # raw geometries tried besides the library's: (block, rows a block)
 GEOS = [tuple(int(v) for v in g.split("/")) for g in
         (__import__("os").environ.get("HR_MV_GEOS") or "128/4 128/8 128/16").split()]
+# HR_MV_MISALIGN=1: also the library's geometry with the weights and y 4 bytes
+# past a 16-byte boundary: the kernels' 32-bit-load path (geometry "work+4")
+MISALIGN = __import__("os").environ.get("HR_MV_MISALIGN") == "1"
+
+
+def shifted(t, off=4):
+    """A copy of the bytes of t starting off bytes past a 16-byte boundary
+    (the tensor that holds it, and the address)."""
+    raw = t.contiguous().view(torch.uint8).view(-1)
+    buf = torch.empty(raw.numel() + 16, dtype=torch.uint8, device="cuda")
+    buf[off:off + raw.numel()] = raw
+    return buf, buf.data_ptr() + off
 
 
 def rand_blocks(q, nrows, ncols, g):
@@ -430,20 +448,26 @@ def sec_quant():
             # (name, block, rows a block): the wave-per-row mapping with
             # rows / (rows a block) blocks, i.e. rows a block / waves a block
             # rows a wave
-            geos = [("work", None, 0)] + [(f"{b}/{r}r", b, r) for b, r in GEOS]
+            geos = [("work", None, 0)] + [("work+4", None, 4)] * MISALIGN + \
+                [(f"{b}/{r}r", b, r) for b, r in GEOS]
             for kname, batch in [(f"dequantize_mul_mat_vec_{q}", 0)] + \
                     [(f"mul_mat_vec_{q}_q8_1_cuda{b}", b) for b in (1, 2, 4, 8)]:
                 k = kernel("quantized", kname)
                 t1 = None
                 for gname, blk, rpb in geos:
                     def mk(w, k=k, batch=batch, blk=blk, rpb=rpb):
+                        keep = None
+                        pw, py = p(w), p(yq if batch else y)
+                        if blk is None and rpb:     # work+4: shifted copies
+                            keep = (shifted(w), shifted(yq if batch else y))
+                            pw, py = C.c_uint64(keep[0][1]), C.c_uint64(keep[1][1])
                         if batch:
-                            v = [p(w), p(yq), p(dst), C.c_int(QCOLS), C.c_int(QROWS), C.c_int(QCOLS),
+                            v = [pw, py, p(dst), C.c_int(QCOLS), C.c_int(QROWS), C.c_int(QCOLS),
                                  C.c_int(QROWS)]
                         else:
-                            v = [p(w), p(y), p(dst), C.c_int(QCOLS), C.c_int(QROWS)]
+                            v = [pw, py, p(dst), C.c_int(QCOLS), C.c_int(QROWS)]
                         if blk is None:
-                            return launcher([(k, QROWS, QCOLS, v)])
+                            return launcher([(k, QROWS, QCOLS, v)], keep)
                         grid = -(-QROWS // rpb)
                         return launcher([(k, (grid, blk), None, v)])
                     runs = [mk(w) for w in ws]
