@@ -55,6 +55,7 @@ pub struct hanzo_rocm_options {
     pub log_data: *mut c_void,
     pub log_priority: c_int,
     pub host: *const c_char,
+    pub plugin_path: *const c_char,
 }
 
 pub type hanzo_rocm_platform = c_uint;
@@ -124,6 +125,28 @@ pub struct hanzo_rocm_op_args {
     pub workspace: *mut c_void,
     pub workspace_size: usize,
     pub stream: *mut c_void,
+    pub named: *const hanzo_rocm_op_arg,
+    pub n_named: usize,
+    pub batch: usize,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct hanzo_rocm_op_arg {
+    pub name: *const c_char,
+    pub value: *const c_void,
+    pub bytes: usize,
+}
+
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct hanzo_rocm_geometry_ex {
+    pub size: usize,
+    pub geometry: hanzo_rocm_geometry,
+    pub workspace: usize,
+    pub op_workspace: usize,
+    pub op_form: *const c_char,
+    pub op_passes: c_uint,
 }
 
 extern "C" {
@@ -174,6 +197,20 @@ extern "C" {
         rows: u64,
         cols: u64,
         geometry: *mut hanzo_rocm_geometry,
+    ) -> c_int;
+
+    pub fn hanzo_rocm_kernel_geometry_ex(
+        kernel: *mut hanzo_rocm_kernel,
+        rows: u64,
+        cols: u64,
+        geometry: *mut hanzo_rocm_geometry_ex,
+    ) -> c_int;
+    pub fn hanzo_rocm_layout_packed(
+        layout: *mut hanzo_rocm_layout,
+        num_dims: usize,
+        n_tensors: usize,
+        dims: *const *const usize,
+        strides: *const *const usize,
     ) -> c_int;
 
     pub fn hanzo_rocm_layout_init(

@@ -163,6 +163,8 @@ pub struct Options {
     pub host: Option<String>,
     /// Log priority (syslog's: 3 error .. 7 debug); messages go to stderr.
     pub log_priority: Option<i32>,
+    /// Plugin directories, ':'-separated; a leading '+' keeps the default one.
+    pub plugin_path: Option<String>,
 }
 
 impl Context {
@@ -179,6 +181,7 @@ impl Context {
         let root = o.root.as_deref().map(|s| cstring(s, "root")).transpose()?;
         let config = o.config.as_deref().map(|s| cstring(s, "config")).transpose()?;
         let host = o.host.as_deref().map(|s| cstring(s, "host")).transpose()?;
+        let plugin_path = o.plugin_path.as_deref().map(|s| cstring(s, "plugin_path")).transpose()?;
         let opts = sys::hanzo_rocm_options {
             size: std::mem::size_of::<sys::hanzo_rocm_options>(),
             root: root.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
@@ -187,6 +190,7 @@ impl Context {
             log_data: ptr::null_mut(),
             log_priority: o.log_priority.unwrap_or(0),
             host: host.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
+            plugin_path: plugin_path.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
         };
         let mut p = ptr::null_mut();
         // SAFETY: the strings outlive the call; the library copies them.
@@ -417,6 +421,9 @@ impl Kernel {
             workspace: args.workspace,
             workspace_size: args.workspace_size,
             stream: args.stream,
+            named: ptr::null(),
+            n_named: 0,
+            batch: 0,
         };
         check(sys::hanzo_rocm_op_run(self.ptr, rows, cols, &a), || format!("op_run({}, {} x {})", self.name, rows, cols)).map(|_| ())
     }
