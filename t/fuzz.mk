@@ -11,16 +11,19 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -fno-omit-frame-pointer \
 EXTRA_DIST += t/fuzz/fuzz.h t/fuzz/fuzz-target.c t/fuzz/fuzz-elf.c \
 	t/fuzz/fuzz-config.c t/fuzz/fuzz-entry.c t/fuzz/fuzz-index.c t/fuzz/seed
 
-fuzz: $(top_builddir)/config.h
+# The library's sources, and the generated ones (nodist_: in the build tree).
+fuzz: $(top_builddir)/config.h $(nodist_lib_libhanzo_rocm_internal_la_SOURCES)
 	$(AM_V_at)mkdir -p t/fuzz/obj
-	$(AM_V_at)for f in $(lib_libhanzo_rocm_internal_la_SOURCES); do \
+	$(AM_V_at)for f in $(lib_libhanzo_rocm_internal_la_SOURCES) \
+	    $(nodist_lib_libhanzo_rocm_internal_la_SOURCES:%=@build@/%); do \
 	    case $$f in *.c) ;; *) continue ;; esac; \
+	    case $$f in @build@/*) f=$${f#@build@/}; src=$$f ;; *) src="$(top_srcdir)/$$f" ;; esac; \
 	    o=t/fuzz/obj/$$(basename $$f .c).o; \
-	    [ -f "$$o" ] && [ "$$o" -nt "$(top_srcdir)/$$f" ] && continue; \
+	    [ -f "$$o" ] && [ "$$o" -nt "$$src" ] && continue; \
 	    echo "  FUZZCC   $$f"; \
 	    $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEFS) \
 	        $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) $(INIH_CFLAGS) \
-	        $(NETTLE_CFLAGS) -c "$(top_srcdir)/$$f" -o "$$o" || exit 1; \
+	        $(NETTLE_CFLAGS) -c "$$src" -o "$$o" || exit 1; \
 	done
 	$(AM_V_at)for t in $(FUZZ_TARGETS); do \
 	    echo "  FUZZLD   t/fuzz/fuzz-$$t"; \
