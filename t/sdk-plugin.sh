@@ -47,10 +47,17 @@ bindir=$(dirname "$(find "$D" -name hanzo-rocm -type f -path '*/bin/*' | head -1
 mkdir -p "$T/ex"
 cp "$top_srcdir/examples/plugin/Makefile" "$top_srcdir/examples/plugin/biasgelu.hip" \
 	"$top_srcdir/examples/plugin/biasgelu.list" "$top_srcdir/examples/plugin/run-biasgelu.c" "$T/ex/"
-make -C "$T/ex" CC="${CC:-cc}" CXX=c++ >"$T/build.log" 2>&1
+# Without the caller's flags: a package build's CFLAGS carry
+# -ffile-prefix-map=<source tree>=., which is not the example's doing.
+env -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS \
+	make -C "$T/ex" CC="${CC:-cc}" CXX=c++ >"$T/build.log" 2>&1
 ok $? "examples/plugin builds against the install alone" || sed 's/^/# /' "$T/build.log" | tail -20
-! grep -e "$top_srcdir" -e "$top_builddir" "$T/build.log" >/dev/null
-ok $? "  ... with nothing from the source or build tree on its command lines"
+# Absolute paths: a relative top_srcdir ("." in a package build) matches anything.
+abs_src=$(cd "$top_srcdir" && pwd); abs_build=$(cd "${top_builddir:-.}" && pwd)
+! grep -F -e "$abs_src/" -e "$abs_build/" "$T/build.log" >/dev/null
+ok $? "  ... with nothing from the source or build tree on its command lines" ||
+	grep -n -F -e "$abs_src/" -e "$abs_build/" "$T/build.log" | head -5 | sed 's/^/# /'
+
 make -C "$T/ex" install DESTDIR="$T/pd" HANZO_ROCM_PLUGINDIR=/plugins >"$T/inst.log" 2>&1
 ok $? "make install puts biasgelu.so into a plugin directory" || sed 's/^/# /' "$T/inst.log"
 P="$T/pd/plugins"

@@ -14,6 +14,8 @@ skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 ok() { # ok COND_STATUS DESCRIPTION
 	tap_n=$((tap_n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); fi
+	# the check's status, so "ok $? TEXT || show-why" shows why
+	return "$1"
 }
 # run_ok DESCRIPTION CMD... : passes when CMD exits 0
 run_ok() { d=$1; shift; "$@" >"$T/out" 2>"$T/err"; s=$?; ok $s "$d"; [ $s -eq 0 ] || { sed 's/^/# /' "$T/err" | head -20; }; }
