@@ -4,6 +4,7 @@
 # Ctrl-C does not reach; nothing of them may survive, nor their temp dir
 # (issue 15 item 3).
 . "$top_srcdir/t/tap.sh"
+command -v ps >/dev/null 2>&1 || skip_all "no ps (procps): the compiler's processes cannot be counted"
 . "$top_srcdir/t/precompile-setup.sh"
 mkdir -p "$T/tmp"
 export TMPDIR="$T/tmp"

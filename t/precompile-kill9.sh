@@ -5,6 +5,7 @@
 # whole process group (a compiler forks: hipcc runs clang, clang runs lld),
 # and `cache gc` then removes the temp dirs they left (issue 15).
 . "$top_srcdir/t/tap.sh"
+command -v ps >/dev/null 2>&1 || skip_all "no ps (procps): the compiler's processes cannot be counted"
 . "$top_srcdir/t/precompile-setup.sh"
 mkdir -p "$T/tmp"
 export TMPDIR="$T/tmp"
