@@ -22,7 +22,7 @@
 #include "util-spawn.h"
 
 #include "config-api.h"
-#include "util-host-target.h"
+#include "util-platform-host.h"
 #include "util-elf.h"
 #include "context.h"
 #include "target.h"

@@ -33,7 +33,7 @@
 
 #include "cache.h"
 #include "config-api.h"
-#include "util-host-target.h"
+#include "util-platform-host.h"
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"

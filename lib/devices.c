@@ -20,7 +20,7 @@
 #include "devices.h"
 #include "devices-visible.h"
 #include "backend-cuda.h"
-#include "util-host-target.h"
+#include "util-platform-host.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util-host-target.h"
+#include "util-platform-host.h"
 #include "target.h"
 #include "util.h"
 #include "util-targets.h"

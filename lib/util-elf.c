@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util-host-target.h"
+#include "util-platform-host.h"
 #include "util-elf.h"
 #include "util.h"
 #include "util-targets.h"

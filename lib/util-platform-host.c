@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "util-host-target.h"
+#include "util-platform-host.h"
 
 /*
  * Every argument changes the code object, so each is part of the cache key

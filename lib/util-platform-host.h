@@ -4,8 +4,8 @@
  * check, the toolchain and the cache key use them without reaching up to
  * the host backend (lib/backend-host.h).
  */
-#ifndef HR_HOST_TARGET_H
-#define HR_HOST_TARGET_H
+#ifndef HR_UTIL_PLATFORM_HOST_H
+#define HR_UTIL_PLATFORM_HOST_H
 
 /* The wave size of a host target ID (64 or 32), 0 when t is none. */
 unsigned hr_host_target_wave(const char *t);
