@@ -51,7 +51,7 @@ int hr_host_open(struct hanzo_rocm *ctx, void **b)
 {
 	struct host_backend *hb;
 
-	if (hr_host_elf_machine() == 0)
+	if (hr_platform_host.elf_machine == 0)
 		return -ENOSYS;
 	hb = calloc(1, sizeof(*hb));
 	if (!hb)

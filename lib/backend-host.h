@@ -7,7 +7,7 @@
  *
  * Targets: host-w64 (wave 64, the AMD CDNA/GCN code paths) and host-w32
  * (wave 32, the RDNA/NVIDIA paths).  Layer: backend; the target facts the
- * lower layers need are lib/util-platform-host.h.
+ * lower layers need are the platform table's host row (util-platform-host.c).
  */
 #ifndef HR_HOST_BACKEND_H
 #define HR_HOST_BACKEND_H
@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "../kernels/hr-host-abi.h"
-#include "util-platform-host.h"
+#include "util-platform.h"
 
 struct hanzo_rocm;
 struct hr_backend_ops;

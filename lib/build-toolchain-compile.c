@@ -22,7 +22,7 @@
 #include "util-spawn.h"
 
 #include "config-api.h"
-#include "util-platform-host.h"
+#include "util-platform.h"
 #include "util-elf.h"
 #include "context.h"
 #include "target.h"
@@ -301,7 +301,7 @@ static int build_argv(const struct hr_toolchain *tc, const char *target,
 		config_flags = default_flags;
 	if (tc->kind == HR_COMPILER_CXX) {
 		/* Fixed flags (they are the cache key's): GPU flags mean nothing here. */
-		const char *const *hf = hr_host_compile_flags(target);
+		const char *const *hf = hr_platform_compile_flags(target);
 		const char *post[] = { "-x", "c++", src, "-o", out, NULL };
 
 		r = hf ? hr_strv_push(&v, tc->path) : -EINVAL;
@@ -355,15 +355,20 @@ static int build_argv(const struct hr_toolchain *tc, const char *target,
 static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b,
                            size_t n)
 {
+	const struct hr_platform_facts *f;
 	unsigned machine;
 
 	if (n < 64 || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2 /* ELFCLASS64 */ ||
 	    b[5] != 1 /* little endian */)
 		return false;
 	machine = b[18] | (unsigned)b[19] << 8;
-	if (tc->kind == HR_COMPILER_CXX)   /* a shared object (ET_DYN) for this CPU */
-		return machine == hr_host_elf_machine() && (b[16] | b[17] << 8) == 3;
-	return machine == (tc->kind == HR_COMPILER_HIPCC ? HR_EM_AMDGPU : HR_EM_CUDA);
+	/* The machine of the platform the compiler builds for; the host's: a
+	 * shared object (ET_DYN) for this CPU. */
+	for (size_t i = 0; (f = hr_platform_at(i)); i++)
+		if (f->compiler == tc->kind)
+			return machine && machine == f->elf_machine &&
+			       (tc->kind != HR_COMPILER_CXX || (b[16] | b[17] << 8) == 3);
+	return false;
 }
 
 static char *join_diag(const struct hr_spawn *s, const char *what)
@@ -494,7 +499,7 @@ int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *t
                             const char *source, size_t source_len, const char *target,
                             char **text, char **diag)
 {
-	const char *const *hf = hr_host_compile_flags(target);
+	const char *const *hf = hr_platform_compile_flags(target);
 	char *dir = NULL, *src = NULL, *out = NULL, **argv = hr_strv_new(), **env = NULL;
 	struct hr_spawn s = { 0 };
 	void *data = NULL;

@@ -19,7 +19,7 @@
 #include "util-spawn.h"
 
 #include "config-api.h"
-#include "util-platform-host.h"
+#include "util-platform.h"
 #include "util-elf.h"
 #include "context.h"
 #include "target.h"
@@ -406,8 +406,9 @@ const char *hr_compiler_name(enum hr_compiler k)
 
 enum hr_compiler hr_compiler_for(int platform)
 {
-	return platform == HR_PLATFORM_NVIDIA ? HR_COMPILER_NVCC
-	     : platform == HR_PLATFORM_HOST ? HR_COMPILER_CXX : HR_COMPILER_HIPCC;
+	const struct hr_platform_facts *f = hr_platform_facts(platform);
+
+	return f ? f->compiler : HR_COMPILER_HIPCC;
 }
 
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
@@ -535,34 +536,32 @@ int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
                            char *reason, size_t n)
 {
 	char generic[HR_TARGET_MAX], dummy[1];
-	enum hr_platform p = hr_target_platform(target);
+	const struct hr_platform_facts *f = hr_target_validate(target) == 0 ? hr_platform_of(target) : NULL;
 
 	if (!reason || n == 0) {
 		reason = dummy;
 		n = sizeof(dummy);
 	}
 	reason[0] = '\0';
-	if (!tc || p == HR_PLATFORM_NONE || hr_target_generic(target, generic, sizeof(generic)) < 0) {
+	if (!tc || !f || hr_target_generic(target, generic, sizeof(generic)) < 0) {
 		snprintf(reason, n, "invalid target '%s'", target ? target : "(null)");
 		return -EINVAL;
 	}
-	if (p == HR_PLATFORM_HOST || tc->kind == HR_COMPILER_CXX) {
-		if (p == HR_PLATFORM_HOST && tc->kind == HR_COMPILER_CXX && hr_host_elf_machine())
-			return 0;
-		snprintf(reason, n, p == HR_PLATFORM_HOST ? "%s is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU"
-		                                          : "%s is a GPU target: a C++ compiler builds only host-w64 and host-w32", generic);
+	if (tc->kind != f->compiler || (f->compiler == HR_COMPILER_CXX && !f->elf_machine)) {
+		if (tc->kind == HR_COMPILER_CXX && f->compiler != HR_COMPILER_CXX)
+			snprintf(reason, n, "%s is a GPU target: a C++ compiler builds only host-w64 and host-w32", generic);
+		else
+			snprintf(reason, n, "%s %s", generic, f->compiler_need);
 		return -ENOTSUP;
 	}
-	if (p == HR_PLATFORM_AMD && tc->kind != HR_COMPILER_HIPCC) {
-		snprintf(reason, n, "%s is an AMD target: needs hipcc", generic);
-		return -ENOTSUP;
+	switch (f->compiler) {
+	case HR_COMPILER_HIPCC:
+		return amd_can_build(tc, generic, reason, n);
+	case HR_COMPILER_NVCC:
+		return nv_can_build(tc, generic, reason, n);
+	default:
+		return 0;
 	}
-	if (p == HR_PLATFORM_NVIDIA && tc->kind != HR_COMPILER_NVCC) {
-		snprintf(reason, n, "%s is an NVIDIA target: needs nvcc", generic);
-		return -ENOTSUP;
-	}
-	return p == HR_PLATFORM_AMD ? amd_can_build(tc, generic, reason, n)
-	                            : nv_can_build(tc, generic, reason, n);
 }
 
 /* gfx600 < gfx90a < gfx1030, sm_90 < sm_100: shorter names are older. */

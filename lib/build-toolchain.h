@@ -10,12 +10,13 @@
 
 #include <stddef.h>
 
+#include "util-platform.h"
+
 struct hanzo_rocm;
 struct hr_config;
 
-enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC, HR_COMPILER_CXX /* host backend */ };
-
-/* The compiler that builds code objects for a platform (enum hr_platform). */
+/* The compiler that builds code objects for a platform (enum hr_platform;
+ * enum hr_compiler is the platform table's, util-platform.h). */
 enum hr_compiler hr_compiler_for(int platform);
 
 struct hr_toolchain {

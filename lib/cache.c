@@ -33,7 +33,7 @@
 
 #include "cache.h"
 #include "config-api.h"
-#include "util-platform-host.h"
+#include "util-platform.h"
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"
@@ -140,7 +140,7 @@ void hr_cache_key_compute(const char *family, const uint8_t source_sha256[32],
                           struct hr_cache_key *key)
 {
 	static const uint8_t zero[32];
-	const char *const *host_flags = hr_host_compile_flags(target);
+	const char *const *host_flags = hr_platform_compile_flags(target);
 	struct sha256_ctx c;
 
 	/* Host code objects are built with fixed flags (GPU flags are ignored). */

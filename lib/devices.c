@@ -20,7 +20,6 @@
 #include "devices.h"
 #include "devices-visible.h"
 #include "backend-cuda.h"
-#include "util-platform-host.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"
@@ -469,7 +468,7 @@ static void add_host(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
 
 	for (size_t i = 0; host && host[i] && *n < max; i++) {
 		struct hr_device *d = &devs[*n];
-		unsigned wave = hr_host_target_wave(host[i]);
+		unsigned wave = hr_platform_host.wave(host[i]);
 
 		if (!wave)
 			continue;

@@ -30,7 +30,8 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/runtime.h lib/runtime.c \
 	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel-launch.h lib/kernel-launch.c lib/context-layout.c \
 	lib/util-catalogue-meta.h lib/util-catalogue-meta.c lib/kernel-catalogue.h lib/kernel-catalogue.c lib/kernel-op.c \
-	lib/util-platform-host.h lib/util-platform-host.c \
+	lib/util-platform.h lib/util-platform.c lib/util-platform-amd.c \
+	lib/util-platform-nvidia.c lib/util-platform-host.c \
 	lib/backend-host.h lib/backend-host.c lib/backend-host-exec.c \
 	lib/build-source.h lib/build-source.c lib/build-hiprtc.c \
 	lib/cache-source.h lib/cache-source.c lib/kernel-module.c

@@ -150,19 +150,18 @@ static void runtime_free(void *p)
 static void device_limits(struct rt_device *d, const struct hr_device *hd)
 {
 	struct hr_device_limits *l = &d->limits;
-	bool nv = hd->platform == HR_PLATFORM_NVIDIA;
+	const struct hr_platform_facts *pf = hr_platform_facts(hd->platform);
 
 	if (!d->ops->limits || d->ops->limits(d->b, d->ordinal, d->dc, l) < 0)
 		*l = (struct hr_device_limits){ 0 };
 	if (!l->multiprocessors)
 		l->multiprocessors = hd->compute_units ? hd->compute_units : 1;
 	if (l->wave != 32 && l->wave != 64)
-		l->wave = hd->wave ? hd->wave :
-		          nv || strncmp(hd->target, "gfx1", 4) == 0 ? 32 : 64;
+		l->wave = hd->wave ? hd->wave : pf ? pf->wave(hd->target) : 64;
 	if (l->max_block < 64 || l->max_block > 1024)
 		l->max_block = 1024;
 	if (!l->max_shared)
-		l->max_shared = hd->lds_bytes ? hd->lds_bytes : nv ? 48u << 10 : 64u << 10;
+		l->max_shared = hd->lds_bytes ? hd->lds_bytes : pf ? pf->max_shared : 64u << 10;
 	l->grid = *hr_platform_grid_limits(hd->platform);
 }
 

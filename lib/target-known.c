@@ -14,18 +14,9 @@
 
 bool hr_target_known(const char *t)
 {
-	char proc[HR_TARGET_MAX];
-
 	if (!t || hr_target_validate(t) < 0)
 		return false;
-	/* NVIDIA targets have no table here: the grammar (sm_NN[a]) is the check;
-	 * the host targets are a fixed pair the grammar already names. */
-	if (hr_target_platform(t) == HR_PLATFORM_NVIDIA ||
-	    hr_target_platform(t) == HR_PLATFORM_HOST)
-		return true;
-	if (hr_target_generic(t, proc, sizeof(proc)) < 0)
-		return false;
-	return hr_amd_target_find(proc, strlen(proc)) != NULL;
+	return hr_platform_of(t)->target_known(t);
 }
 
 const char *hr_target_known_amd(size_t i)

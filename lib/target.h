@@ -2,7 +2,8 @@
 /*
  * Target IDs (layer: target IDs, above util only): parsing and validating
  * them, and struct hr_device, the record the backends fill and the device
- * layer (devices.h) completes.
+ * layer (devices.h) completes.  The platforms (enum hr_platform, their
+ * facts and grid limits) are the platform table's (util-platform.h).
  */
 #ifndef HR_TARGET_H
 #define HR_TARGET_H
@@ -11,12 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HR_TARGET_MAX 48
+#include "util-platform.h"
 
-enum hr_platform {
-	HR_PLATFORM_NONE = 0, HR_PLATFORM_AMD = 1, HR_PLATFORM_NVIDIA = 2,
-	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/backend-host.h */
-};
+#define HR_TARGET_MAX 48
 
 struct hr_device {
 	unsigned index;                 /* hanzo-rocm device number */
@@ -30,25 +28,6 @@ struct hr_device {
 	/* AMD, from KFD (0 = not reported): for the launch geometry. */
 	unsigned compute_units, wave, lds_bytes;
 };
-
-/*
- * A platform's launch limits, one row per platform (the platform table of
- * DESIGN.md §7; lib/target.c): blocks per grid dimension, and threads per
- * grid dimension (grid[i] x block[i]).  CUDA: grid x <= 2^31 - 1, y and z
- * <= 65535.  HIP on AMD: the same block counts, and grid x x block x <=
- * 2^32 - 1 (HSA's grid size is a 32-bit count of work-items).  The host
- * backend takes both rows' limits at once, whatever wave size it emulates:
- * a geometry the host accepts is one every GPU accepts, so a result proven
- * on the host holds on the GPU.  HR_PLATFORM_NONE gets the host row.
- */
-struct hr_grid_limits {
-	uint32_t blocks[3];             /* grid x, y, z */
-	uint64_t threads;               /* grid[i] x block[i], every i */
-};
-const struct hr_grid_limits *hr_platform_grid_limits(enum hr_platform p);
-/* 0 when grid x block fits lim; else -E2BIG, why saying which dimension. */
-int hr_grid_check(const struct hr_grid_limits *lim, const unsigned grid[3],
-                  const unsigned block[3], char *why, size_t why_size);
 
 /* 0 if t is a valid target ID (gfx… with optional :feature±, sm_NN[a], host-w64/w32), else -EINVAL. */
 int hr_target_validate(const char *t);

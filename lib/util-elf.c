@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util-platform-host.h"
+#include "util-platform.h"
 #include "util-elf.h"
 #include "util.h"
 #include "util-targets.h"
@@ -167,7 +167,7 @@ static int elf_processor(const struct elf *e, char *buf, size_t n)
 		break;
 	default:
 		/* A host code object does not say its wave size: name the CPU only. */
-		if (e->machine != hr_host_elf_machine() || !e->machine)
+		if (e->machine != hr_platform_host.elf_machine || !e->machine)
 			return -ENOEXEC;
 		k = snprintf(buf, n, "host");
 		break;
@@ -265,11 +265,11 @@ int hr_elf_check(const void *data, size_t size, const char *target,
 	r = elf_open(&e, data, size, why, n);
 	if (r < 0)
 		return r;
-	if (hr_host_target_wave(target)) {
+	if (hr_platform_of(target) == &hr_platform_host) {
 		/* Host code object: a shared object for the CPU this library runs on. */
-		if (e.machine != hr_host_elf_machine() || !e.machine) {
+		if (e.machine != hr_platform_host.elf_machine || !e.machine) {
 			WHY("ELF machine %u is not this CPU's (%u) for %s", e.machine,
-			    hr_host_elf_machine(), target);
+			    hr_platform_host.elf_machine, target);
 			return -ENOEXEC;
 		}
 		if (rd16(e.d + 16) != 3 /* ET_DYN */) {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Facts about the host targets (host-w64, host-w32) that the layers below
- * the backends need: the ID grammar, the ELF check and the cache key
- * (layer: util).  The backend itself is lib/backend-host.c.
+ * The host platform's row of the platform table (util-platform.h): the
+ * host targets (host-w64, host-w32), their compile flags and ELF machine
+ * (layer: util; pure).  The backend itself is lib/backend-host.c.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "util-platform-host.h"
+#include "util-platform.h"
 
 /*
  * Every argument changes the code object, so each is part of the cache key
@@ -33,7 +33,8 @@ static const char *const flags_w32[] = {
 	NULL
 };
 
-unsigned hr_host_target_wave(const char *t)
+/* The wave size of a host target ID (64 or 32), 0 when t is none. */
+static unsigned host_wave(const char *t)
 {
 	if (!t)
 		return 0;
@@ -44,9 +45,14 @@ unsigned hr_host_target_wave(const char *t)
 	return 0;
 }
 
-const char *const *hr_host_compile_flags(const char *target)
+/*
+ * Compiler arguments for a host target, between the compiler and the
+ * source: the same list feeds the compile and the cache key (sanitizer
+ * flags of a sanitized library build included).
+ */
+static const char *const *host_flags(const char *target)
 {
-	switch (hr_host_target_wave(target)) {
+	switch (host_wave(target)) {
 	case 64:
 		return flags_w64;
 	case 32:
@@ -56,22 +62,42 @@ const char *const *hr_host_compile_flags(const char *target)
 	}
 }
 
-unsigned hr_host_elf_machine(void)
-{
+/* e_machine of the code objects this library can load (its own). */
 #if defined(__x86_64__)
-	return 62;      /* EM_X86_64 */
+#define HOST_EM 62      /* EM_X86_64 */
 #elif defined(__aarch64__)
-	return 183;     /* EM_AARCH64 */
+#define HOST_EM 183     /* EM_AARCH64 */
 #elif defined(__powerpc64__)
-	return 21;      /* EM_PPC64 */
+#define HOST_EM 21      /* EM_PPC64 */
 #elif defined(__riscv) && __riscv_xlen == 64
-	return 243;     /* EM_RISCV */
+#define HOST_EM 243     /* EM_RISCV */
 #elif defined(__s390x__)
-	return 22;      /* EM_S390 */
+#define HOST_EM 22      /* EM_S390 */
 #elif defined(__loongarch64)
-	return 258;     /* EM_LOONGARCH */
+#define HOST_EM 258     /* EM_LOONGARCH */
 #else
-	return 0;       /* unknown: nothing validates, the backend stays unused */
+#define HOST_EM 0       /* unknown: nothing validates, the backend stays unused */
 #endif
+
+static bool host_target_ok(const char *t)
+{
+	return host_wave(t) != 0;
 }
 
+/* The two host targets are a fixed pair the grammar already names. */
+static bool host_target_known(const char *t)
+{
+	return host_wave(t) != 0;
+}
+
+const struct hr_platform_facts hr_platform_host = {
+	.id = HR_PLATFORM_HOST, .name = "host", .label = "host", .example = "host-w64",
+	.target_ok = host_target_ok, .target_known = host_target_known,
+	.wave = host_wave, .compile_flags = host_flags,
+	.compiler = HR_COMPILER_CXX, .compiler_need = "is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU",
+	.compiler_label = "C++ ([compiler] cxx)",
+	.rtc_label = NULL, .elf_machine = HOST_EM, .max_shared = 64u << 10,
+	.overridable = false,
+	/* Both GPUs' limits: what the host runs, either GPU runs. */
+	.grid = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },
+};

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The platform table (layer: util), pure: one row per platform (AMD,
+ * NVIDIA, host), each defined in its own file (util-platform-amd.c,
+ * util-platform-nvidia.c, util-platform-host.c) and collected once in
+ * util-platform.c; every other file loops over the table or looks a
+ * target's row up through hr_platform_of() (DESIGN.md §7).
+ */
+#ifndef HR_UTIL_PLATFORM_H
+#define HR_UTIL_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Numbered as the public HANZO_ROCM_PLATFORM_* (hanzo-rocm.h). */
+enum hr_platform {
+	HR_PLATFORM_NONE = 0, HR_PLATFORM_AMD = 1, HR_PLATFORM_NVIDIA = 2,
+	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/backend-host.h */
+};
+
+/* The kind of compiler that builds a platform's code objects (build-toolchain.h). */
+enum hr_compiler { HR_COMPILER_HIPCC, HR_COMPILER_NVCC, HR_COMPILER_CXX /* host backend */ };
+
+/*
+ * A platform's launch limits: blocks per grid dimension, and threads per
+ * grid dimension (grid[i] x block[i]).  CUDA: grid x <= 2^31 - 1, y and z
+ * <= 65535.  HIP on AMD: the same block counts, and grid x x block x <=
+ * 2^32 - 1 (HSA's grid size is a 32-bit count of work-items).  The host
+ * backend takes both rows' limits at once, whatever wave size it emulates:
+ * a geometry the host accepts is one every GPU accepts, so a result proven
+ * on the host holds on the GPU.  HR_PLATFORM_NONE gets the host row.
+ */
+struct hr_grid_limits {
+	uint32_t blocks[3];             /* grid x, y, z */
+	uint64_t threads;               /* grid[i] x block[i], every i */
+};
+
+/* One row of the platform table: the platform's pure facts. */
+struct hr_platform_facts {
+	enum hr_platform id;
+	const char *name;               /* "amd", "nvidia", "host": info, JSON */
+	const char *label;              /* "AMD", "NVIDIA", "host": messages */
+	const char *example;            /* a target ID, for messages */
+	/* The target-ID grammar: t is one of this platform's IDs (t is a safe
+	 * name shorter than HR_TARGET_MAX; target.c checks that first). */
+	bool (*target_ok)(const char *t);
+	/* A valid ID of this platform names a processor the library knows. */
+	bool (*target_known)(const char *t);
+	/* The wave size of a target when the device does not report it. */
+	unsigned (*wave)(const char *t);
+	/* Fixed compiler arguments every code object of t is built with and
+	 * keyed by, in place of the plugin's and the configuration's
+	 * (NULL-terminated, static); NULL: none, those flags apply. */
+	const char *const *(*compile_flags)(const char *t);
+	enum hr_compiler compiler;      /* what builds its code objects */
+	const char *compiler_need;      /* after the target: why another compiler cannot */
+	const char *compiler_label;     /* "hipcc", "nvcc", "C++ ([compiler] cxx)" */
+	const char *rtc_label;          /* the in-process compiler, NULL: none */
+	unsigned elf_machine;           /* e_machine of its code objects; 0: none here */
+	unsigned max_shared;            /* shared memory per block when unknown */
+	/* HANZO_ROCM_ARCH, [targets] override and map, HSA_OVERRIDE_GFX_VERSION
+	 * apply to its devices. */
+	bool overridable;
+	struct hr_grid_limits grid;
+};
+
+extern const struct hr_platform_facts hr_platform_amd, hr_platform_nvidia,
+	hr_platform_host;
+
+/* The i-th row, NULL past the last (the loop every platform list uses). */
+const struct hr_platform_facts *hr_platform_at(size_t i);
+/* The row of a platform, NULL for HR_PLATFORM_NONE and unknown values. */
+const struct hr_platform_facts *hr_platform_facts(int p);
+/* The row whose grammar accepts target t (only the grammar: target.c
+ * validates the rest), NULL when none does.  The one lookup of target facts. */
+const struct hr_platform_facts *hr_platform_of(const char *t);
+/* The fixed flags of target t's row (compile_flags), NULL when none. */
+const char *const *hr_platform_compile_flags(const char *t);
+/* The row of an ELF e_machine, NULL when no platform's code objects have it. */
+const struct hr_platform_facts *hr_platform_by_elf_machine(unsigned machine);
+
+/* The platform's grid limits; the host row for NONE and unknown values. */
+const struct hr_grid_limits *hr_platform_grid_limits(int p);
+/* 0 when grid x block fits lim; else -E2BIG, why saying which dimension. */
+int hr_grid_check(const struct hr_grid_limits *lim, const unsigned grid[3],
+                  const unsigned block[3], char *why, size_t why_size);
+
+#endif
