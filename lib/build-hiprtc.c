@@ -239,7 +239,8 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
                    char **diag)
 {
 	static char *const default_flags[] = { "-O3", NULL };
-	bool nvidia = hr_target_platform(target) == HR_PLATFORM_NVIDIA;
+	const struct hr_platform_facts *pf = hr_platform_facts(hr_target_platform(target));
+	bool nvidia = pf && pf->compiler == HR_COMPILER_NVCC;
 	char **opts = hr_strv_new(), arch[HR_TARGET_MAX + 32], *src = NULL, *code = NULL,
 	     *log = NULL, why[160];
 	void *prog = NULL;
@@ -251,7 +252,7 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 	*size = 0;
 	if (!opts)
 		return -ENOMEM;
-	if (hr_target_platform(target) != HR_PLATFORM_AMD && !nvidia) {
+	if (!pf || !pf->rtc_label) {
 		hr_strv_free(opts);
 		return -EINVAL;
 	}

@@ -166,17 +166,17 @@ static void put_source(struct buf *b, const struct hr_source_spec *s, bool drop_
 static int text_for(const struct hr_source_spec *s, const char *target, bool scan,
                     struct buf *b)
 {
-	enum hr_platform pf = hr_target_platform(target);
+	const struct hr_platform_facts *pf = hr_target_validate(target) == 0 ? hr_platform_of(target) : NULL;
 
-	if (pf == HR_PLATFORM_NONE)
+	if (!pf)
 		return -EINVAL;
-	if (pf == HR_PLATFORM_HOST) {
+	if (pf->source_prelude) {
 		put(b, (const char *)hr_source_prelude, hr_source_prelude_len);
 		if (scan)
 			puts_(b, "\n#undef __global__\n#define __global__ " MARKER "\n");
 		put_defines(b, s->flags);
 	}
-	put_source(b, s, pf != HR_PLATFORM_AMD);
+	put_source(b, s, !pf->hip_runtime);
 	return b->err;
 }
 
@@ -337,7 +337,7 @@ static int check_output(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 
 	if (r < 0)
 		return r;
-	if (hr_target_platform(target) == HR_PLATFORM_HOST)
+	if (hr_compiler_for(hr_target_platform(target)) == HR_COMPILER_CXX)
 		r = hr_elf_check_shared_object(*obj, *size, NULL, why, sizeof(why));
 	else
 		r = hr_elf_check(*obj, *size, target, why, sizeof(why));
@@ -372,7 +372,7 @@ static int compile_any(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	enum hr_compile_backend be = cfg ? cfg->backend : HR_BACKEND_AUTO;
-	enum hr_platform pf = hr_target_platform(target);
+	const struct hr_platform_facts *pf = hr_platform_facts(hr_target_platform(target));
 	struct hr_toolchain *tc = NULL;
 	char *text = NULL;
 	size_t len = 0;
@@ -384,14 +384,16 @@ static int compile_any(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 	*identity = NULL;
 	if (diag)
 		*diag = NULL;
-	if (pf == HR_PLATFORM_HOST)
+	if (!pf)
+		return -EINVAL;
+	if (pf->compiler == HR_COMPILER_CXX)
 		return compile_host(ctx, s, target, obj, size, identity, diag);
 	r = hr_source_text(s, target, &text, &len);
 	if (r < 0)
 		return r;
 	r = -ENOENT;
 	if (be != HR_BACKEND_HIPRTC) {
-		r = hr_toolchain_find(ctx, hr_compiler_for(pf), &tc);
+		r = hr_toolchain_find(ctx, pf->compiler, &tc);
 		if (r == 0) {
 			found = true;
 			hr_info(ctx, "compiling source '%s' for %s with %s\n", s->name, target,
@@ -400,19 +402,18 @@ static int compile_any(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 			hr_toolchain_free(tc);
 		} else if (be == HR_BACKEND_HIPCC) {
 			hr_err(ctx, "source '%s': no %s found to build %s ([compiler] backend = hipcc)\n",
-			       s->name, pf == HR_PLATFORM_NVIDIA ? "nvcc" : "hipcc", target);
+			       s->name, pf->compiler_label, target);
 		}
 	}
 	if (be == HR_BACKEND_HIPRTC || (be == HR_BACKEND_AUTO && !found)) {
 		hr_info(ctx, "compiling source '%s' for %s in-process (%s)\n", s->name, target,
-		        pf == HR_PLATFORM_NVIDIA ? "NVRTC" : "hipRTC");
+		        pf->rtc_label ? pf->rtc_label : "none");
 		r = hr_rtc_compile(ctx, s->name, text, len, s->flags, cfg ? cfg->flags : NULL,
 		                   target, obj, size, identity, diag);
 		if (r == -ENOENT)
 			hr_err(ctx, "source '%s': no compiler for %s (neither %s nor %s was found)\n",
-			       s->name, target, pf == HR_PLATFORM_NVIDIA ? "nvcc" : "hipcc",
-			       pf == HR_PLATFORM_NVIDIA ? "NVRTC (libnvrtc.so)" :
-			       "hipRTC (libhiprtc.so.6, libamdhip64.so.5)");
+			       s->name, target, pf->compiler_label,
+			       pf->rtc_need ? pf->rtc_need : "an in-process compiler");
 	}
 	free(text);
 	return r;

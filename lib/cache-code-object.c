@@ -334,8 +334,7 @@ static int compile_on_miss(struct lookup *l, const void **data, size_t *size,
 	if (r < 0) {
 		hr_err(l->ctx, "no code object for %s on %s is cached and no %s "
 		       "compiler was found to build it\n", l->family, l->target,
-		       platform == HR_PLATFORM_NVIDIA ? "nvcc" :
-		       platform == HR_PLATFORM_HOST ? "C++ ([compiler] cxx)" : "hipcc");
+		       hr_platform_facts(platform) ? hr_platform_facts(platform)->compiler_label : "hipcc");
 		return r;
 	}
 	r = hr_toolchain_can_build(tc, l->target, reason, sizeof(reason));

@@ -107,6 +107,7 @@ const struct hr_platform_facts hr_platform_amd = {
 	.wave = amd_wave, .compile_flags = amd_flags,
 	.compiler = HR_COMPILER_HIPCC, .compiler_need = "is an AMD target: needs hipcc",
 	.compiler_label = "hipcc", .rtc_label = "hipRTC",
+	.rtc_need = "hipRTC (libhiprtc.so.6, libamdhip64.so.5)", .hip_runtime = true,
 	.elf_machine = 224 /* EM_AMDGPU */, .max_shared = 64u << 10,
 	.overridable = true,
 	.grid = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },

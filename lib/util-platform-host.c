@@ -96,8 +96,8 @@ const struct hr_platform_facts hr_platform_host = {
 	.wave = host_wave, .compile_flags = host_flags,
 	.compiler = HR_COMPILER_CXX, .compiler_need = "is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU",
 	.compiler_label = "C++ ([compiler] cxx)",
-	.rtc_label = NULL, .elf_machine = HOST_EM, .max_shared = 64u << 10,
-	.overridable = false,
+	.rtc_label = NULL, .source_prelude = true, .elf_machine = HOST_EM, .max_shared = 64u << 10,
+	.overridable = false, .opt_in = true,
 	/* Both GPUs' limits: what the host runs, either GPU runs. */
 	.grid = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },
 };

@@ -50,7 +50,7 @@ const struct hr_platform_facts hr_platform_nvidia = {
 	.wave = nv_wave, .compile_flags = nv_flags,
 	.compiler = HR_COMPILER_NVCC, .compiler_need = "is an NVIDIA target: needs nvcc",
 	.compiler_label = "nvcc",
-	.rtc_label = "NVRTC (libnvrtc.so)",
+	.rtc_label = "NVRTC", .rtc_need = "NVRTC (libnvrtc.so)",
 	.elf_machine = 190 /* EM_CUDA */, .max_shared = 48u << 10,
 	.overridable = false,
 	.grid = { { 0x7fffffffu, 65535u, 65535u }, UINT64_MAX },

@@ -57,11 +57,19 @@ struct hr_platform_facts {
 	const char *compiler_need;      /* after the target: why another compiler cannot */
 	const char *compiler_label;     /* "hipcc", "nvcc", "C++ ([compiler] cxx)" */
 	const char *rtc_label;          /* the in-process compiler, NULL: none */
+	const char *rtc_need;           /* it and the libraries it is loaded from */
+	/* Caller source (build-source.c): its compilers know <hip/hip_runtime.h>
+	 * (else the include is dropped); the source follows the host prelude
+	 * (kernels/source-prelude.c) and the caller's -D flags as #defines. */
+	bool hip_runtime, source_prelude;
 	unsigned elf_machine;           /* e_machine of its code objects; 0: none here */
 	unsigned max_shared;            /* shared memory per block when unknown */
 	/* HANZO_ROCM_ARCH, [targets] override and map, HSA_OVERRIDE_GFX_VERSION
 	 * apply to its devices. */
 	bool overridable;
+	/* Its devices exist only when asked for (the host: [targets] host),
+	 * never as a fallback; `info` lists its compiler only then. */
+	bool opt_in;
 	struct hr_grid_limits grid;
 };
 

@@ -10,8 +10,9 @@
 
 static const char *platform_name(enum hr_platform p)
 {
-	return p == HR_PLATFORM_AMD ? "amd" : p == HR_PLATFORM_NVIDIA ? "nvidia" :
-	       p == HR_PLATFORM_HOST ? "host" : "none";
+	const struct hr_platform_facts *f = hr_platform_facts(p);
+
+	return f ? f->name : "none";
 }
 
 /*
@@ -118,13 +119,12 @@ static char **wanted_targets(struct hanzo_rocm *ctx)
 	return v;
 }
 
-static void one_toolchain(struct hanzo_rocm *ctx, enum hr_compiler kind,
+static void one_toolchain(struct hanzo_rocm *ctx, const struct hr_platform_facts *f,
                           char *const *wanted, struct json *j)
 {
-	const char *kname = kind == HR_COMPILER_HIPCC ? "hipcc" :
-	                    kind == HR_COMPILER_CXX ? "cxx" : "nvcc";
-	enum hr_platform plat = kind == HR_COMPILER_HIPCC ? HR_PLATFORM_AMD :
-	                        kind == HR_COMPILER_CXX ? HR_PLATFORM_HOST : HR_PLATFORM_NVIDIA;
+	enum hr_compiler kind = f->compiler;
+	const char *kname = hr_compiler_name(kind);
+	enum hr_platform plat = f->id;
 	struct hr_toolchain *tc = NULL;
 	char **buildable = NULL, *list;
 	int r = hr_toolchain_find(ctx, kind, &tc);
@@ -192,11 +192,12 @@ void info_toolchains(struct cli *cli, struct json *j)
 	} else {
 		printf("Toolchains:\n");
 	}
-	one_toolchain(ctx, HR_COMPILER_HIPCC, wanted, j);
-	one_toolchain(ctx, HR_COMPILER_NVCC, wanted, j);
-	/* The host compiler only when host devices were asked for (opt-in). */
-	if (hr_tools_config(ctx) && hr_strv_len(hr_tools_config(ctx)->host) > 0)
-		one_toolchain(ctx, HR_COMPILER_CXX, wanted, j);
+	/* A platform's compiler in the table's order; an opt-in platform's
+	 * (the host's) only when host devices were asked for. */
+	for (size_t i = 0; hr_platform_at(i); i++)
+		if (!hr_platform_at(i)->opt_in ||
+		    (hr_tools_config(ctx) && hr_strv_len(hr_tools_config(ctx)->host) > 0))
+			one_toolchain(ctx, hr_platform_at(i), wanted, j);
 	if (j)
 		json_end_array(j);
 	hr_strv_free(wanted);
