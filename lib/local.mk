@@ -25,7 +25,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/build-plugin.h lib/build-plugin-private.h lib/build-plugin.c lib/build-plugin-index.c \
 	lib/build-plugin-index-write.c lib/build-plugin-check.c \
 	lib/backend-cuda.h lib/backend-cuda.c \
-	lib/backend-hip.h lib/backend-hip.c \
+	lib/backend-hip.h lib/backend-hip.c lib/backend-hip-kfd.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c \
 	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel-launch.h lib/kernel-launch.c lib/context-layout.c \
