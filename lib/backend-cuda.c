@@ -536,6 +536,10 @@ static int cuda_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned blo
 
 const struct hr_backend_ops hr_cuda_ops = {
 	.name = "CUDA",
+	.platform = HR_PLATFORM_NVIDIA,
+	.open = hr_cuda_open,
+	.close = hr_cuda_close,
+	.enumerate = hr_cuda_enumerate,
 	.device_count = cuda_device_count,
 	.dev_open = cuda_dev_open,
 	.dev_close = cuda_dev_close,

@@ -415,6 +415,12 @@ static int hip_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned bloc
 
 const struct hr_backend_ops hr_hip_ops = {
 	.name = "HIP",
+	.platform = HR_PLATFORM_AMD,
+	.open = hr_hip_open,
+	.close = hr_hip_close,
+	.enumerate = hr_hip_enumerate,
+	.enumerate_unopened = true,
+	.kfd_visible = true,
 	.device_count = hip_device_count,
 	.dev_open = hip_dev_open,
 	.dev_close = hip_dev_close,

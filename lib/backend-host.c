@@ -20,6 +20,7 @@
 #include "backend-host.h"
 #include "context.h"
 #include "backend-ops.h"
+#include "config-api.h"
 
 /* ---- state ------------------------------------------------------------ */
 
@@ -71,6 +72,34 @@ void hr_host_close(void *b)
 	hr_host_pool_free(hb->pool);
 	pthread_mutex_destroy(&hb->lock);
 	free(hb);
+}
+
+/*
+ * The host devices the configuration lists (options, HANZO_ROCM_HOST,
+ * [targets] host), in its order: only when asked for, never a fallback.
+ */
+static int host_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+                          size_t max, size_t *n)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	char *const *host = cfg ? cfg->host : NULL;
+
+	(void)b;
+	*n = 0;
+	for (size_t i = 0; host && host[i] && *n < max; i++) {
+		struct hr_device *d = &devs[*n];
+		unsigned wave = hr_platform_host.wave(host[i]);
+
+		if (!wave)
+			continue;
+		*d = (struct hr_device){ .platform = HR_PLATFORM_HOST,
+		                         .ordinal = wave == 64 ? 0 : 1 };
+		snprintf(d->detected, sizeof(d->detected), "%s", host[i]);
+		snprintf(d->target, sizeof(d->target), "%s", host[i]);
+		snprintf(d->name, sizeof(d->name), "CPU (wave %u)", wave);
+		(*n)++;
+	}
+	return 0;
 }
 
 /* ---- ops -------------------------------------------------------------- */
@@ -365,6 +394,11 @@ static int host_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned blo
 
 const struct hr_backend_ops hr_host_ops = {
 	.name = "host",
+	.platform = HR_PLATFORM_HOST,
+	.open = hr_host_open,
+	.close = hr_host_close,
+	.enumerate = host_enumerate,
+	.enumerate_unopened = true,
 	.device_count = host_device_count,
 	.dev_open = host_dev_open,
 	.dev_close = host_dev_close,

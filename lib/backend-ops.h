@@ -7,6 +7,7 @@
 #ifndef HR_BACKEND_OPS_H
 #define HR_BACKEND_OPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,8 +33,33 @@ struct hr_device_limits {
 	struct hr_grid_limits grid;     /* the platform's (target.h); zero: the host row */
 };
 
+struct hanzo_rocm;
+
 struct hr_backend_ops {
-	const char *name;       /* "CUDA" or "HIP", for messages */
+	const char *name;       /* "CUDA", "HIP", "host", for messages */
+	enum hr_platform platform;      /* its row of the platform table */
+	/*
+	 * Its life in a context (backend.c calls them, once each): open ->
+	 * 0, -ENOENT its library is missing, -ENOSYS a symbol is missing (both
+	 * logged naming it), -ENODEV the driver reports no device; close
+	 * frees what open made.
+	 */
+	int (*open)(struct hanzo_rocm *ctx, void **b);
+	void (*close)(void *b);
+	/*
+	 * Its devices, in its own order, into devs[0..max): ordinal, detected
+	 * (a valid target ID), name and the geometry facts it knows; the
+	 * device layer (devices.c) sets platform and index and applies the
+	 * overrides.  0 with *n == 0 when it has none.  b is the opened
+	 * backend, or NULL when enumerate_unopened (AMD reads KFD, the host
+	 * its configuration: enumerating must not load a runtime).
+	 */
+	int (*enumerate)(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+	                 size_t max, size_t *n);
+	bool enumerate_unopened;
+	/* Its list is KFD's: the AMD stack's visible-devices variables filter
+	 * it (devices-visible.c) so that device i is the runtime's device i. */
+	bool kfd_visible;
 	int (*device_count)(void *b, int *count);
 	int (*dev_open)(void *b, int ordinal, void **dc);
 	void (*dev_close)(void *b, int ordinal, void *dc);

@@ -1,30 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Devices (layer: devices): detection without spawning a process (KFD
- * topology in sysfs for AMD, the CUDA backend's enumeration for NVIDIA)
- * and the override precedence of DESIGN §2.  The list is built once per
+ * Devices (layer: devices): every backend's devices, in the backends'
+ * order, through their enumerate ops (none spawns a process: KFD in sysfs
+ * for AMD, the CUDA driver for NVIDIA, the configuration for the host), and
+ * the override precedence of DESIGN §2.  The list is built once per
  * context.  Uses the backends below it; nothing here reaches up.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
 #include "config-api.h"
 #include "devices.h"
 #include "devices-visible.h"
-#include "backend-cuda.h"
-#include "backend-hip.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"
-#include "util-targets.h"
 
 #define MAX_DEVICES 64
 
@@ -37,46 +30,55 @@ struct hr_devices {
 int hr_devices_cuda(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
                     size_t *n)
 {
-	const struct hr_backend_ops *ops;
-	void *b;
-	int r;
-
-	*n = 0;
-	r = hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b);
-	if (r == -ENODEV)
-		return 0;
-	if (r < 0)
-		return r;
-	return hr_cuda_enumerate(ctx, b, devs, max, n);
+	return hr_backend_enumerate(ctx, hr_backend_for(HR_PLATFORM_NVIDIA), devs, max, n);
 }
 
-static void detect_nvidia(struct hanzo_rocm *ctx, struct hr_device *devs,
-                          size_t max, size_t *n)
+/*
+ * One backend's devices appended to d: a missing driver or library is no
+ * device (quietly: most machines lack all but one), another error is
+ * warned about; only running out of memory fails the detection.
+ */
+static int detect_backend(struct hanzo_rocm *ctx, const struct hr_backend_ops *ops,
+                          struct hr_devices *d)
 {
-	int r = hr_devices_cuda(ctx, devs, max, n);
+	const struct hr_platform_facts *pf = hr_platform_facts(ops->platform);
+	struct hr_device *devs = d->dev + d->n;
+	size_t max = MAX_DEVICES - d->n, n = 0;
+	int r = hr_backend_enumerate(ctx, ops, devs, max, &n);
 
-	if (r == -ENOENT || r == -ENOSYS) {
-		*n = 0;
-		return;
-	}
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0) {
-		hr_warn(ctx, "CUDA driver: %s; no NVIDIA GPU detected\n", strerror(-r));
-		*n = 0;
-		return;
+		if (r != -ENOENT && r != -ENOSYS)
+			hr_warn(ctx, "%s driver: %s; no %s GPU detected\n", ops->name,
+			        strerror(-r), pf ? pf->label : ops->name);
+		n = 0;
 	}
-	if (*n > max)
-		*n = max;
-	for (size_t i = 0; i < *n; i++) {
-		devs[i].platform = HR_PLATFORM_NVIDIA;
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++) {
+		devs[i].platform = ops->platform;
 		/* Defensive: an odd driver answer must not become a path component later. */
 		if (hr_target_validate(devs[i].target) < 0 && hr_target_validate(devs[i].detected) == 0)
 			snprintf(devs[i].target, sizeof(devs[i].target), "%s", devs[i].detected);
 		if (!devs[i].detected[0])
 			snprintf(devs[i].detected, sizeof(devs[i].detected), "%s", devs[i].target);
 	}
+	if (ops->kfd_visible)
+		hr_devices_visible_apply(ctx, devs, &n, &d->visible);
+	d->n += n;
+	return 0;
 }
 
 /* ---- precedence ---------------------------------------------------------- */
+
+/* The overrides of DESIGN §2 apply to the device's platform (AMD's). */
+static bool overridable(const struct hr_device *d)
+{
+	const struct hr_platform_facts *pf = hr_platform_facts(d->platform);
+
+	return pf && pf->overridable;
+}
 
 /* An override value usable for AMD devices, or NULL (warned once per context build). */
 static const char *amd_override(struct hanzo_rocm *ctx, const char *what,
@@ -84,7 +86,9 @@ static const char *amd_override(struct hanzo_rocm *ctx, const char *what,
 {
 	if (!v)
 		return NULL;
-	if (hr_target_platform(v) != HR_PLATFORM_AMD) {
+	const struct hr_platform_facts *pf = hr_platform_facts(hr_target_platform(v));
+
+	if (!pf || !pf->overridable) {
 		hr_err(ctx, "%s: '%s' is not an AMD target ID (e.g. gfx90a); ignored\n", what, v);
 		return NULL;
 	}
@@ -113,11 +117,11 @@ static void apply_precedence(struct hanzo_rocm *ctx, struct hr_device *devs,
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	const char *arch = NULL, *ovr = NULL, *hsa = NULL;
 	char hsa_buf[HR_TARGET_MAX];
-	bool any_amd = false;
+	bool any = false;
 
 	for (size_t i = 0; i < n; i++)
-		any_amd |= devs[i].platform == HR_PLATFORM_AMD;
-	if (!any_amd || !cfg)
+		any |= overridable(&devs[i]);
+	if (!any || !cfg)
 		goto assign;
 	arch = amd_override(ctx, "HANZO_ROCM_ARCH/CANDLE_ROCM_ARCH", cfg->env_arch);
 	ovr = amd_override(ctx, "[targets] override", cfg->override);
@@ -134,7 +138,7 @@ assign:
 		const char *t = NULL;
 
 		d->index = (unsigned)i;
-		if (d->platform != HR_PLATFORM_AMD)
+		if (!overridable(d))
 			continue;
 		if (arch)
 			t = arch;
@@ -152,46 +156,24 @@ assign:
 	}
 }
 
-/* Host devices come last, and only when asked for (never a fallback). */
-static void add_host(struct hanzo_rocm *ctx, struct hr_device *devs, size_t max,
-                     size_t *n)
-{
-	char *const *host = hr_ctx_config(ctx) ? hr_ctx_config(ctx)->host : NULL;
-
-	for (size_t i = 0; host && host[i] && *n < max; i++) {
-		struct hr_device *d = &devs[*n];
-		unsigned wave = hr_platform_host.wave(host[i]);
-
-		if (!wave)
-			continue;
-		*d = (struct hr_device){ .platform = HR_PLATFORM_HOST,
-		                         .ordinal = wave == 64 ? 0 : 1 };
-		snprintf(d->detected, sizeof(d->detected), "%s", host[i]);
-		snprintf(d->target, sizeof(d->target), "%s", host[i]);
-		snprintf(d->name, sizeof(d->name), "CPU (wave %u)", wave);
-		(*n)++;
-	}
-}
-
 /* Detects unlocked (sysfs, a driver); hr_ctx_lazy frees a lost race's copy. */
 static int detect(struct hanzo_rocm *ctx, void **ret)
 {
+	const struct hr_backend_ops *ops;
 	struct hr_devices *d;
-	size_t n_amd = 0, n_nv = 0;
-	int r;
 
 	d = calloc(1, sizeof(*d) + MAX_DEVICES * sizeof(d->dev[0]));
 	if (!d)
 		return -ENOMEM;
-	r = hr_hip_enumerate(ctx, NULL, d->dev, MAX_DEVICES, &n_amd);
-	if (r < 0) {
-		free(d);
-		return r;
+	/* Each backend's devices in the backends' order (backend.c). */
+	for (size_t i = 0; (ops = hr_backend_at(i)); i++) {
+		int r = detect_backend(ctx, ops, d);
+
+		if (r < 0) {
+			free(d);
+			return r;
+		}
 	}
-	hr_devices_visible_apply(ctx, d->dev, &n_amd, &d->visible);
-	detect_nvidia(ctx, d->dev + n_amd, MAX_DEVICES - n_amd, &n_nv);
-	d->n = n_amd + n_nv;
-	add_host(ctx, d->dev, MAX_DEVICES, &d->n);
 	apply_precedence(ctx, d->dev, d->n);
 	*ret = d;
 	return 0;
