@@ -18,9 +18,11 @@
  * instead of hanging: the block's parked fibers are abandoned (their stacks
  * are reset before reuse) and no further block starts.  Layer: backend.
  *
- * Over 600 lines on purpose: the scheduler, the fibers and the barrier and
- * wave exchange share one per-block state whose invariants (who is parked,
- * who runs, when a block may retire) are only checkable read together.
+ * The scheduler, the fibers and the barrier and wave exchange share one
+ * per-block state whose invariants (who is parked, who runs, when a block
+ * may retire) are only checkable read together: they stay in this file.
+ * The pool of workers that runs a launch's blocks is backend-host-pool.c;
+ * the state both see is backend-host-internal.h.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,7 +38,7 @@
 #include <unistd.h>
 
 #include "backend-host.h"
-#include "target.h"
+#include "backend-host-internal.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HR_ASAN 1
@@ -50,11 +52,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-#define STACK_SIZE (256u << 10)     /* per simulated thread; lazily committed */
-
-/* Not with shadow stacks (CET): a stack switch by `ret` would fault. */
-#if defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2)) && !defined(HR_HOST_UCONTEXT)
-#define HR_FAST_SWITCH 1
+#ifdef HR_FAST_SWITCH
 /*
  * hr_host_switch(&save, to): pushes the callee-saved registers and the SSE
  * and x87 control words, stores the stack pointer in *save, then pops the
@@ -86,80 +84,6 @@ __asm__(
 void hr_host_fiber_entry(void);
 void hr_host_fiber_start(void *f);
 #endif
-#define MAX_BLOCK_THREADS 1024u
-
-struct worker;
-
-struct fiber {
-#ifdef HR_FAST_SWITCH
-	void *sp;
-#else
-	ucontext_t uc;
-#endif
-	struct worker *w;
-	struct fiber *next;         /* free list, a group's waiters, the run queue */
-	void *map;                  /* guard page + stack */
-	void *stack;
-	bool busy, fresh;           /* fresh: needs a new initial frame before use */
-	unsigned color;             /* stack top offset, see fiber_get */
-	void *asan_fake;
-};
-
-/* Threads that must all arrive: the block (barrier) or one wave. */
-struct group {
-	unsigned size, arrived, done;
-	const void *site;
-	struct fiber *waiters;
-};
-
-struct job {
-	struct hr_host_launch *l;
-	uint64_t n_blocks;
-	uint64_t next;              /* atomic */
-	int err;                    /* atomic: first error wins */
-};
-
-struct worker {
-	struct hr_host_pool *pool;
-	pthread_t thread;
-	bool started;
-#ifdef HR_FAST_SWITCH
-	void *sched_sp;
-#else
-	ucontext_t sched;
-#endif
-	const void *sched_bottom;
-	size_t sched_size;
-	void *sched_fake;
-	struct fiber **fibers;
-	size_t n_fibers;
-	struct fiber *free;
-	struct fiber *runq, *runq_tail;
-
-	/* the block being run */
-	const struct hr_host_launch *l;
-	struct hr_host_thread th[MAX_BLOCK_THREADS];
-	uint64_t wave_vals[2 * MAX_BLOCK_THREADS];
-	struct group waves[MAX_BLOCK_THREADS / 32];
-	struct group bar;
-	struct hr_host_dim3 block_idx;
-	unsigned n, next_start, done;
-	void *shared;
-	int err;
-	char why[256];
-};
-
-struct hr_host_pool {
-	unsigned n_workers;
-	struct worker **w;
-	pthread_mutex_t launch_lock;    /* one launch at a time */
-	pthread_mutex_t lock;           /* the fields below */
-	pthread_cond_t wake, idle;
-	uint64_t gen;
-	unsigned busy;
-	bool stop, threads_started;
-	struct job *job;
-};
 
 /* ---- fibers ----------------------------------------------------------- */
 
@@ -526,7 +450,7 @@ static int run_block(struct worker *w, const struct hr_host_launch *l, uint64_t 
 	return w->err;
 }
 
-static void run_job(struct worker *w, struct job *j)
+void hr_host_run_job(struct worker *w, struct job *j)
 {
 	for (;;) {
 		uint64_t b;
@@ -544,35 +468,7 @@ static void run_job(struct worker *w, struct job *j)
 	}
 }
 
-/* ---- the pool --------------------------------------------------------- */
-
-static void *worker_main(void *data)
-{
-	struct worker *w = data;
-	struct hr_host_pool *p = w->pool;
-	uint64_t seen = 0;
-
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		struct job *j;
-
-		while (p->gen == seen && !p->stop)
-			pthread_cond_wait(&p->wake, &p->lock);
-		if (p->stop)
-			break;
-		seen = p->gen;
-		j = p->job;
-		pthread_mutex_unlock(&p->lock);
-		run_job(w, j);
-		pthread_mutex_lock(&p->lock);
-		if (--p->busy == 0)
-			pthread_cond_signal(&p->idle);
-	}
-	pthread_mutex_unlock(&p->lock);
-	return NULL;
-}
-
-static void worker_free(struct worker *w)
+void hr_host_worker_free(struct worker *w)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -584,131 +480,4 @@ static void worker_free(struct worker *w)
 	}
 	free(w->fibers);
 	free(w);
-}
-
-unsigned hr_host_default_workers(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
-}
-
-int hr_host_pool_new(unsigned workers, struct hr_host_pool **ret)
-{
-	struct hr_host_pool *p;
-
-	*ret = NULL;
-	if (workers == 0)
-		workers = hr_host_default_workers();
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->w = calloc(workers, sizeof(struct worker *));
-	if (!p->w) {
-		free(p);
-		return -ENOMEM;
-	}
-	p->n_workers = workers;
-	for (unsigned i = 0; i < workers; i++) {
-		p->w[i] = calloc(1, sizeof(*p->w[i]));
-		if (!p->w[i]) {
-			hr_host_pool_free(p);
-			return -ENOMEM;
-		}
-		p->w[i]->pool = p;
-	}
-	pthread_mutex_init(&p->launch_lock, NULL);
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->wake, NULL);
-	pthread_cond_init(&p->idle, NULL);
-	*ret = p;
-	return 0;
-}
-
-void hr_host_pool_free(struct hr_host_pool *p)
-{
-	if (!p)
-		return;
-	if (p->threads_started) {
-		pthread_mutex_lock(&p->lock);
-		p->stop = true;
-		pthread_cond_broadcast(&p->wake);
-		pthread_mutex_unlock(&p->lock);
-		for (unsigned i = 1; i < p->n_workers; i++)
-			if (p->w[i]->started)
-				pthread_join(p->w[i]->thread, NULL);
-	}
-	for (unsigned i = 0; i < p->n_workers; i++)
-		worker_free(p->w[i]);
-	free(p->w);
-	pthread_cond_destroy(&p->idle);
-	pthread_cond_destroy(&p->wake);
-	pthread_mutex_destroy(&p->lock);
-	pthread_mutex_destroy(&p->launch_lock);
-	free(p);
-}
-
-/* Helpers block every signal: the application's handlers run on its threads. */
-static void start_threads(struct hr_host_pool *p)
-{
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (unsigned i = 1; i < p->n_workers; i++)
-		p->w[i]->started = pthread_create(&p->w[i]->thread, NULL, worker_main, p->w[i]) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	p->threads_started = true;
-}
-
-int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l)
-{
-	struct job j = { .l = l };
-	unsigned n_threads;
-	bool parallel;
-
-	l->why[0] = '\0';
-	if (!l->entry || (l->wave != 32 && l->wave != 64))
-		return -EINVAL;
-	for (int i = 0; i < 3; i++)
-		if (!l->grid[i] || !l->block[i])
-			return -EINVAL;
-	n_threads = l->block[0] * l->block[1] * l->block[2];
-	if ((uint64_t)l->block[0] * l->block[1] * l->block[2] > MAX_BLOCK_THREADS) {
-		snprintf(l->why, sizeof(l->why), "%u x %u x %u threads per block: the limit is %u",
-		         l->block[0], l->block[1], l->block[2], MAX_BLOCK_THREADS);
-		return -EINVAL;
-	}
-	(void)n_threads;
-	/* What a GPU refuses, the host refuses (target.h: both GPUs' limits). */
-	if (hr_grid_check(hr_platform_grid_limits(HR_PLATFORM_HOST), l->grid, l->block,
-	                  l->why, sizeof(l->why)) < 0)
-		return -E2BIG;
-	j.n_blocks = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
-	parallel = p->n_workers > 1 && j.n_blocks > 1;
-	pthread_mutex_lock(&p->launch_lock);
-	if (parallel) {
-		pthread_mutex_lock(&p->lock);
-		if (!p->threads_started)
-			start_threads(p);
-		/* Cleared below, before j goes out of scope. */
-		// cppcheck-suppress autoVariables
-		p->job = &j;
-		p->gen++;
-		p->busy = 0;
-		for (unsigned i = 1; i < p->n_workers; i++)
-			p->busy += p->w[i]->started;
-		pthread_cond_broadcast(&p->wake);
-		pthread_mutex_unlock(&p->lock);
-	}
-	run_job(p->w[0], &j);
-	if (parallel) {
-		pthread_mutex_lock(&p->lock);
-		while (p->busy)
-			pthread_cond_wait(&p->idle, &p->lock);
-		p->job = NULL;
-		pthread_mutex_unlock(&p->lock);
-	}
-	pthread_mutex_unlock(&p->launch_lock);
-	return j.err;
 }

@@ -33,6 +33,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/util-platform.h lib/util-platform.c lib/util-platform-amd.c \
 	lib/util-platform-nvidia.c lib/util-platform-host.c \
 	lib/backend-host.h lib/backend-host.c lib/backend-host-exec.c \
+	lib/backend-host-internal.h lib/backend-host-pool.c \
 	lib/build-source.h lib/build-source.c lib/build-hiprtc.c \
 	lib/cache-source.h lib/cache-source.c lib/kernel-module.c
 # The host execution header for caller source, generated from kernels/.

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The host execution model's state, private to backend-host-exec.c (the
+ * fibers, the barrier and wave exchange, running a block) and
+ * backend-host-pool.c (the workers that run a launch's blocks).
+ * Layer: backend.
+ */
+#ifndef HR_BACKEND_HOST_INTERNAL_H
+#define HR_BACKEND_HOST_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "backend-host.h"
+
+#define STACK_SIZE (256u << 10)     /* per simulated thread; lazily committed */
+
+/* Not with shadow stacks (CET): a stack switch by `ret` would fault. */
+#if defined(__x86_64__) && !(defined(__CET__) && (__CET__ & 2)) && !defined(HR_HOST_UCONTEXT)
+#define HR_FAST_SWITCH 1
+#endif
+#define MAX_BLOCK_THREADS 1024u
+
+struct worker;
+
+struct fiber {
+#ifdef HR_FAST_SWITCH
+	void *sp;
+#else
+	ucontext_t uc;
+#endif
+	struct worker *w;
+	struct fiber *next;         /* free list, a group's waiters, the run queue */
+	void *map;                  /* guard page + stack */
+	void *stack;
+	bool busy, fresh;           /* fresh: needs a new initial frame before use */
+	unsigned color;             /* stack top offset, see fiber_get */
+	void *asan_fake;
+};
+
+/* Threads that must all arrive: the block (barrier) or one wave. */
+struct group {
+	unsigned size, arrived, done;
+	const void *site;
+	struct fiber *waiters;
+};
+
+struct job {
+	struct hr_host_launch *l;
+	uint64_t n_blocks;
+	uint64_t next;              /* atomic */
+	int err;                    /* atomic: first error wins */
+};
+
+struct worker {
+	struct hr_host_pool *pool;
+	pthread_t thread;
+	bool started;
+#ifdef HR_FAST_SWITCH
+	void *sched_sp;
+#else
+	ucontext_t sched;
+#endif
+	const void *sched_bottom;
+	size_t sched_size;
+	void *sched_fake;
+	struct fiber **fibers;
+	size_t n_fibers;
+	struct fiber *free;
+	struct fiber *runq, *runq_tail;
+
+	/* the block being run */
+	const struct hr_host_launch *l;
+	struct hr_host_thread th[MAX_BLOCK_THREADS];
+	uint64_t wave_vals[2 * MAX_BLOCK_THREADS];
+	struct group waves[MAX_BLOCK_THREADS / 32];
+	struct group bar;
+	struct hr_host_dim3 block_idx;
+	unsigned n, next_start, done;
+	void *shared;
+	int err;
+	char why[256];
+};
+
+struct hr_host_pool {
+	unsigned n_workers;
+	struct worker **w;
+	pthread_mutex_t launch_lock;    /* one launch at a time */
+	pthread_mutex_t lock;           /* the fields below */
+	pthread_cond_t wake, idle;
+	uint64_t gen;
+	unsigned busy;
+	bool stop, threads_started;
+	struct job *job;
+};
+
+/* Runs the job's blocks on worker w until none is left or one failed. */
+void hr_host_run_job(struct worker *w, struct job *j);
+/* Frees w, its fibers and their stacks. */
+void hr_host_worker_free(struct worker *w);
+
+#endif
