@@ -76,7 +76,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 
 /*
  * The preprocessed text (malloc'd, NUL-terminated) of source for a host
- * target by tc (HR_COMPILER_CXX): the source API reads its kernels' names
+ * target by tc (the C++ compiler): the source API reads its kernels' names
  * there.  -EIO with *diag when the compiler rejects the source.
  */
 int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,

@@ -30,6 +30,9 @@ clean-local-t:
 EXTRA_DIST += lib/layers
 EXTRA_DIST += t/lib-layers.sh
 TESTS += t/lib-layers.sh
+# The files adding a backend or a target touches, as doc/HACKING.md lists them.
+EXTRA_DIST += t/platform-count.sh
+TESTS += t/platform-count.sh
 # The call graph between lib/ files, from the objects' symbol tables (nm).
 EXTRA_DIST += t/lib-calls.sh
 TESTS += t/lib-calls.sh
