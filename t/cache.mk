@@ -45,7 +45,7 @@ TESTS += t/cache-symlink-target.sh
 # Check-then-swap of a tier's target directory, by an LD_PRELOAD interposer
 # (a separate object, as kmod's testsuite does): served = checked.
 check_LTLIBRARIES += t/swap-preload.la
-t_swap_preload_la_SOURCES = t/swap-preload.c
+t_swap_preload_la_SOURCES = t/swap-preload.c t/open-interpose.h
 t_swap_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 t_swap_preload_la_LIBADD = -ldl
 EXTRA_DIST += t/cache-swap.sh
