@@ -250,11 +250,11 @@ reg=$root/usr/share/cargo/registry
 for c in hanzo-rocm-sys hanzo-rocm; do
 	v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$top_srcdir/bindings/rust/$c/Cargo.toml" | head -n 1)
 	[ -s "$reg/$c-$v/Cargo.toml" ] && [ -s "$reg/$c-$v/.cargo-checksum.json" ] &&
-		[ -s "$reg/$c-$v/src/lib.rs" ] && ! grep -q 'path = ' "$reg/$c-$v/Cargo.toml" ||
+		[ -s "$reg/$c-$v/src/lib.rs" ] && ! grep -q 'path = "\.\.' "$reg/$c-$v/Cargo.toml" ||
 		echo "# not in the registry: /usr/share/cargo/registry/$c-$v"
 done >"$T/crates"
 [ ! -s "$T/crates" ]
-okr $? "  ... /usr/share/cargo/registry/<crate>-<version>/ with Cargo.toml (no path) and .cargo-checksum.json" ||
+okr $? "  ... /usr/share/cargo/registry/<crate>-<version>/ with Cargo.toml (no path dependency) and .cargo-checksum.json" ||
 	cat "$T/crates"
 # A crate naming hanzo-rocm = "0.1", built offline against that registry and
 # the root's libhanzo-rocm-dev (pkg-config in the root's sysroot) by the
