@@ -5,6 +5,7 @@ EXTRA_DIST += t/fixtures/cache/kernels.cu
 EXTRA_DIST += t/cache-fixtures.sh
 
 check_PROGRAMS += t/test-elf
+t_test_elf_SOURCES = t/test-elf.c t/elf-fixture.h
 t_test_elf_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-elf
 
@@ -24,6 +25,7 @@ TESTS += t/cache-cli.sh
 
 # Needs the fixture plugin t/fixtures/plugins/alpha.la (t/plugin.mk).
 check_PROGRAMS += t/test-code-object
+t_test_code_object_SOURCES = t/test-code-object.c t/elf-fixture.h
 t_test_code_object_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-code-object
 
