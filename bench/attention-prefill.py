@@ -24,12 +24,13 @@ causal).
 import ctypes as C
 import json
 import math
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from gpu_spin import gpu_time  # bench/gpu_spin.py, beside this script
 
 LIB = sys.argv[1]
 JSON_OUT = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
@@ -132,32 +133,6 @@ def check(D, dt, lens, nh, nkv, causal):
                     "max_err": err, "lse_err": lerr, "ok": ok})
 
 
-SPIN = [2_000_000]
-
-
-def gpu_time(fn, n=20):
-    fn()
-    ms = []
-    while len(ms) < 7:
-        torch.cuda.synchronize()
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(SPIN[0])
-        e0.record()
-        for _ in range(n):
-            fn()
-        still = not e0.query()
-        e1.record()
-        e1.synchronize()
-        if not still:
-            SPIN[0] *= 2
-            if SPIN[0] > 2_000_000_000:
-                raise RuntimeError("host queueing outlasts the spin")
-            ms = []
-            continue
-        ms.append(e0.elapsed_time(e1) / n)
-    return statistics.median(ms)
-
-
 def bench(D, dt, S, nh, causal):
     tname = {torch.float16: "f16", torch.bfloat16: "bf16"}[dt]
     name = f"flash_attn_varlen_d{D}_{tname}"
@@ -182,8 +157,8 @@ def bench(D, dt, S, nh, causal):
             BAD[0] += 1
             print(f"bench {name} S={S}: result differs from torch by {err:.3g}: not timed")
             return
-        t_ours = gpu_time(ours)
-        t_torch = gpu_time(theirs)
+        t_ours = gpu_time([ours])
+        t_torch = gpu_time([theirs])
     flops = 4.0 * S * S * D * nh * (0.5 if causal else 1.0)
     line = (f"bench {name} batch 1 heads {nh} S {S} causal={int(causal)}: ours {t_ours:.3f} ms "
             f"({flops / t_ours / 1e9:.0f} TFLOP/s), torch flash {t_torch:.3f} ms "

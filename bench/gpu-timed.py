@@ -35,11 +35,12 @@ kernels' path for buffers that are not 16-byte aligned).
 import ctypes as C
 import json
 import math
-import statistics
 import sys
 
 import torch
 import torch.nn.functional as F
+
+from gpu_spin import gpu_time  # bench/gpu_spin.py, beside this script
 
 LIB = sys.argv[1]
 JSON_OUT = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
@@ -125,37 +126,7 @@ def p(t):
     return C.c_uint64(t.data_ptr())
 
 
-# ---- timing ---------------------------------------------------------------
-SPIN = [2_000_000]     # GPU cycles; doubled until it outlasts the queueing
-
-
-def gpu_time(fns, n=None):
-    """Milliseconds per call of fns[i % len(fns)](), median of 7 batches of n
-    calls queued behind a GPU spin."""
-    n = n or max(20, 2 * len(fns))
-    for f in fns[:2]:
-        f()
-    ms = []
-    while len(ms) < 7:
-        torch.cuda.synchronize()
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(SPIN[0])
-        e0.record()
-        for i in range(n):
-            fns[i % len(fns)]()
-        still_spinning = not e0.query()
-        e1.record()
-        e1.synchronize()
-        if not still_spinning:
-            SPIN[0] *= 2
-            if SPIN[0] > 2_000_000_000:
-                raise RuntimeError("host queueing outlasts a 2e9-cycle spin")
-            ms = []
-            continue
-        ms.append(e0.elapsed_time(e1) / n)
-    return statistics.median(ms)
-
-
+# ---- timing: gpu_time is bench/gpu_spin.py's -------------------------------
 def copies(nbytes, make):
     """Enough copies (make(i)) that a rotation over them exceeds 3 x L2."""
     return [make(i) for i in range(max(1, math.ceil(3 * L2 / max(nbytes, 1))))]

@@ -22,4 +22,4 @@ noinst_PROGRAMS += bench/op-forms
 bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
 # Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
 # timed behind a GPU spin (issue 26; run by hand on the lent machine).
-EXTRA_DIST += bench/attention-prefill.py
+EXTRA_DIST += bench/attention-prefill.py bench/gpu_spin.py

@@ -5,6 +5,7 @@ EXTRA_DIST += t/fixtures/cache/kernels.cu
 EXTRA_DIST += t/cache-fixtures.sh
 
 check_PROGRAMS += t/test-elf
+t_test_elf_SOURCES = t/test-elf.c t/elf-fixture.h
 t_test_elf_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-elf
 
@@ -24,6 +25,7 @@ TESTS += t/cache-cli.sh
 
 # Needs the fixture plugin t/fixtures/plugins/alpha.la (t/plugin.mk).
 check_PROGRAMS += t/test-code-object
+t_test_code_object_SOURCES = t/test-code-object.c t/elf-fixture.h
 t_test_code_object_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-code-object
 
@@ -45,7 +47,7 @@ TESTS += t/cache-symlink-target.sh
 # Check-then-swap of a tier's target directory, by an LD_PRELOAD interposer
 # (a separate object, as kmod's testsuite does): served = checked.
 check_LTLIBRARIES += t/swap-preload.la
-t_swap_preload_la_SOURCES = t/swap-preload.c
+t_swap_preload_la_SOURCES = t/swap-preload.c t/open-interpose.h
 t_swap_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 t_swap_preload_la_LIBADD = -ldl
 EXTRA_DIST += t/cache-swap.sh

@@ -2,12 +2,14 @@
 # grammar, every list's coverage, the geometry on made-up devices, the
 # layout helpers, and launches by work on the host backend.
 check_PROGRAMS += t/test-launch
+t_test_launch_SOURCES = t/test-launch.c t/host-test.h t/log-capture.h
 t_test_launch_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-launch
 
 # The operation calls beyond the norms: attention's split-K decode, the
 # named values and their checks, geometry_ex's workspace, the split floor.
 check_PROGRAMS += t/test-op
+t_test_op_SOURCES = t/test-op.c t/host-test.h t/log-capture.h
 t_test_op_LDADD = lib/libhanzo-rocm-internal.la -lm
 TESTS += t/test-op
 

@@ -7,6 +7,7 @@ TESTS += t/test-visible
 EXTRA_DIST += t/multi-cli.sh
 TESTS += t/multi-cli.sh
 check_PROGRAMS += t/test-multi-driver
+t_test_multi_driver_SOURCES = t/test-multi-driver.c t/fake-cuda-test.h t/log-capture.h
 t_test_multi_driver_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += t/multi-driver.sh
 TESTS += t/multi-driver.sh

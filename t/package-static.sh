@@ -118,4 +118,20 @@ grep -q '^%transfiletriggerin -- %{plugindir}' "$s/rpm/hanzo-rocm.spec" &&
 	grep -q '^%config(noreplace) %{_sysconfdir}/hanzo-rocm.conf$' "$s/rpm/hanzo-rocm.spec" &&
 	grep -q '^%ghost ' "$s/rpm/hanzo-rocm.spec"
 ok $? "rpm: file triggers on the plugin dir, noreplace config, ghost cache files"
+# The Rust crates (librust-*-dev, rust-*-devel): the versions the packages
+# name are the crates' own (bindings/rust/*/Cargo.toml), and both package
+# builds install the registry layout through bindings/rust/install-registry.sh.
+for c in hanzo-rocm-sys hanzo-rocm; do
+	v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$s/bindings/rust/$c/Cargo.toml" | head -n 1)
+	m=$(echo "$c" | tr - _ | sed 's/hanzo_rocm/crate/')
+	sed -n "/^Package: librust-$c-dev\$/,/^\$/p" "$s/debian/control" | grep -q "^ librust-$c-$v-dev (= " &&
+		grep -q "^%global ${m}_version $v\$" "$s/rpm/hanzo-rocm.spec" &&
+		grep -qx "usr/share/cargo/registry/$c-\[0-9\]\*" "$s/debian/librust-$c-dev.install" ||
+		echo "# $c $v: debian/control, debian/librust-$c-dev.install or the spec's ${m}_version disagree"
+done >"$T/crates"
+[ ! -s "$T/crates" ]
+ok $? "librust-*-dev and rust-*-devel name the crates' Cargo.toml versions" || cat "$T/crates"
+grep -q 'sh bindings/rust/install-registry.sh bindings/rust debian/tmp/usr/share/cargo/registry' "$s/debian/rules" &&
+	grep -q 'sh bindings/rust/install-registry.sh bindings/rust %{buildroot}%{cargo_registry}' "$s/rpm/hanzo-rocm.spec"
+ok $? "debian/rules and the spec install the crates as a cargo directory registry"
 done_testing

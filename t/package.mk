@@ -21,7 +21,8 @@ all-local: all-local-debian-control
 all-local-debian-control: debian/control.stamp
 debian/control.stamp: $(srcdir)/plugins/families $(srcdir)/debian/gen-control \
 		$(srcdir)/debian/control.in $(srcdir)/debian/control.plugin.in \
-		$(srcdir)/debian/control.cache.in $(srcdir)/debian/cache-targets
+		$(srcdir)/debian/control.cache.in $(srcdir)/debian/cache-targets \
+		$(srcdir)/bindings/rust/hanzo-rocm-sys/Cargo.toml $(srcdir)/bindings/rust/hanzo-rocm/Cargo.toml
 	$(AM_V_GEN)$(MKDIR_P) debian && \
 	$(SHELL) $(srcdir)/debian/gen-control >debian/control.tmp && \
 	{ cmp -s debian/control.tmp $(srcdir)/debian/control || \
@@ -87,6 +88,7 @@ EXTRA_DIST += \
 	debian/hanzo-rocm.triggers.in debian/hanzo-rocm.lintian-overrides \
 	debian/libhanzo-rocm1.install debian/libhanzo-rocm1.symbols \
 	debian/libhanzo-rocm-dev.install \
+	debian/librust-hanzo-rocm-sys-dev.install debian/librust-hanzo-rocm-dev.install \
 	debian/watch debian/upstream/metadata debian/tests/control \
 	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc t/package/rpm-host.macros \

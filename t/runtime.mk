@@ -11,6 +11,7 @@ t_fakecuda_partial_libcuda_la_SOURCES = t/fakecuda/fake-cuda.c
 t_fakecuda_partial_libcuda_la_CPPFLAGS = $(AM_CPPFLAGS) -DHR_FAKE_PARTIAL
 t_fakecuda_partial_libcuda_la_LDFLAGS = -shared -version-info 1:0:0 -rpath /nowhere
 check_PROGRAMS += t/test-runtime-driver
+t_test_runtime_driver_SOURCES = t/test-runtime-driver.c t/fake-cuda-test.h t/log-capture.h
 t_test_runtime_driver_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += t/runtime-driver.sh
 TESTS += t/runtime-driver.sh

@@ -1,7 +1,7 @@
 # t/rust.mk: the Rust bindings (bindings/rust), built and tested with
 # Debian's cargo/rustc offline (t/rust.sh); tools/test.sh runs it as its
 # own phase.  Not part of `make check`: the sanitized tree cannot link it.
-EXTRA_DIST += t/rust.sh
+EXTRA_DIST += t/rust.sh t/rust-consumer.sh
 
 check-rust: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

@@ -54,23 +54,7 @@ echo "check-rust: $(/usr/bin/cargo --version), $(/usr/bin/rustc --version)${feat
 # `hanzo-rocm = "0.1"` and nothing else: Debian's way, offline.
 reg=$scratch/registry consumer=$scratch/consumer
 sh "$top_srcdir/bindings/rust/install-registry.sh" "$top_srcdir/bindings/rust" "$reg"
-mkdir -p "$consumer/src" "$consumer/.cargo"
-cat >"$consumer/.cargo/config.toml" <<EOC
-[source.debian-packages]
-directory = "$reg"
-[source.crates-io]
-replace-with = "debian-packages"
-EOC
-cat >"$consumer/Cargo.toml" <<'EOC'
-[package]
-name = "registry-consumer"
-version = "0.0.0"
-edition = "2021"
-[dependencies]
-hanzo-rocm = "0.1"
-[workspace]
-EOC
-cat >"$consumer/src/main.rs" <<'EOC'
+sh "$top_srcdir/t/rust-consumer.sh" "$reg" "$consumer" <<'EOC'
 fn main() {
     let ctx = hanzo_rocm::Context::with_options(&hanzo_rocm::Options { host: Some("host-w64".into()), ..Default::default() }).unwrap();
     let dev = ctx.device(ctx.device_count().unwrap() - 1).unwrap();

@@ -6,9 +6,7 @@
  * attacker's move between a check and an open, made deterministic.
  * t/cache-swap.sh runs t/test-code-object swap with it.
  */
-#include <dlfcn.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +17,9 @@
 #define RENAME_EXCHANGE (1 << 1)
 #endif
 
-#define EXPORT __attribute__((visibility("default")))
-
 static int swapped;
 
-static void maybe_swap(const char *path)
+static void on_open(const char *path)
 {
 	const char *on = getenv("HR_TEST_SWAP_ON"), *a = getenv("HR_TEST_SWAP_A"),
 	           *b = getenv("HR_TEST_SWAP_B"), *base;
@@ -38,65 +34,4 @@ static void maybe_swap(const char *path)
 		perror("swap-preload: renameat2");
 }
 
-static mode_t mode_arg(int flags, va_list ap)
-{
-	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
-}
-
-#define FORWARD_OPEN(name)                                                     \
-	EXPORT int name(const char *path, int flags, ...)                           \
-	{                                                                      \
-		int (*real)(const char *, int, ...) =                          \
-			(int (*)(const char *, int, ...))dlsym(RTLD_NEXT, #name); \
-		va_list ap;                                                    \
-		mode_t m;                                                      \
-                                                                               \
-		va_start(ap, flags);                                           \
-		m = mode_arg(flags, ap);                                       \
-		va_end(ap);                                                    \
-		maybe_swap(path);                                              \
-		return real(path, flags, m);                                   \
-	}
-#define FORWARD_OPENAT(name)                                                   \
-	EXPORT int name(int dfd, const char *path, int flags, ...)                  \
-	{                                                                      \
-		int (*real)(int, const char *, int, ...) =                     \
-			(int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, #name); \
-		va_list ap;                                                    \
-		mode_t m;                                                      \
-                                                                               \
-		va_start(ap, flags);                                           \
-		m = mode_arg(flags, ap);                                       \
-		va_end(ap);                                                    \
-		maybe_swap(path);                                              \
-		return real(dfd, path, flags, m);                              \
-	}
-
-FORWARD_OPEN(open)
-FORWARD_OPEN(open64)
-FORWARD_OPENAT(openat)
-FORWARD_OPENAT(openat64)
-
-int __open_2(const char *path, int flags);
-EXPORT int __open_2(const char *path, int flags)
-{
-	return open(path, flags);
-}
-
-int __open64_2(const char *path, int flags);
-EXPORT int __open64_2(const char *path, int flags)
-{
-	return open64(path, flags);
-}
-
-int __openat_2(int dfd, const char *path, int flags);
-EXPORT int __openat_2(int dfd, const char *path, int flags)
-{
-	return openat(dfd, path, flags);
-}
-
-int __openat64_2(int dfd, const char *path, int flags);
-EXPORT int __openat64_2(int dfd, const char *path, int flags)
-{
-	return openat64(dfd, path, flags);
-}
+#include "open-interpose.h"

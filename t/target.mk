@@ -6,7 +6,7 @@ t_test_toolchain_LDADD = lib/libhanzo-rocm-internal.la
 # testsuite/path.c): no test program redefines a libc function.
 t_test_toolchain_CPPFLAGS = $(AM_CPPFLAGS) -DHR_TEST_LIBS=\""$(abs_top_builddir)/t/.libs"\"
 check_LTLIBRARIES += t/open-trap.la
-t_open_trap_la_SOURCES = t/open-trap.c
+t_open_trap_la_SOURCES = t/open-trap.c t/open-interpose.h
 t_open_trap_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
 t_open_trap_la_LIBADD = -ldl
 TESTS += t/test-target t/test-toolchain

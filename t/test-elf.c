@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util-elf.h"
+#include "elf-fixture.h"
 #include "tap.h"
 #include "util.h"
 
@@ -162,30 +163,6 @@ static void test_hostile(void)
 	ok(crashed_not && rejected > 0, "2000 damaged objects survived (%d refused)", rejected);
 	free(copy);
 	free(co);
-}
-
-/* The first PT_LOAD with file bytes made to end one byte past the file. */
-static int stretch_segment(uint8_t *elf, size_t size)
-{
-	uint64_t phoff = 0;
-	unsigned phnum = (unsigned)(elf[56] | elf[57] << 8);
-
-	for (int i = 7; i >= 0; i--)
-		phoff = phoff << 8 | elf[32 + i];
-	for (unsigned i = 0; i < phnum && phoff + (i + 1) * 56ull <= size; i++) {
-		uint8_t *ph = elf + phoff + i * 56ull;
-		uint64_t off = 0, filesz;
-
-		if (ph[0] != 1 || ph[1] || ph[2] || ph[3]) /* PT_LOAD */
-			continue;
-		for (int k = 7; k >= 0; k--)
-			off = off << 8 | ph[8 + k];
-		filesz = size - off + 1;
-		for (int k = 0; k < 8; k++)
-			ph[32 + k] = (uint8_t)(filesz >> (8 * k));
-		return 0;
-	}
-	return -1;
 }
 
 /*

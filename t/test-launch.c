@@ -28,6 +28,7 @@
 #include "build-plugin.h"
 #include "runtime.h"
 #include "target.h"
+#include "host-test.h"
 #include "tap.h"
 
 /* ---- the grammar ------------------------------------------------------ */
@@ -446,22 +447,6 @@ static void test_layout(void)
 /* ---- on the host backend ------------------------------------------------ */
 
 static struct hanzo_rocm *ctx;
-static char logbuf[8192];
-
-static void log_capture(void *data, int prio, const char *file, int line, const char *fn,
-                        const char *fmt, va_list ap)
-{
-	size_t n = strlen(logbuf);
-
-	(void)data;
-	(void)prio;
-	(void)file;
-	(void)line;
-	(void)fn;
-	if (n < sizeof(logbuf) - 1)
-		vsnprintf(logbuf + n, sizeof(logbuf) - n, fmt, ap);
-}
-
 static uint64_t dev_buf(unsigned dev, const void *src, size_t n)
 {
 	uint64_t p = 0;
@@ -935,52 +920,35 @@ static void test_transient(const char *conf, const char *cache)
 int main(void)
 {
 	const char *src = getenv("top_srcdir"), *top = getenv("top_builddir");
-	char dir[] = "/tmp/hr-test-launch-XXXXXX", conf[600];
-	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
-	                                .log_priority = LOG_ERR, .host = "host-w64 host-w32" };
-	FILE *f;
+	struct host_test h;
+	int r;
 
 	test_grammar();
 	test_geometry();
 	test_layout();
-	if (!src || !top || !mkdtemp(dir)) {
+	if (!src || !top) {
 		skip(1, "top_srcdir/top_builddir not set (run through make check)");
 		return done_testing();
 	}
 	test_lists(src);
-	snprintf(conf, sizeof(conf), "%s/hanzo-rocm.conf", dir);
-	f = fopen(conf, "w");
-	if (f) {
-		fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n[plugins]\npath = %s/plugins/.libs\n",
-		        dir, dir, top);
-		fclose(f);
-		o.config = conf;
-	}
-	if (f && hanzo_rocm_new_with_options(&o, &ctx) == 0 && hanzo_rocm_device_count(ctx) == 2) {
+	r = host_test_open(&h, "test-launch", top);
+	ctx = h.ctx;
+	if (r == 0) {
 		test_host(0);
 		test_host(1);
 		test_ops(0);
 		test_ops(1);
 		test_catalogue();
-		test_no_metadata(top, dir);
+		test_no_metadata(top, h.dir);
 		{
 			char cache[620];
 
-			snprintf(cache, sizeof(cache), "%s/cache", dir);
-			test_transient(conf, cache);
+			snprintf(cache, sizeof(cache), "%s/cache", h.dir);
+			test_transient(h.conf, cache);
 		}
 	} else {
-		skip(1, "no context with two host devices");
+		skip(1, r == -1 ? "no scratch directory" : "no context with two host devices");
 	}
-	if (tap_failed)
-		diag("log:\n%s", logbuf);
-	hanzo_rocm_unref(ctx);
-	{
-		char cmd[700];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			diag("could not remove %s", dir);
-	}
+	host_test_close(&h);
 	return done_testing();
 }

@@ -22,6 +22,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "fake-cuda-test.h"
 #include "tap.h"
 #include "context.h"
 #include "devices.h"
@@ -29,22 +30,6 @@
 #include "target.h"
 
 enum { ITERS = 3000, WORDS = 64 };
-
-static char logbuf[16384];
-static pthread_mutex_t loglock = PTHREAD_MUTEX_INITIALIZER;
-
-__attribute__((format(printf, 6, 0)))
-static void log_capture(void *data, int prio, const char *file, int line,
-                        const char *fn, const char *fmt, va_list ap)
-{
-	size_t len;
-
-	(void)data; (void)prio; (void)file; (void)line; (void)fn;
-	pthread_mutex_lock(&loglock);
-	len = strlen(logbuf);
-	vsnprintf(logbuf + len, sizeof(logbuf) - len, fmt, ap);
-	pthread_mutex_unlock(&loglock);
-}
 
 /* The driver's own entry points, for what a framework does itself (streams). */
 static struct {
@@ -85,14 +70,6 @@ static void *stream_on(int ordinal)
 		s = NULL;
 	cu.pop(&prev);
 	return s;
-}
-
-static void fake_elf(unsigned char *e, size_t n)
-{
-	memset(e, 0, n);
-	memcpy(e, "\177ELF\2\1\1", 7);
-	e[16] = 2;
-	e[18] = 190;    /* EM_CUDA */
 }
 
 static struct hanzo_rocm *ctx;
@@ -143,18 +120,13 @@ static const char *targets(void)
 /* kernel_get per device and the launch-time stream check through the public API. */
 static void test_handles(void *s0, void *s2)
 {
-	const char *nvcc = getenv("NVCC"), *plugins = getenv("HR_PLUGINS");
-	char path[4200];
 	struct hanzo_rocm_kernel *k0 = NULL, *k2 = NULL, *again = NULL;
 	struct hr_runtime_stats st0, st;
 	unsigned g[3] = { 1, 1, 1 };
 	void *args[8] = { NULL };
 
-	snprintf(path, sizeof(path), "%s/affine.so", plugins ? plugins : "");
-	if (!nvcc || !*nvcc || access(nvcc, X_OK) != 0 || !plugins || access(path, R_OK) != 0) {
-		skip(7, "needs nvcc and the affine plugin");
+	if (!fake_cuda_affine_ready(7))
 		return;
-	}
 	hr_runtime_stats(ctx, &st0);
 	is_int(hanzo_rocm_kernel_get(ctx, 0, "affine", "affine_f32", &k0), 0, "kernel_get on device 0");
 	is_int(hanzo_rocm_kernel_get(ctx, 2, "affine", "affine_f32", &k2), 0, "kernel_get on device 2");
@@ -211,7 +183,7 @@ int main(void)
 	if (!ok(driver_syms() == 0, "the stand-in driver's entry points"))
 		return done_testing();
 
-	fake_elf(elf, sizeof(elf));
+	fake_elf(elf, sizeof(elf), 190);         /* EM_CUDA */
 	for (unsigned d = 0; d < 3; d += 2) {
 		int ord = -1, r;
 		void *pctx = NULL, *mine = NULL;

@@ -20,24 +20,10 @@
 #include <syslog.h>
 
 #include "hanzo-rocm.h"
+#include "host-test.h"
 #include "tap.h"
 
 static struct hanzo_rocm *ctx;
-static char logbuf[8192];
-static size_t loglen;
-
-static void log_capture(void *data, int priority, const char *file, int line, const char *fn,
-                        const char *format, va_list args)
-{
-	(void)data; (void)priority; (void)file; (void)line; (void)fn;
-	if (loglen < sizeof(logbuf) - 1) {
-		int n = vsnprintf(logbuf + loglen, sizeof(logbuf) - loglen, format, args);
-
-		if (n > 0)
-			loglen += (size_t)n < sizeof(logbuf) - loglen ? (size_t)n : sizeof(logbuf) - loglen - 1;
-	}
-}
-
 #define D 64
 #define NH 2
 #define NKV 1
@@ -500,25 +486,15 @@ static void test_conv_info(unsigned dev)
 
 int main(void)
 {
-	const char *top = getenv("top_builddir");
-	char dir[] = "/tmp/hr-test-op-XXXXXX", conf[600], cmd[700];
-	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
-	                                .log_priority = LOG_ERR, .host = "host-w64 host-w32" };
-	FILE *f;
+	struct host_test h;
+	int r = host_test_open(&h, "test-op", getenv("top_builddir"));
 
-	if (!top || !mkdtemp(dir)) {
+	if (r == -1) {
 		skip(1, "top_builddir not set (run through make check)");
 		return done_testing();
 	}
-	snprintf(conf, sizeof(conf), "%s/hanzo-rocm.conf", dir);
-	f = fopen(conf, "w");
-	if (f) {
-		fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n[plugins]\npath = %s/plugins/.libs\n",
-		        dir, dir, top);
-		fclose(f);
-		o.config = conf;
-	}
-	if (f && hanzo_rocm_new_with_options(&o, &ctx) == 0 && hanzo_rocm_device_count(ctx) == 2) {
+	ctx = h.ctx;
+	if (r == 0) {
 		test_geometry_ex(0);
 		test_geometry_ex(1);
 		test_attention(0);
@@ -528,11 +504,6 @@ int main(void)
 	} else {
 		skip(1, "no context with two host devices");
 	}
-	if (tap_failed)
-		diag("log:\n%s", logbuf);
-	hanzo_rocm_unref(ctx);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		diag("could not remove %s", dir);
+	host_test_close(&h);
 	return done_testing();
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fake-cuda-test.h"
 #include "tap.h"
 #include "cache.h"
 #include "backend-cuda.h"
@@ -23,22 +24,6 @@
 #include "backend.h"
 #include "devices.h"
 #include "target.h"
-
-static char logbuf[16384];
-static pthread_mutex_t loglock = PTHREAD_MUTEX_INITIALIZER;
-
-__attribute__((format(printf, 6, 0)))
-static void log_capture(void *data, int prio, const char *file, int line,
-                        const char *fn, const char *fmt, va_list ap)
-{
-	size_t len;
-
-	(void)data; (void)prio; (void)file; (void)line; (void)fn;
-	pthread_mutex_lock(&loglock);
-	len = strlen(logbuf);
-	vsnprintf(logbuf + len, sizeof(logbuf) - len, fmt, ap);
-	pthread_mutex_unlock(&loglock);
-}
 
 static int is_int_ok(int got, int want, const char *what)
 {
@@ -90,16 +75,6 @@ static void test_nodev(struct hanzo_rocm *ctx)
 		       "kernel_get: -ENODEV");
 	else
 		skip(1, "an AMD device is present");
-}
-
-/* 64-byte ELF header for a machine: enough for a driver's first check. */
-static void fake_elf(unsigned char *e, size_t n, unsigned machine)
-{
-	memset(e, 0, n);
-	memcpy(e, "\177ELF\2\1\1", 7);
-	e[16] = 2;
-	e[18] = machine & 0xff;
-	e[19] = machine >> 8;
 }
 
 struct worker {
@@ -175,7 +150,7 @@ static void test_refused(const char *cachedir, unsigned dev)
 static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 {
 	const char *nvcc = getenv("NVCC"), *plugins = getenv("HR_PLUGINS");
-	char path[4096], cachedir[] = "/tmp/hr-rt-fake.XXXXXX";
+	char path[4200], cachedir[] = "/tmp/hr-rt-fake.XXXXXX";
 	struct hanzo_rocm_kernel *k1 = NULL, *k2 = NULL;
 	unsigned g[3] = { 1, 1, 1 }, big[3] = { 2048, 1, 1 };
 	struct worker w[16];
@@ -185,11 +160,8 @@ static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 	FILE *f;
 	int fails = 0;
 
-	snprintf(path, sizeof(path), "%s/affine.so", plugins ? plugins : "");
-	if (!nvcc || !*nvcc || access(nvcc, X_OK) != 0 || !plugins || access(path, R_OK) != 0) {
-		skip(13, "needs nvcc and the affine plugin");
+	if (!fake_cuda_affine_ready(13))
 		return;
-	}
 	if (!mkdtemp(cachedir))
 		return;
 	snprintf(path, sizeof(path), "%s/hr.conf", cachedir);

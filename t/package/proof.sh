@@ -13,6 +13,8 @@
 #   5c. a third-party plugin package (examples/plugin/debian) builds against
 #       libhanzo-rocm-dev alone; its install precompiles its family through
 #       the trigger, its purge prunes that family's entries
+#   5d. librust-hanzo-rocm-dev installs the crates in debcargo's registry
+#       layout, and a crate using them builds offline and runs
 #   6. remove: library gone, cache kept; 7. purge: nothing left on disk
 # hipcc is wrapped (dpkg-divert) to log every compile with its target.
 #
@@ -240,6 +242,46 @@ ok $? "  ... no biasgelu entry is left in /var/cache/hanzo-rocm"
 ok $? "  ... the stock families' entries stay"
 # Its sources and build products carry the package's name: not step 7's leftovers.
 rm -rf "$root/src/examples/plugin" "$root/src/examples"/hanzo-rocm-plugin-biasgelu_*
+
+# ---- 5d. the Rust crates (librust-*-dev, debcargo's layout) ----------------
+apt_log 5d-install install --no-install-recommends $(deb v2 librust-hanzo-rocm-dev librust-hanzo-rocm-sys-dev)
+okr $? "apt installs librust-hanzo-rocm-dev and librust-hanzo-rocm-sys-dev" || show "$work/5d-install.log"
+reg=$root/usr/share/cargo/registry
+for c in hanzo-rocm-sys hanzo-rocm; do
+	v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$top_srcdir/bindings/rust/$c/Cargo.toml" | head -n 1)
+	[ -s "$reg/$c-$v/Cargo.toml" ] && [ -s "$reg/$c-$v/.cargo-checksum.json" ] &&
+		[ -s "$reg/$c-$v/src/lib.rs" ] && ! grep -q 'path = "\.\.' "$reg/$c-$v/Cargo.toml" ||
+		echo "# not in the registry: /usr/share/cargo/registry/$c-$v"
+done >"$T/crates"
+[ ! -s "$T/crates" ]
+okr $? "  ... /usr/share/cargo/registry/<crate>-<version>/ with Cargo.toml (no path dependency) and .cargo-checksum.json" ||
+	cat "$T/crates"
+# A crate naming hanzo-rocm = "0.1", built offline against that registry and
+# the root's libhanzo-rocm-dev (pkg-config in the root's sysroot) by the
+# host's Debian cargo - minbase has no Rust toolchain, and installing one
+# into the root costs more than this step may - then run in the root.
+if [ -x /usr/bin/cargo ]; then
+	sh "$top_srcdir/t/rust-consumer.sh" "$reg" "$work/5d-consumer" <<'EOC'
+fn main() {
+    let ctx = hanzo_rocm::Context::new().unwrap();
+    let cat = ctx.catalogue(Some("unary")).unwrap();
+    println!("registry crate: {} unary kernels", cat.len());
+}
+EOC
+	(cd "$work/5d-consumer" && unset RUSTFLAGS CARGO_BUILD_TARGET PKG_CONFIG_PATH &&
+		CARGO_HOME="$work/5d-cargo-home" PKG_CONFIG_SYSROOT_DIR="$root" \
+		PKG_CONFIG_LIBDIR="$root/usr/lib/$multiarch/pkgconfig:$root/usr/share/pkgconfig" \
+		/usr/bin/cargo build --offline -q) >"$work/5d-cargo.log" 2>&1
+	okr $? "  ... a crate using them builds offline (cargo --offline, crates-io replaced by the registry)" ||
+		show "$work/5d-cargo.log"
+	cp "$work/5d-consumer/target/debug/registry-consumer" "$root/tmp/" 2>/dev/null
+	in_root /tmp/registry-consumer >"$work/5d-run.log" 2>&1
+	grep_ok "  ... and runs in the root against the packaged library and plugins" \
+		'^registry crate: [1-9][0-9]* unary kernels$' "$work/5d-run.log"
+	rm -f "$root/tmp/registry-consumer"
+else
+	skip 2 "no /usr/bin/cargo on this host (sh tools/install-deps.sh installs it)"
+fi
 in_root apt-get -q -y purge libhanzo-rocm-dev >/dev/null 2>&1
 
 # ---- 6. remove: the library goes, the cache stays -----------------------

@@ -6,6 +6,8 @@
 #      holds that family for the configured target and verifies;
 #   2. installing another plugin fires the %transfiletriggerin: the cache
 #      grows by that family;
+#   2b. rust-hanzo-rocm{,-sys}-devel put the crates in the cargo registry
+#      directory and provide crate(...) for each feature;
 #   3. erasing everything runs %postun: the cache and every %ghost are gone,
 #      nothing the packages owned is left.
 # What this proxy cannot prove: that Fedora resolves the Requires and
@@ -79,6 +81,24 @@ ok $? "rpm -e hanzo-rocm-plugin-biasgelu" || sed 's/^/# /' "$work/tp-e.log"
 [ ! -e "$cache/gfx90a/biasgelu.hrco" ] && [ -s "$cache/gfx90a/unary.hrco" ]
 ok $? "  ... the erase trigger's precompile pruned biasgelu and kept the stock families" ||
 	{ sed 's/^/# /' "$work/tp-e.log"; ls -R "$cache" | sed 's/^/# /'; }
+
+# The Rust crates (Fedora's rust-<crate>-devel, noarch): the registry
+# layout under /usr/share/cargo/registry and the crate() provides.
+rpm_root -i --nodeps $(pkg rust-hanzo-rocm-sys-devel rust-hanzo-rocm-devel) >"$work/rust.log" 2>&1
+ok $? "rpm -i --nodeps rust-hanzo-rocm-sys-devel rust-hanzo-rocm-devel" || sed 's/^/# /' "$work/rust.log"
+for c in hanzo-rocm-sys hanzo-rocm; do
+	v=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$top_srcdir/bindings/rust/$c/Cargo.toml" | head -n 1)
+	[ -s "$root/usr/share/cargo/registry/$c-$v/Cargo.toml" ] &&
+		[ -s "$root/usr/share/cargo/registry/$c-$v/.cargo-checksum.json" ] || echo "# missing: $c-$v"
+done >"$T/crates"
+[ ! -s "$T/crates" ]
+ok $? "  ... /usr/share/cargo/registry/<crate>-<version>/ with .cargo-checksum.json" || cat "$T/crates"
+rpm_root -q --whatprovides 'crate(hanzo-rocm/srcapi)' 'crate(hanzo-rocm-sys/default)' >"$T/crate" 2>&1
+grep -q '^rust-hanzo-rocm-devel-' "$T/crate" && grep -q '^rust-hanzo-rocm-sys-devel-' "$T/crate"
+ok $? "  ... crate(hanzo-rocm/srcapi) and crate(hanzo-rocm-sys/default) are provided" || sed 's/^/# /' "$T/crate"
+rpm_root -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel >"$work/rust-e.log" 2>&1 &&
+	! ls -d "$root"/usr/share/cargo/registry/hanzo-rocm-* >/dev/null 2>&1
+ok $? "rpm -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel leaves no crate" || sed 's/^/# /' "$work/rust-e.log"
 
 rpm_root -qa --qf '%{NAME}\n' | grep '^hanzo-rocm' >"$T/installed"
 # shellcheck disable=SC2046
