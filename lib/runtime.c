@@ -61,7 +61,7 @@ struct hanzo_rocm_kernel {
 	struct rt_device *dev;
 	void *fn;
 	struct hanzo_rocm *ctx;
-	void *plan;                     /* kernel-launch.c's, published once (CAS); freed with the handle */
+	void *plan;                     /* kernel.c's, published once (CAS); freed with the handle */
 	const char *launch;             /* source modules: their launch text (owned by kernel-module.c) */
 };
 
@@ -440,7 +440,7 @@ HR_EXPORT int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
 	                      shared_mem_bytes, stream, args);
 }
 
-/* ---- the kernel layer's view of a handle (kernel-launch.c) ------------------- */
+/* ---- the kernel layer's view of a handle (kernel.c) ------------------- */
 
 void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v)
 {

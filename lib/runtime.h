@@ -64,7 +64,7 @@ int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
                       unsigned shared, void *stream, void **args);
 
 /*
- * The kernel layer's access to a handle (lib/kernel-launch.c): what it is, the
+ * The kernel layer's access to a handle (lib/kernel.c): what it is, the
  * device's limits (computed once when the device was opened), the driver's
  * occupancy, and one pointer the launch layer publishes once (a
  * compare-and-swap: the loser's plan is freed and the winner's returned);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel-launch.h"
+#include "kernel.h"
 #include "context.h"
 #include "build-plugin.h"
 #include "runtime.h"
