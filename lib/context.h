@@ -27,12 +27,13 @@
  * it), the first result is published by a compare-and-swap and a loser's
  * is destroyed.  So creating module state takes no lock and orders against
  * none; the library's lock order is written once, in runtime.h.  The last
- * unref destroys the slots in this order (the runtime's modules live in
+ * unref destroys the slots in this order (the kernel table's modules live in
  * backend contexts, the configuration is read by everyone's teardown).
  */
 enum hr_ctx_slot {
 	HR_SLOT_SOURCE,         /* kernel-module.c: source modules, unloaded before the runtime */
-	HR_SLOT_RUNTIME,        /* runtime.c */
+	HR_SLOT_KERNELS,        /* kernel.c: kernel table and family modules, unloaded before the devices */
+	HR_SLOT_RUNTIME,        /* runtime.c: opened devices */
 	HR_SLOT_BACKENDS,       /* backend.c */
 	HR_SLOT_CACHE,          /* cache-memory.c: memory tier */
 	HR_SLOT_PLUGINS,        /* build-plugin.c */

@@ -19,6 +19,7 @@
 #include "build-source.h"
 #include "cache-source.h"
 #include "context.h"
+#include "kernel.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-launch-meta.h"
@@ -347,7 +348,7 @@ HR_EXPORT int hanzo_rocm_module_kernel(struct hanzo_rocm_module *module, const c
 		r = -ENOMEM;
 		goto out;
 	}
-	r = hr_runtime_kernel_adopt(module->ctx, module->device, fn, module->label, kernel,
+	r = hr_kernel_adopt(module->ctx, module->device, fn, module->label, kernel,
 	                            module->launch, &mk->k);
 	if (r < 0) {
 		free(mk->name);

@@ -28,7 +28,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/backend-hip.h lib/backend-hip.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c \
-	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel.h lib/kernel.c lib/context-layout.c \
+	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel.h lib/kernel.c lib/kernel-geometry.c lib/context-layout.c \
 	lib/util-catalogue-meta.h lib/util-catalogue-meta.c lib/kernel-catalogue.h lib/kernel-catalogue.c lib/kernel-op.c \
 	lib/util-host-target.h lib/util-host-target.c \
 	lib/backend-host.h lib/backend-host.c lib/backend-host-exec.c \
