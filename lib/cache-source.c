@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Caller source through the tiers: the same entry format, validation, tier
- * walk, locks and publish as the families (cache.c), keyed by the source
+ * walk, locks and publish as the families (cache-entry.c), keyed by the source
  * text.  See cache-source.h.  Layer: cache (lib/layers).
  */
 #include <errno.h>

@@ -52,7 +52,7 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 char *hr_entry_path(const char *dir, const char *target, const char *family);
 /* ---- entries ---------------------------------------------------------- */
 
-/* One cache file: a fixed header then the code object (see cache.c). */
+/* One cache file: a fixed header then the code object (see cache-entry.c). */
 struct hr_entry {
 	struct hr_cache_key key;
 	char family[65];

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The code-object cache (layer: cache): keys, the entry file format and its
- * validation, atomic publish.  Locks, gc, the memory tier and the tiers are
- * cache-lock.c, cache-gc.c, cache-memory.c and cache-tiers.c.
+ * The cache's entry format (layer: cache): keys, the entry file format and
+ * its validation, atomic publish.  Locks, gc, the memory tier and the tiers
+ * are cache-lock.c, cache-gc.c, cache-memory.c and cache-tiers.c.
  *
  * Entry file, <dir>/<target>/<family>.hrco, all integers little-endian:
  *
