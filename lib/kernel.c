@@ -27,7 +27,6 @@
 
 #include "kernel.h"
 #include "cache.h"
-#include "cache-code-object.h"
 #include "context.h"
 #include "build-plugin.h"
 #include "runtime.h"

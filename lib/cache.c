@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hanzo_rocm_code_object(): the code object of a family for a target, from
+ * The cache (layer: cache): hanzo_rocm_code_object(), the code object of a
+ * family for a target, from
  * the memory tier (a hash probe: the hot path), else the first on-disk tier
  * holding a valid entry, else compiled once and published in the user tier.
  * Layer: cache (lib/layers).
@@ -12,7 +13,6 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "cache-code-object.h"
 #include "config-api.h"
 #include "context.h"
 #include "build-plugin.h"
