@@ -389,8 +389,8 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 		hr_err(ctx, "invalid kernel family name '%s'\n", family);
 		return -EINVAL;
 	}
-	if (hr_target_validate(target) < 0 ||
-	    hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
+	/* hr_target_generic validates the target ID: one check, not two. */
+	if (hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
 		hr_err(ctx, "invalid target '%s'\n", target);
 		return -EINVAL;
 	}

@@ -97,6 +97,12 @@ void *hr_ctx_peek(const struct hanzo_rocm *ctx, enum hr_ctx_slot slot)
 	return ctx ? __atomic_load_n(&ctx->slot[slot], __ATOMIC_ACQUIRE) : NULL;
 }
 
+/* Out of line, beside the slots: one home for the context's accessors. */
+const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx)
+{
+	return hr_ctx_peek(ctx, HR_SLOT_CONFIG);
+}
+
 void *hr_ctx_publish(struct hanzo_rocm *ctx, enum hr_ctx_slot slot, void *p,
                      void (*destroy)(void *))
 {

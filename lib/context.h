@@ -57,10 +57,7 @@ int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
                struct hanzo_rocm **ret);
 /* The configuration ctx was created with (config-api.h; NULL only while loading). */
 struct hr_config;
-static inline const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx)
-{
-	return hr_ctx_peek(ctx, HR_SLOT_CONFIG);
-}
+const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx);
 /* The trust rule's memo (util-trust.h), or NULL (no memo: still correct). */
 struct hr_trust;
 struct hr_trust *hr_ctx_trust(struct hanzo_rocm *ctx);
