@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The in-process memory tier (layer: cache): (family, target) -> bytes,
- * one hash probe under a mutex, plus the per-context compile mutex and the
- * log-once set.
+ * one hash probe under a mutex, plus the per-context compile mutex.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,7 +41,6 @@ struct hr_cache {
 	size_t n_buckets, n_entries;
 	void **retired;       /* replaced bytes: callers may still hold them */
 	size_t n_retired;
-	char **warned;        /* messages already logged once */
 };
 
 static void cache_free(void *state)
@@ -64,7 +62,6 @@ static void cache_free(void *state)
 		free(c->retired[i]);
 	free(c->retired);
 	free(c->buckets);
-	hr_strv_free(c->warned);
 	pthread_mutex_destroy(&c->compile_lock);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -231,18 +228,4 @@ void hr_cache_compile_lock(struct hr_cache *c)
 void hr_cache_compile_unlock(struct hr_cache *c)
 {
 	pthread_mutex_unlock(&c->compile_lock);
-}
-
-bool hr_cache_warn_once(struct hr_cache *c, const char *what)
-{
-	bool first;
-
-	if (!c)
-		return true;
-	pthread_mutex_lock(&c->lock);
-	first = !hr_strv_contains(c->warned, what);
-	if (first && hr_strv_push(&c->warned, what) < 0)
-		first = true; /* no memory to remember: warning again is fine */
-	pthread_mutex_unlock(&c->lock);
-	return first;
 }

@@ -63,7 +63,7 @@ static HR_PRINTF(2, 3) void warn_once(struct hanzo_rocm *ctx, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (hr_cache_warn_once(hr_cache_get(ctx), msg))
+	if (hr_ctx_warn_once(ctx, msg))
 		hr_warn(ctx, "%s\n", msg);
 }
 

@@ -75,7 +75,7 @@ static void bad_entry(struct lookup *l, const struct hr_tier_dir *t,
 		return;
 	}
 	snprintf(msg, sizeof(msg), "%s: %s", path, why);
-	if (hr_cache_warn_once(l->cache, msg))
+	if (hr_ctx_warn_once(l->ctx, msg))
 		hr_warn(l->ctx, "ignoring cache entry %s\n", msg);
 	if (t->tier != HR_TIER_USER || !t->writable ||
 	    (err != -EBADMSG && err != -ENOEXEC))
@@ -99,7 +99,7 @@ static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
 	r = hr_entry_read_tier(l->ctx, t->path, target, l->family,
 	                       t->tier != HR_TIER_USER, key, e, why, sizeof(why));
 	if (r == -EPERM) {
-		if (hr_cache_warn_once(l->cache, why))
+		if (hr_ctx_warn_once(l->ctx, why))
 			hr_warn(l->ctx, "%s: not used\n", why);
 		free(path);
 		return -ENOENT;
@@ -215,7 +215,7 @@ static const struct hr_tier_dir *user_tier(struct lookup *l)
 		if (cfg && cfg->policy == HR_POLICY_READWRITE) {
 			snprintf(msg, sizeof(msg), "the user cache %s is not writable: "
 			         "compiled code objects are not cached", t->path);
-			if (hr_cache_warn_once(l->cache, msg))
+			if (hr_ctx_warn_once(l->ctx, msg))
 				hr_warn(l->ctx, "%s\n", msg);
 		}
 	}
@@ -252,7 +252,7 @@ static void publish(struct lookup *l, const struct hr_tier_dir *user,
 	/* One warning per context: a full disk must not flood the log. */
 	snprintf(msg, sizeof(msg), "cannot write the user cache %s (%s): "
 	         "compiled code objects are not cached", user->path, strerror(-r));
-	if (hr_cache_warn_once(l->cache, msg))
+	if (hr_ctx_warn_once(l->ctx, msg))
 		hr_warn(l->ctx, "%s\n", msg);
 }
 

@@ -181,8 +181,6 @@ int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
  */
 void hr_cache_compile_lock(struct hr_cache *c);
 void hr_cache_compile_unlock(struct hr_cache *c);
-/* True the first time what is seen in this context: log-once helper. */
-bool hr_cache_warn_once(struct hr_cache *c, const char *what);
 
 /* ---- the lookup through the tiers (cache.c) ---------------------------- */
 

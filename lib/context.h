@@ -58,6 +58,12 @@ int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
 /* The configuration ctx was created with (config-api.h; NULL only while loading). */
 struct hr_config;
 const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx);
+/*
+ * The log-once set: true the first time what is seen in this context (then
+ * log it), false after, so a condition met on every call (a full disk, an
+ * untrusted tier) is one warning per context.  True when out of memory.
+ */
+bool hr_ctx_warn_once(struct hanzo_rocm *ctx, const char *what);
 /* The trust rule's memo (util-trust.h), or NULL (no memo: still correct). */
 struct hr_trust;
 struct hr_trust *hr_ctx_trust(struct hanzo_rocm *ctx);

@@ -387,7 +387,7 @@ static void test_memory(struct hanzo_rocm *ctx)
 	}
 	is_int(hr_memory_lookup(c, "f123", "gfx90a", 0, &d, &n, &from), 0, "found after growth");
 	is_str(d, "f123", "right bytes after growth");
-	ok(hr_cache_warn_once(c, "x") && !hr_cache_warn_once(c, "x"), "warn once");
+	ok(hr_ctx_warn_once(ctx, "x") && !hr_ctx_warn_once(ctx, "x"), "warn once (the context's set)");
 }
 
 static void test_tiers(void)
