@@ -35,7 +35,7 @@ enum hr_ctx_slot {
 	HR_SLOT_KERNELS,        /* kernel.c: kernel table and family modules, unloaded before the devices */
 	HR_SLOT_RUNTIME,        /* runtime.c: opened devices */
 	HR_SLOT_BACKENDS,       /* backend.c */
-	HR_SLOT_CACHE,          /* cache-memory.c: memory tier */
+	HR_SLOT_CACHE,          /* cache.c: the cache object (memory tier) */
 	HR_SLOT_PLUGINS,        /* build-plugin.c */
 	HR_SLOT_DEVICES,        /* devices.c */
 	HR_SLOT_TRUST,          /* context.c: util-trust.c's memo */
