@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The cache's entry format (layer: cache): keys, the entry file format and
- * its validation, atomic publish.  The cache object (memory tier) and the
- * lookup are cache.c; locks, gc and the tiers cache-lock.c, cache-gc.c and
- * cache-tiers.c.
+ * its validation, atomic publish.  The cache object (memory tier), the
+ * tiers and the lookup are cache.c; locks and gc cache-lock.c and
+ * cache-gc.c.
  *
  * Entry file, <dir>/<target>/<family>.hrco, all integers little-endian:
  *
