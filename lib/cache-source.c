@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Caller source through the tiers: the same entry format, validation, tier
- * walk, locks and publish as the families (cache.c), keyed by the source
+ * walk, locks and publish as the families (cache-entry.c), keyed by the source
  * text.  See cache-source.h.  Layer: cache (lib/layers).
  */
 #include <errno.h>
@@ -85,8 +85,8 @@ static const struct hr_tier_dir *user_tier(const struct hr_tier_dir *tiers, size
 
 static int compile_publish(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
                            const char *target, const struct src_key *k,
-                           const struct hr_tier_dir *user, void **data, size_t *size,
-                           char **diag, enum hr_tier *from)
+                           const struct hr_tier_dir *user, unsigned skip_mask,
+                           void **data, size_t *size, char **diag, enum hr_tier *from)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	char *identity = NULL;
@@ -100,7 +100,9 @@ static int compile_publish(struct hanzo_rocm *ctx, const struct hr_source_spec *
 		                  &fd);
 		if (r < 0 && r != -ETIMEDOUT)
 			hr_dbg(ctx, "no lock in %s: %s\n", user->path, strerror(-r));
-		if (read_tier(ctx, user, target, k, &e) == 0) {
+		/* Unless the caller refused the user tier's bytes: then replace them. */
+		if (!(skip_mask & (1u << HR_TIER_USER)) &&
+		    read_tier(ctx, user, target, k, &e) == 0) {
 			hr_entry_unlock(fd);
 			*from = HR_TIER_USER;
 			return copy_payload(&e, data, size);
@@ -127,8 +129,8 @@ static int compile_publish(struct hanzo_rocm *ctx, const struct hr_source_spec *
 }
 
 int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
-                          const char *target, void **data, size_t *size,
-                          char **diag, enum hr_tier *from)
+                          const char *target, unsigned skip_mask, void **data,
+                          size_t *size, char **diag, enum hr_tier *from)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	char generic[HR_TARGET_MAX];
@@ -167,6 +169,8 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 		for (size_t t = 0; t < n_tiers; t++) {
 			struct hr_entry e;
 
+			if (skip_mask & (1u << tiers[t].tier))
+				continue;
 			r = read_tier(ctx, &tiers[t], targets[i], &keys[i], &e);
 			if (r == -ENOMEM)
 				goto out;
@@ -187,8 +191,8 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 		goto out;
 	}
 	hr_cache_compile_lock(cache);
-	r = compile_publish(ctx, s, target, &keys[0], user_tier(tiers, n_tiers), data, size,
-	                    diag, from);
+	r = compile_publish(ctx, s, target, &keys[0], user_tier(tiers, n_tiers), skip_mask,
+	                    data, size, diag, from);
 	hr_cache_compile_unlock(cache);
 out:
 	hr_cache_tiers_free(tiers, n_tiers);

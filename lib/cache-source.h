@@ -26,13 +26,16 @@ struct hanzo_rocm;
  * The code object (malloc'd) of s for target from the first tier holding a
  * valid one (exact target, then its generic processor), else compiled once
  * (a per-context mutex, then the user tier's entry lock across processes,
- * then a second look) and published in the user tier.  *from: the tier, or
- * HR_TIER_COMPILED.  Errors as hr_source_compile; -ENOENT when nothing is
- * cached and [cache] compile = never.
+ * then a second look) and published in the user tier.  Tiers in skip_mask
+ * (1u << enum hr_tier) are passed over: the caller's when a driver refused
+ * the bytes a tier gave (a refused user-tier entry is then replaced by the
+ * compile, not served again).  *from: the tier, or HR_TIER_COMPILED.
+ * Errors as hr_source_compile; -ENOENT when nothing is cached and [cache]
+ * compile = never.
  */
 int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
-                          const char *target, void **data, size_t *size,
-                          char **diag, enum hr_tier *from);
+                          const char *target, unsigned skip_mask, void **data,
+                          size_t *size, char **diag, enum hr_tier *from);
 
 /*
  * Precompile into dir (a tier root: system, or --output): 1 built, 0 up to

@@ -1,537 +1,830 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The code-object cache (layer: cache): keys, the entry file format and its
- * validation, atomic publish.  Locks, gc, the memory tier and the tiers are
- * cache-lock.c, cache-gc.c, cache-memory.c and cache-tiers.c.
- *
- * Entry file, <dir>/<target>/<family>.hrco, all integers little-endian:
- *
- *   0   magic "HRCOBJ1\0"          8   u32 format (1)   12  u32 header size (384)
- *   16  key[32]                    48  payload SHA-256[32]
- *   80  u64 payload size           88  u64 created (unix seconds)
- *   96  family[72]                 168 target[48]       216 compiler[128]
- *   344 reserved[8] (zero)         352 header SHA-256[32] over bytes 0..351
- *   384 payload (the code object)
- *
- * Text fields are NUL-padded.  The header checksum makes any flipped header
- * bit a clean rejection; the payload checksum and the ELF check do the same
- * for the code object, before a driver ever sees it.
+ * The cache object (struct hr_cache, the context's HR_SLOT_CACHE): its
+ * memory tier ((family, target) -> bytes, one hash probe under a mutex) and
+ * the per-context compile mutex; and the lookup through it,
+ * hanzo_rocm_code_object(): the code object of a family for a target from
+ * the memory tier (the hot path), else the first on-disk tier holding a
+ * valid entry (the tiers in order: system, site, package, user, with the
+ * user tier's ownership and mode checks; cache-entry.c reads and validates
+ * entries), else compiled once and published in the user tier.
+ * Layer: cache (lib/layers).
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <nettle/sha2.h>
 
 #include "cache.h"
 #include "config-api.h"
-#include "util-platform.h"
-#include "util-elf.h"
 #include "context.h"
+#include "build-plugin.h"
+#include "target.h"
+#include "build-toolchain.h"
 #include "util.h"
 #include "util-trust.h"
 
-#define ENTRY_MAGIC "HRCOBJ1"   /* + its NUL: 8 bytes */
-#define ENTRY_FORMAT 1
-#define OFF_FORMAT 8
-#define OFF_HSIZE 12
-#define OFF_KEY 16
-#define OFF_PSHA 48
-#define OFF_PSIZE 80
-#define OFF_CREATED 88
-#define OFF_FAMILY 96
-#define LEN_FAMILY 72
-#define OFF_TARGET 168
-#define LEN_TARGET 48
-#define OFF_COMPILER 216
-#define LEN_COMPILER 128
-#define OFF_RESERVED 344
-#define OFF_HSHA 352
-#define HEADER_SIZE 384
-/* Far above any real code object; bounds what a corrupt file makes us read. */
-#define ENTRY_MAX ((size_t)1 << 30)
+/* ---- the memory tier --------------------------------------------------- */
 
-_Static_assert(OFF_COMPILER + LEN_COMPILER == OFF_RESERVED, "layout");
-_Static_assert(OFF_HSHA + 32 == HEADER_SIZE, "layout");
+struct mem_entry {
+	struct mem_entry *next;
+	uint64_t hash;
+	enum hr_tier from;
+	void *data;
+	size_t size;
+	char *family;
+	char *target;
+};
 
-const char *hr_tier_name(enum hr_tier t)
+struct hr_cache {
+	pthread_mutex_t lock;
+	pthread_mutex_t compile_lock; /* one compile at a time in this process */
+	struct mem_entry **buckets;
+	size_t n_buckets, n_entries;
+	void **retired;       /* replaced bytes: callers may still hold them */
+	size_t n_retired;
+};
+
+static void cache_free(void *state)
 {
-	switch (t) {
-	case HR_TIER_MEMORY: return "memory";
-	case HR_TIER_SYSTEM: return "system";
-	case HR_TIER_SITE: return "site";
-	case HR_TIER_USER: return "user";
-	case HR_TIER_COMPILED: return "compiled";
-	case HR_TIER_PACKAGE: return "package";
+	struct hr_cache *c = state;
+
+	for (size_t i = 0; i < c->n_buckets; i++) {
+		struct mem_entry *m = c->buckets[i], *next;
+
+		for (; m; m = next) {
+			next = m->next;
+			free(m->data);
+			free(m->family);
+			free(m->target);
+			free(m);
+		}
 	}
-	return "unknown";
+	for (size_t i = 0; i < c->n_retired; i++)
+		free(c->retired[i]);
+	free(c->retired);
+	free(c->buckets);
+	pthread_mutex_destroy(&c->compile_lock);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
 }
 
-static void put64(uint8_t *p, uint64_t v)
+static int cache_new(struct hanzo_rocm *ctx, void **ret)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
+	struct hr_cache *c = calloc(1, sizeof(*c));
 
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-/* One field: u64 length then the bytes, so ("ab","c") != ("a","bc"). */
-static void key_field(struct sha256_ctx *c, const void *data, size_t len)
-{
-	uint8_t n[8];
-
-	put64(n, len);
-	sha256_update(c, sizeof(n), n);
-	sha256_update(c, len, data);
-}
-
-static void key_str(struct sha256_ctx *c, const char *s)
-{
-	key_field(c, s ? s : "", s ? strlen(s) : 0);
-}
-
-/*
- * Each flag list is preceded by its count: that is the separator between
- * the plugin's and the config's flags, and no flag text can imitate it.
- */
-static void key_flags(struct sha256_ctx *c, const char *const *flags)
-{
-	uint8_t n[8];
-	size_t count = 0;
-
-	while (flags && flags[count])
-		count++;
-	put64(n, count);
-	sha256_update(c, sizeof(n), n);
-	for (size_t i = 0; i < count; i++)
-		key_str(c, flags[i]);
-}
-
-void hr_cache_key_compute(const char *family, const uint8_t source_sha256[32],
-                          const char *const *plugin_flags,
-                          char *const *config_flags, const char *target,
-                          struct hr_cache_key *key)
-{
-	static const uint8_t zero[32];
-	const char *const *host_flags = hr_platform_compile_flags(target);
-	struct sha256_ctx c;
-
-	/* Host code objects are built with fixed flags (GPU flags are ignored). */
-	if (host_flags) {
-		plugin_flags = NULL;
-		config_flags = (char *const *)host_flags;
+	(void)ctx;
+	if (!c)
+		return -ENOMEM;
+	c->n_buckets = 64;
+	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets)); // NOLINT(bugprone-sizeof-expression): an array of pointers
+	if (!c->buckets) {
+		free(c);
+		return -ENOMEM;
 	}
-	sha256_init(&c);
-	key_str(&c, "hanzo-rocm-cache-v1");
-	key_str(&c, family);
-	key_field(&c, source_sha256 ? source_sha256 : zero, 32);
-	key_flags(&c, plugin_flags);
-	key_flags(&c, (const char *const *)config_flags);
-	key_str(&c, target);
-	sha256_digest(&c, SHA256_DIGEST_SIZE, key->b);
-}
-
-/* ---- entries ----------------------------------------------------------- */
-
-char *hr_entry_path(const char *dir, const char *target, const char *family)
-{
-	char *p;
-
-	if (!dir || !target || !family)
-		return NULL;
-	if (asprintf(&p, "%s/%s/%s.hrco", dir, target, family) < 0)
-		return NULL;
-	return p;
-}
-
-void hr_entry_release(struct hr_entry *e)
-{
-	if (!e)
-		return;
-	free(e->data);
-	memset(e, 0, sizeof(*e));
-}
-
-#define WHY(...) (why && n ? (void)snprintf(why, n, __VA_ARGS__) : (void)0)
-
-/* A NUL-terminated text field copied out; false when it fills the field. */
-static bool get_field(const uint8_t *h, size_t off, size_t len, char *out,
-                      size_t out_size)
-{
-	const uint8_t *nul = memchr(h + off, '\0', len);
-	size_t l;
-
-	if (!nul)
-		return false;
-	l = (size_t)(nul - (h + off));
-	if (l >= out_size)
-		return false;
-	memcpy(out, h + off, l);
-	out[l] = '\0';
-	/* NUL padding all the way: no hidden bytes after the string. */
-	for (const uint8_t *p = nul; p < h + off + len; p++)
-		if (*p)
-			return false;
-	return true;
-}
-
-static bool printable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			return false;
-	return true;
-}
-
-/* <...>/<target>/<family>.hrco must agree with the fields inside. */
-static bool path_matches(const char *path, const char *target, const char *family)
-{
-	size_t len = strlen(path), fl = strlen(family), tl = strlen(target);
-	const char *base;
-
-	if (len < fl + 6 || strcmp(path + len - 5, ".hrco") != 0)
-		return false;
-	base = path + len - 5 - fl;
-	if (strncmp(base, family, fl) != 0 || base == path || base[-1] != '/')
-		return false;
-	base--; /* at the '/' before <family>.hrco */
-	if ((size_t)(base - path) < tl || strncmp(base - tl, target, tl) != 0)
-		return false;
-	return base - tl == path || base[-(long)tl - 1] == '/';
-}
-
-static int entry_parse(const char *path, const struct hr_cache_key *expect_key,
-                       struct hr_entry *e, char *why, size_t n)
-{
-	const uint8_t *h = e->data;
-	uint8_t sum[32];
-	uint64_t psize;
-	char elf_why[128];
-
-	if (e->size == 0) {
-		WHY("empty file");
-		return -EBADMSG;
-	}
-	if (e->size < HEADER_SIZE) {
-		WHY("truncated: %zu bytes, smaller than the %d-byte header", e->size,
-		    HEADER_SIZE);
-		return -EBADMSG;
-	}
-	if (memcmp(h, ENTRY_MAGIC, 8) != 0) {
-		WHY("bad magic (not a hanzo-rocm cache entry)");
-		return -EBADMSG;
-	}
-	if (get32(h + OFF_FORMAT) != ENTRY_FORMAT ||
-	    get32(h + OFF_HSIZE) != HEADER_SIZE) {
-		WHY("unsupported entry format %u (header size %u)",
-		    get32(h + OFF_FORMAT), get32(h + OFF_HSIZE));
-		return -EBADMSG;
-	}
-	hr_sha256(h, OFF_HSHA, sum);
-	if (memcmp(sum, h + OFF_HSHA, 32) != 0) {
-		WHY("header checksum mismatch");
-		return -EBADMSG;
-	}
-	psize = get64(h + OFF_PSIZE);
-	if (psize != e->size - HEADER_SIZE) {
-		WHY("size mismatch: file has %zu payload bytes, header says %llu",
-		    e->size - HEADER_SIZE, (unsigned long long)psize);
-		return -EBADMSG;
-	}
-	if (!get_field(h, OFF_FAMILY, LEN_FAMILY, e->family, sizeof(e->family)) ||
-	    !get_field(h, OFF_TARGET, LEN_TARGET, e->target, sizeof(e->target)) ||
-	    !get_field(h, OFF_COMPILER, LEN_COMPILER, e->compiler, sizeof(e->compiler)) ||
-	    !hr_name_is_safe(e->family) || !hr_name_is_safe(e->target) ||
-	    !printable(e->compiler) || get64(h + OFF_RESERVED) != 0) {
-		WHY("malformed header fields");
-		return -EBADMSG;
-	}
-	if (path && !path_matches(path, e->target, e->family)) {
-		WHY("entry for %s on %s is stored under the wrong name", e->family,
-		    e->target);
-		return -EBADMSG;
-	}
-	memcpy(e->key.b, h + OFF_KEY, 32);
-	e->created = get64(h + OFF_CREATED);
-	e->payload = h + HEADER_SIZE;
-	e->payload_size = (size_t)psize;
-	hr_sha256(e->payload, e->payload_size, sum);
-	if (memcmp(sum, h + OFF_PSHA, 32) != 0) {
-		WHY("payload checksum mismatch");
-		return -EBADMSG;
-	}
-	if (hr_elf_check(e->payload, e->payload_size, e->target, elf_why,
-	                 sizeof(elf_why)) < 0) {
-		WHY("payload rejected: %s", elf_why);
-		return -ENOEXEC;
-	}
-	if (expect_key && memcmp(expect_key->b, e->key.b, 32) != 0) {
-		WHY("stale: built from other sources or flags");
-		return -ESTALE;
-	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->compile_lock, NULL);
+	*ret = c;
 	return 0;
 }
 
-/* The read result (of hr_read_fd/hr_read_file) made an entry, or why not. */
-static int entry_finish(struct hanzo_rocm *ctx, const char *path, int r,
-                        const struct hr_cache_key *expect_key, struct hr_entry *e,
-                        char *why, size_t n)
+struct hr_cache *hr_cache_get(struct hanzo_rocm *ctx)
 {
-	if (r == -EFBIG || r == -EINVAL) {
-		WHY(r == -EFBIG ? "larger than any code object" : "not a regular file");
-		r = -EBADMSG;
-	} else if (r < 0) {
-		WHY("%s", strerror(-r));
-	} else {
-		r = entry_parse(path, expect_key, e, why, n);
+	void *c;
+
+	return hr_ctx_lazy(ctx, HR_SLOT_CACHE, cache_new, cache_free, &c) < 0 ? NULL : c;
+}
+
+/* FNV-1a over "family\0target". */
+static uint64_t mem_hash(const char *family, const char *target)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const char *p = family; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	h *= 0x100000001b3ull;
+	for (const char *p = target; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	return h;
+}
+
+static struct mem_entry *mem_find(struct hr_cache *c, uint64_t h,
+                                  const char *family, const char *target)
+{
+	for (struct mem_entry *m = c->buckets[h % c->n_buckets]; m; m = m->next)
+		if (m->hash == h && strcmp(m->family, family) == 0 &&
+		    strcmp(m->target, target) == 0)
+			return m;
+	return NULL;
+}
+
+int hr_memory_lookup(struct hr_cache *c, const char *family, const char *target,
+                     unsigned skip_mask, const void **data, size_t *size,
+                     enum hr_tier *from)
+{
+	uint64_t h = mem_hash(family, target);
+	struct mem_entry *m;
+	int r = -ENOENT;
+
+	if (skip_mask & (1u << HR_TIER_MEMORY))
+		return -ENOENT;
+	pthread_mutex_lock(&c->lock);
+	m = mem_find(c, h, family, target);
+	if (m && !(skip_mask & (1u << m->from))) {
+		*data = m->data;
+		*size = m->size;
+		if (from)
+			*from = m->from;
+		r = 0;
 	}
-	if (r < 0) {
-		hr_dbg(ctx, "%s: %s\n", path, why && n ? why : strerror(-r));
-		hr_entry_release(e);
-	}
+	pthread_mutex_unlock(&c->lock);
 	return r;
 }
 
-int hr_entry_read_why(struct hanzo_rocm *ctx, const char *path,
-                      const struct hr_cache_key *expect_key, struct hr_entry *e,
-                      char *why, size_t n)
+static void mem_grow(struct hr_cache *c)
 {
-	memset(e, 0, sizeof(*e));
-	if (why && n)
-		why[0] = '\0';
-	return entry_finish(ctx, path,
-	                    hr_read_file(path, ENTRY_MAX, &e->data, &e->size),
-	                    expect_key, e, why, n);
+	size_t n = c->n_buckets * 2;
+	struct mem_entry **b = calloc(n, sizeof(*b)); // NOLINT(bugprone-sizeof-expression): an array of pointers
+
+	if (!b)
+		return; /* longer chains, still correct */
+	for (size_t i = 0; i < c->n_buckets; i++) {
+		struct mem_entry *m = c->buckets[i], *next;
+
+		for (; m; m = next) {
+			next = m->next;
+			m->next = b[m->hash % n];
+			b[m->hash % n] = m;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->n_buckets = n;
 }
 
-int hr_entry_read(struct hanzo_rocm *ctx, const char *path,
-                  const struct hr_cache_key *expect_key, struct hr_entry *e)
+int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
+                     void *data, size_t size, enum hr_tier from,
+                     unsigned skip_mask, const void **out, size_t *out_size)
 {
-	char why[256];
+	uint64_t h = mem_hash(family, target);
+	struct mem_entry *m;
+	int r = 0;
 
-	return hr_entry_read_why(ctx, path, expect_key, e, why, sizeof(why));
+	pthread_mutex_lock(&c->lock);
+	m = mem_find(c, h, family, target);
+	if (m && !(skip_mask & (1u << m->from))) {
+		/* Another thread got there first: use its copy. */
+		free(data);
+	} else if (m) {
+		void **v = realloc(c->retired, (c->n_retired + 1) * sizeof(*v));
+
+		if (!v) {
+			/* cppcheck-suppress doubleFree ; not reached after the branch above */
+			free(data);
+			r = -ENOMEM;
+			goto out;
+		}
+		c->retired = v;
+		c->retired[c->n_retired++] = m->data;
+		m->data = data;
+		m->size = size;
+		m->from = from;
+	} else {
+		m = calloc(1, sizeof(*m));
+		if (m) {
+			m->family = strdup(family);
+			m->target = strdup(target);
+		}
+		if (!m || !m->family || !m->target) {
+			if (m) {
+				free(m->family);
+				free(m->target);
+			}
+			free(m);
+			free(data);
+			r = -ENOMEM;
+			goto out;
+		}
+		m->hash = h;
+		m->data = data;
+		m->size = size;
+		m->from = from;
+		if (c->n_entries >= c->n_buckets)
+			mem_grow(c);
+		m->next = c->buckets[h % c->n_buckets];
+		c->buckets[h % c->n_buckets] = m;
+		c->n_entries++;
+	}
+	*out = m->data;
+	*out_size = m->size;
+out:
+	pthread_mutex_unlock(&c->lock);
+	return r;
 }
 
-static int put_field(uint8_t *h, size_t off, size_t len, const char *s)
+void hr_cache_compile_lock(struct hr_cache *c)
 {
-	size_t l = strlen(s);
-
-	if (l >= len)
-		return -EINVAL;
-	/* With the terminator: l < len, and the rest of the field stays zero. */
-	memcpy(h + off, s, l + 1);
-	return 0;
+	pthread_mutex_lock(&c->compile_lock);
 }
 
-/* "PATH is WHY" into why: what was refused, named. */
-static int refused(char *why, size_t n, const char *path, const char *msg)
+void hr_cache_compile_unlock(struct hr_cache *c)
 {
-	char m[PATH_MAX + 256];
+	pthread_mutex_unlock(&c->compile_lock);
+}
 
-	snprintf(m, sizeof(m), "%s", msg);
-	snprintf(why, n, "%s is %s", path, m);
-	return -EPERM;
+/* ---- tiers ------------------------------------------------------------- */
+
+/* Writable now, or creatable: the nearest existing ancestor is writable. */
+static bool dir_writable(const char *path)
+{
+	char *p = strdup(path), *slash;
+	bool ok = false;
+
+	if (!p)
+		return false;
+	for (;;) {
+		struct stat st;
+
+		if (stat(p, &st) == 0) {
+			ok = S_ISDIR(st.st_mode) && access(p, W_OK | X_OK) == 0;
+			break;
+		}
+		if (errno != ENOENT)
+			break;
+		slash = strrchr(p, '/');
+		if (!slash)
+			break;
+		if (slash == p) {
+			p[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+	}
+	free(p);
+	return ok;
+}
+
+static HR_PRINTF(2, 3) void warn_once(struct hanzo_rocm *ctx, const char *fmt, ...)
+{
+	char msg[PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (hr_ctx_warn_once(ctx, msg))
+		hr_warn(ctx, "%s\n", msg);
 }
 
 /*
- * The descriptor walk: the tier directory (checked with its ancestors for
- * a shared tier), its <target> directory, the entry; each opened under the
- * one before without following a symlink, each shared one checked on its
- * own descriptor, and the entry read from the descriptor that was checked.
+ * The user tier, if usable: policy allows it, it is ours and private (a
+ * directory someone else can write could feed us code objects: the trust
+ * rule of util-trust.h, so umask 002 with a private group is fine), and its
+ * home exists (no cache trees grown at "/nonexistent" for system users).
  */
-int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *target,
-                       const char *family, bool shared,
-                       const struct hr_cache_key *expect_key, struct hr_entry *e,
-                       char *why, size_t n)
+static int user_tier_dir(struct hanzo_rocm *ctx, const struct hr_config *cfg,
+                     struct hr_tier_dir *t)
 {
-	struct hr_trust *trust = shared ? hr_ctx_trust(ctx) : NULL;
-	char *tdir = NULL, *path = NULL, name[LEN_FAMILY + 8], msg[PATH_MAX + 256];
-	int dfd = -1, tfd = -1, fd = -1, r;
+	const char *home = hr_getenv("HOME");
 	struct stat st;
+	size_t hl;
 
-	memset(e, 0, sizeof(*e));
-	why[0] = '\0';
-	if (!hr_name_is_safe(target) || !hr_name_is_safe(family) ||
-	    strlen(family) >= LEN_FAMILY)
-		return -ENOENT;
-	if (asprintf(&tdir, "%s/%s", dir, target) < 0)
-		return -ENOMEM;
-	path = hr_entry_path(dir, target, family);
-	if (!path) {
-		r = -ENOMEM;
-		goto out;
+	if (cfg->policy == HR_POLICY_OFF)
+		return 0;
+	if (!cfg->user_dir) {
+		warn_once(ctx, "%s", "no user cache directory (HOME is not set): caching disabled");
+		return 0;
 	}
-	snprintf(name, sizeof(name), "%s.hrco", family);
-	if (shared) {
-		dfd = hr_trust_open_dir(trust, dir, msg, sizeof(msg));
-		if (dfd == -EPERM) {
-			r = refused(why, n, dir, msg);
-			goto out;
+	hl = home ? strlen(home) : 0;
+	if (hl > 1 && strncmp(cfg->user_dir, home, hl) == 0 &&
+	    cfg->user_dir[hl] == '/' && stat(home, &st) < 0) {
+		warn_once(ctx, "home directory %s does not exist: user cache disabled", home);
+		return 0;
+	}
+	if (stat(cfg->user_dir, &st) == 0) {
+		char why[PATH_MAX + 256] = "";
+
+		/* The trust rule (a private group's write bit is fine), and ours. */
+		if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    *hr_trust_stat(hr_ctx_trust(ctx), &st, HR_TRUST_SELF, cfg->user_dir,
+		                   why, sizeof(why))) {
+			warn_once(ctx, "user cache %s is not a private directory owned by "
+			          "this user (%s): caching disabled", cfg->user_dir,
+			          why[0] ? why : !S_ISDIR(st.st_mode) ? "not a directory" :
+			          "owned by another user");
+			return 0;
 		}
-	} else {
-		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0)
-			dfd = -errno;
 	}
-	if (dfd < 0) {
-		r = dfd;
-		goto out;
-	}
-	tfd = openat(dfd, target, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0) {
-		r = -errno;
-		/* What the maintenance scan cannot see is never used. */
-		if ((r == -ELOOP || r == -ENOTDIR) && fstatat(dfd, target, &st,
-		                                             AT_SYMLINK_NOFOLLOW) == 0)
-			r = refused(why, n, tdir, S_ISLNK(st.st_mode) ? "a symlink, not a directory" :
-			            "not a directory");
-		goto out;
-	}
-	if (shared && (fstat(tfd, &st) < 0 ||
-	               *hr_trust_stat(trust, &st, HR_TRUST_SELF, tdir, msg, sizeof(msg)))) {
-		r = refused(why, n, tdir, msg[0] ? msg : "not examinable");
-		goto out;
-	}
-	fd = openat(tfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		r = errno == ELOOP ? -EINVAL : -errno;
-		if (r == -ENOENT || r == -ENOTDIR || r == -ENOMEM)
-			goto out;
-		r = entry_finish(ctx, path, r, expect_key, e, why, n);
-		goto out;
-	}
-	if (shared && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    *hr_trust_stat(trust, &st, HR_TRUST_SELF, path, msg, sizeof(msg))) {
-		r = refused(why, n, path, msg);
-		goto out;
-	}
-	r = entry_finish(ctx, path, hr_read_fd(fd, ENTRY_MAX, &e->data, &e->size),
-	                 expect_key, e, why, n);
-out:
-	if (fd >= 0)
+	t->tier = HR_TIER_USER;
+	t->path = strdup(cfg->user_dir);
+	if (!t->path)
+		return -ENOMEM;
+	t->writable = cfg->policy == HR_POLICY_READWRITE && dir_writable(cfg->user_dir);
+	return 1;
+}
+
+/*
+ * A configured shared (system, site, package) tier that exists but fails
+ * the trust rule (util-trust.h: it and every ancestor) is skipped, loudly.
+ * Whoever else could write it, or swap it by renaming an ancestor's
+ * entries, could substitute the code of every job that reads it.  Lookups
+ * apply the rule again on the descriptors they read (hr_entry_read_tier).
+ */
+static bool shared_tier_ok(struct hanzo_rocm *ctx, enum hr_tier tier, const char *path)
+{
+	char why[PATH_MAX + 256];
+	int fd = hr_trust_open_dir(hr_ctx_trust(ctx), path, why, sizeof(why));
+
+	if (fd >= 0) {
 		close(fd);
-	if (tfd >= 0)
-		close(tfd);
-	if (dfd >= 0)
-		close(dfd);
-	free(tdir);
+		return true;
+	}
+	if (fd != -EPERM)
+		return true; /* nothing to read there (yet) */
+	warn_once(ctx, "%s cache %s is %s: not used", hr_tier_name(tier), path, why);
+	return false;
+}
+
+static int push_tier(struct hr_tier_dir **v, size_t *n, enum hr_tier tier,
+                     const char *path, bool writable)
+{
+	struct hr_tier_dir *nv;
+
+	/* The same directory twice (site = system, say) is searched once. */
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i].path, path) == 0)
+			return 0;
+	nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n].tier = tier;
+	nv[*n].writable = writable;
+	nv[*n].path = strdup(path);
+	if (!nv[*n].path)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(tiers[i].path);
+	free(tiers);
+}
+
+int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n)
+{
+	const struct hr_config *cfg = ctx ? hr_ctx_config(ctx) : NULL;
+	struct hr_tier_dir *v = NULL, user = { 0 };
+	size_t k = 0;
+	char *pkg = NULL;
+	int r = 0;
+
+	*tiers = NULL;
+	*n = 0;
+	if (!cfg)
+		return 0;
+	if (cfg->system_dir && *cfg->system_dir &&
+	    shared_tier_ok(ctx, HR_TIER_SYSTEM, cfg->system_dir))
+		r = push_tier(&v, &k, HR_TIER_SYSTEM, cfg->system_dir,
+		              dir_writable(cfg->system_dir));
+	for (size_t i = 0; r == 0 && cfg->site_dirs && cfg->site_dirs[i]; i++)
+		if (shared_tier_ok(ctx, HR_TIER_SITE, cfg->site_dirs[i]))
+			r = push_tier(&v, &k, HR_TIER_SITE, cfg->site_dirs[i], false);
+	if (r == 0) {
+		pkg = hr_root_path(cfg->root, HR_PLUGINCACHEDIR);
+		if (!pkg)
+			r = -ENOMEM;
+		else if (shared_tier_ok(ctx, HR_TIER_PACKAGE, pkg))
+			r = push_tier(&v, &k, HR_TIER_PACKAGE, pkg, false);
+		free(pkg);
+	}
+	if (r == 0) {
+		r = user_tier_dir(ctx, cfg, &user);
+		if (r > 0) {
+			r = push_tier(&v, &k, HR_TIER_USER, user.path, user.writable);
+			free(user.path);
+		}
+	}
+	if (r < 0) {
+		hr_cache_tiers_free(v, k);
+		return r;
+	}
+	*tiers = v;
+	*n = k;
+	return 0;
+}
+
+/* ---- the lookup ------------------------------------------------------- */
+
+struct lookup {
+	struct hanzo_rocm *ctx;
+	struct hr_cache *cache;
+	const char *family;
+	const char *target;               /* as asked, maybe with features */
+	char generic[HR_TARGET_MAX];      /* its processor */
+	unsigned skip_mask;
+	struct hr_family *fam;
+	struct hr_tier_dir *tiers;
+	size_t n_tiers;
+};
+
+static void key_for(const struct lookup *l, const char *target,
+                    struct hr_cache_key *key)
+{
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
+
+	hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
+	                     (const char *const *)l->fam->flags,
+	                     cfg ? cfg->flags : NULL, target, key);
+}
+
+/* Keep the payload only: the memory tier hands out exactly the code object. */
+static int keep(struct lookup *l, struct hr_entry *e, enum hr_tier from,
+                const void **data, size_t *size)
+{
+	void *copy = malloc(e->payload_size ? e->payload_size : 1);
+	int r;
+
+	if (!copy) {
+		hr_entry_release(e);
+		return -ENOMEM;
+	}
+	memcpy(copy, e->payload, e->payload_size);
+	r = hr_memory_insert(l->cache, l->family, l->target, copy,
+	                     e->payload_size, from, l->skip_mask, data, size);
+	hr_entry_release(e);
+	return r;
+}
+
+/*
+ * A bad entry is a miss, logged once.  Only the user tier is ours to clean:
+ * the corrupt file is moved aside so it is neither retried nor lost for a
+ * post-mortem; system, site and package tiers are never touched.
+ */
+static void bad_entry(struct lookup *l, const struct hr_tier_dir *t,
+                      const char *path, int err, const char *why)
+{
+	char msg[512], *aside = NULL;
+
+	if (err == -ESTALE) {
+		hr_info(l->ctx, "%s: %s; rebuilding\n", path, why);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s: %s", path, why);
+	if (hr_ctx_warn_once(l->ctx, msg))
+		hr_warn(l->ctx, "ignoring cache entry %s\n", msg);
+	if (t->tier != HR_TIER_USER || !t->writable ||
+	    (err != -EBADMSG && err != -ENOEXEC))
+		return;
+	if (asprintf(&aside, "%s.bad-%ld", path, (long)getpid()) < 0)
+		return;
+	if (rename(path, aside) < 0)
+		(void)unlink(path);
+	free(aside);
+}
+
+static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
+                     const char *target, const struct hr_cache_key *key,
+                     struct hr_entry *e)
+{
+	char why[256], *path = hr_entry_path(t->path, target, l->family);
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = hr_entry_read_tier(l->ctx, t->path, target, l->family,
+	                       t->tier != HR_TIER_USER, key, e, why, sizeof(why));
+	if (r == -EPERM) {
+		if (hr_ctx_warn_once(l->ctx, why))
+			hr_warn(l->ctx, "%s: not used\n", why);
+		free(path);
+		return -ENOENT;
+	}
+	if (r < 0 && r != -ENOENT && r != -ENOTDIR && r != -ENOMEM)
+		bad_entry(l, t, path, r, why);
 	free(path);
 	return r;
 }
 
 /*
- * Create <dir>/<target>.  A tier directory made here is private (0700):
- * whoever wants a shared one (precompile --system) creates it first.  The
- * target directory and the entry follow the tier directory's permissions.
+ * The runtime passes the user tier in skip_mask when a driver (or the host
+ * backend) refused the bytes it gave.  That entry is moved aside like a
+ * corrupt one: with compile = never nothing would replace it, and every
+ * process would load it again (a host entry: dlopen it again).  It is the
+ * exact target's entry when the user tier has a valid one, else the
+ * generic's, as search_tiers served it.
  */
-int hr_cache_target_dir(const char *dir, const char *tdir, mode_t *file_mode)
+static void refused_user_entry(struct lookup *l)
 {
-	struct stat st;
-	int r;
+	const char *targets[2] = { l->target, l->generic };
+	size_t n_targets = strcmp(l->target, l->generic) == 0 ? 1 : 2;
 
-	if (stat(dir, &st) < 0) {
-		r = hr_mkdir_p(dir, 0700);
-		if (r < 0)
-			return r;
-		if (stat(dir, &st) < 0)
-			return -errno;
+	for (size_t k = 0; k < l->n_tiers; k++) {
+		const struct hr_tier_dir *t = &l->tiers[k];
+
+		if (t->tier != HR_TIER_USER)
+			continue;
+		for (size_t i = 0; i < n_targets; i++) {
+			struct hr_cache_key key;
+			struct hr_entry e;
+			char *path;
+
+			key_for(l, targets[i], &key);
+			if (read_tier(l, t, targets[i], &key, &e) < 0)
+				continue;
+			hr_entry_release(&e);
+			path = hr_entry_path(t->path, targets[i], l->family);
+			if (path)
+				bad_entry(l, t, path, -ENOEXEC, "the driver refused it");
+			free(path);
+			return;
+		}
 	}
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	r = hr_mkdir_p(tdir, st.st_mode & 0755);
-	if (r < 0)
-		return r;
-	/* Never write (entries, locks) through a symlinked target directory. */
-	if (lstat(tdir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
-	*file_mode = (st.st_mode & 0044) ? 0644 : 0600;
-	return 0;
 }
 
-int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
-                   const char *target, const struct hr_cache_key *key,
-                   const char *compiler, const void *payload, size_t size)
+/* The exact target ID first, then its generic processor, tier by tier. */
+static int search_tiers(struct lookup *l, const void **data, size_t *size,
+                        enum hr_tier *from)
 {
-	char name[LEN_FAMILY + 8], *tdir = NULL, why[128];
-	mode_t mode = 0600;
-	uint8_t *buf;
+	const char *targets[2] = { l->target, l->generic };
+	size_t n_targets = strcmp(l->target, l->generic) == 0 ? 1 : 2;
+
+	for (size_t i = 0; i < n_targets; i++) {
+		struct hr_cache_key key;
+
+		key_for(l, targets[i], &key);
+		for (size_t k = 0; k < l->n_tiers; k++) {
+			const struct hr_tier_dir *t = &l->tiers[k];
+			struct hr_entry e;
+			int r;
+
+			if (l->skip_mask & (1u << t->tier))
+				continue;
+			r = read_tier(l, t, targets[i], &key, &e);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0)
+				continue;
+			hr_dbg(l->ctx, "%s for %s from the %s tier %s\n", l->family,
+			       l->target, hr_tier_name(t->tier), t->path);
+			*from = t->tier;
+			return keep(l, &e, t->tier, data, size);
+		}
+	}
+	return -ENOENT;
+}
+
+static int no_compile_error(struct lookup *l)
+{
+	char **dirs = hr_strv_new(), *list;
+
+	for (size_t k = 0; dirs && k < l->n_tiers; k++)
+		if (!(l->skip_mask & (1u << l->tiers[k].tier)) &&
+		    hr_strv_push(&dirs, l->tiers[k].path) < 0)
+			break;
+	list = dirs ? hr_strv_join(dirs, ", ") : NULL;
+	hr_err(l->ctx, "no code object for %s on %s in any cache tier (searched: %s); "
+	       "build it with: hanzo-rocm precompile --target %s --family %s\n",
+	       l->family, l->target, list && *list ? list : "none", l->target,
+	       l->family);
+	free(list);
+	hr_strv_free(dirs);
+	return -ENOENT;
+}
+
+/*
+ * The user tier when we may publish there.  One the policy lets us write
+ * but the file system does not gets one warning: loading still works.
+ */
+static const struct hr_tier_dir *user_tier(struct lookup *l)
+{
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
+	char msg[512];
+
+	for (size_t k = 0; k < l->n_tiers; k++) {
+		const struct hr_tier_dir *t = &l->tiers[k];
+
+		if (t->tier != HR_TIER_USER)
+			continue;
+		if (t->writable)
+			return t;
+		if (cfg && cfg->policy == HR_POLICY_READWRITE) {
+			snprintf(msg, sizeof(msg), "the user cache %s is not writable: "
+			         "compiled code objects are not cached", t->path);
+			if (hr_ctx_warn_once(l->ctx, msg))
+				hr_warn(l->ctx, "%s\n", msg);
+		}
+	}
+	return NULL;
+}
+
+/* [cache] max_size: a publish is rare (it follows a compile), so scan then. */
+static void bound_user_tier(struct lookup *l, const struct hr_tier_dir *user)
+{
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
+	char *keep = hr_entry_path(user->path, l->target, l->family);
+	struct hr_gc_stats st;
+
+	if (cfg && keep && hr_cache_gc(l->ctx, user->path, cfg->max_size, keep, &st) == 0 &&
+	    st.evicted)
+		hr_info(l->ctx, "user cache %s over max_size: evicted %u old entries\n",
+		        user->path, st.evicted);
+	free(keep);
+}
+
+static void publish(struct lookup *l, const struct hr_tier_dir *user,
+                    const struct hr_toolchain *tc, const struct hr_cache_key *key,
+                    const void *obj, size_t size)
+{
+	char msg[512];
 	int r;
 
-	if (!dir || !family || !target || !key || !payload ||
-	    !hr_name_is_safe(family) || !hr_name_is_safe(target) ||
-	    size > ENTRY_MAX - HEADER_SIZE)
-		return -EINVAL;
-	if (!compiler)
-		compiler = "";
-	if (!printable(compiler) || strlen(compiler) >= LEN_COMPILER)
-		return -EINVAL;
-	/* Never publish what a reader would refuse. */
-	if (hr_elf_check(payload, size, target, why, sizeof(why)) < 0) {
-		hr_err(ctx, "not caching %s for %s: %s\n", family, target, why);
-		return -ENOEXEC;
+	r = hr_entry_write(l->ctx, user->path, l->family, l->target, key,
+	                   tc->identity, obj, size);
+	if (r >= 0) {
+		bound_user_tier(l, user);
+		return;
 	}
-	buf = calloc(1, HEADER_SIZE + size);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, ENTRY_MAGIC, 8);
-	put32(buf + OFF_FORMAT, ENTRY_FORMAT);
-	put32(buf + OFF_HSIZE, HEADER_SIZE);
-	memcpy(buf + OFF_KEY, key->b, 32);
-	hr_sha256(payload, size, buf + OFF_PSHA);
-	put64(buf + OFF_PSIZE, size);
-	put64(buf + OFF_CREATED, (uint64_t)time(NULL));
-	if (put_field(buf, OFF_FAMILY, LEN_FAMILY, family) < 0 ||
-	    put_field(buf, OFF_TARGET, LEN_TARGET, target) < 0 ||
-	    put_field(buf, OFF_COMPILER, LEN_COMPILER, compiler) < 0) {
-		r = -EINVAL;
-		goto out;
-	}
-	hr_sha256(buf, OFF_HSHA, buf + OFF_HSHA);
-	memcpy(buf + HEADER_SIZE, payload, size);
+	/* One warning per context: a full disk must not flood the log. */
+	snprintf(msg, sizeof(msg), "cannot write the user cache %s (%s): "
+	         "compiled code objects are not cached", user->path, strerror(-r));
+	if (hr_ctx_warn_once(l->ctx, msg))
+		hr_warn(l->ctx, "%s\n", msg);
+}
 
-	if (asprintf(&tdir, "%s/%s", dir, target) < 0) {
-		tdir = NULL;
-		r = -ENOMEM;
-		goto out;
-	}
-	r = hr_cache_target_dir(dir, tdir, &mode);
+static int compile_source(struct lookup *l, const struct hr_toolchain *tc,
+                          const struct hanzo_rocm_plugin *desc,
+                          void **obj, size_t *obj_size)
+{
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
+	char *diag = NULL;
+	int r;
+
+	hr_info(l->ctx, "compiling %s for %s with %s\n", l->family, l->target,
+	        tc->identity ? tc->identity : tc->path);
+	r = hr_toolchain_compile(l->ctx, tc, desc->source, desc->source_len,
+	                         (const char *const *)l->fam->flags,
+	                         cfg ? cfg->flags : NULL, l->target, obj, obj_size,
+	                         &diag);
 	if (r < 0)
-		goto out;
-	snprintf(name, sizeof(name), "%s.hrco", family);
-	r = hr_write_atomic(tdir, name, buf, HEADER_SIZE + size, mode);
-	if (r == 0)
-		hr_dbg(ctx, "published %s/%s\n", tdir, name);
-out:
-	free(tdir);
-	free(buf);
+		hr_err(l->ctx, "compiling %s for %s failed: %s\n%s", l->family,
+		       l->target, strerror(-r), diag ? diag : "");
+	free(diag);
 	return r;
+}
+
+static int compile_and_publish(struct lookup *l, const struct hr_toolchain *tc,
+                               const struct hanzo_rocm_plugin *desc,
+                               const void **data, size_t *size,
+                               enum hr_tier *from)
+{
+	const struct hr_tier_dir *user = user_tier(l);
+	struct hr_cache_key key;
+	struct hr_entry e;
+	void *obj = NULL;
+	size_t obj_size = 0;
+	int r, fd = -1;
+
+	key_for(l, l->target, &key);
+	if (user) {
+		/* Another process may be building it: wait for it, then look again. */
+		r = hr_entry_lock(user->path, l->target, l->family,
+		                  tc->timeout_s ? tc->timeout_s + 5 : 300, &fd);
+		if (r < 0 && r != -ETIMEDOUT)
+			hr_dbg(l->ctx, "no lock in %s: %s\n", user->path, strerror(-r));
+		/* Unless the caller refused the user tier's bytes: then replace them. */
+		if (!(l->skip_mask & (1u << HR_TIER_USER)) &&
+		    read_tier(l, user, l->target, &key, &e) == 0) {
+			hr_entry_unlock(fd);
+			*from = HR_TIER_USER;
+			return keep(l, &e, HR_TIER_USER, data, size);
+		}
+	}
+	r = compile_source(l, tc, desc, &obj, &obj_size);
+	if (r == 0 && user)
+		publish(l, user, tc, &key, obj, obj_size);
+	hr_entry_unlock(fd);
+	if (r < 0)
+		return r;
+	*from = HR_TIER_COMPILED;
+	return hr_memory_insert(l->cache, l->family, l->target, obj, obj_size,
+	                        HR_TIER_COMPILED, l->skip_mask, data, size);
+}
+
+static int compile_on_miss(struct lookup *l, const void **data, size_t *size,
+                           enum hr_tier *from)
+{
+	const struct hanzo_rocm_plugin *desc;
+	struct hr_toolchain *tc = NULL;
+	enum hr_platform platform = hr_target_platform(l->target);
+	char reason[256] = "";
+	int r;
+
+	r = hr_family_load(l->ctx, l->fam, &desc);
+	if (r < 0) {
+		hr_err(l->ctx, "cannot load the plugin of family %s: %s\n", l->family,
+		       strerror(-r));
+		return r;
+	}
+	r = hr_toolchain_find(l->ctx, hr_compiler_for(platform), &tc);
+	if (r < 0) {
+		hr_err(l->ctx, "no code object for %s on %s is cached and no %s "
+		       "compiler was found to build it\n", l->family, l->target,
+		       hr_platform_facts(platform) ? hr_platform_facts(platform)->compiler_label : "hipcc");
+		return r;
+	}
+	r = hr_toolchain_can_build(tc, l->target, reason, sizeof(reason));
+	if (r < 0)
+		hr_err(l->ctx, "cannot build %s for %s: %s\n", l->family, l->target,
+		       reason);
+	else
+		r = compile_and_publish(l, tc, desc, data, size, from);
+	hr_toolchain_free(tc);
+	return r;
+}
+
+/* Another thread may have built it while we waited for our turn. */
+static int compile_serialised(struct lookup *l, const void **data, size_t *size,
+                              enum hr_tier *from)
+{
+	int r;
+
+	hr_cache_compile_lock(l->cache);
+	r = hr_memory_lookup(l->cache, l->family, l->target, l->skip_mask, data,
+	                     size, from);
+	if (r < 0)
+		r = compile_on_miss(l, data, size, from);
+	hr_cache_compile_unlock(l->cache);
+	return r;
+}
+
+int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
+                        const char *target, unsigned skip_mask,
+                        const void **data, size_t *size, enum hr_tier *from)
+{
+	struct lookup l = { .ctx = ctx, .family = family, .target = target,
+	                    .skip_mask = skip_mask };
+	enum hr_tier got = HR_TIER_MEMORY;
+	int r;
+
+	if (!ctx || !data || !size || !family || !target)
+		return -EINVAL;
+	l.cache = hr_cache_get(ctx);
+	if (!l.cache)
+		return -ENOMEM;
+	/*
+	 * The hot path: a mutex and a hash probe, no system call.  Only names
+	 * that passed the checks below are ever inserted, so a hit needs none.
+	 */
+	r = hr_memory_lookup(l.cache, family, target, skip_mask, data, size, &got);
+	if (r == 0)
+		goto done;
+
+	if (!hr_name_is_safe(family)) {
+		hr_err(ctx, "invalid kernel family name '%s'\n", family);
+		return -EINVAL;
+	}
+	/* hr_target_generic validates the target ID: one check, not two. */
+	if (hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
+		hr_err(ctx, "invalid target '%s'\n", target);
+		return -EINVAL;
+	}
+	r = hr_plugins_family(ctx, family, &l.fam);
+	if (r < 0) {
+		hr_err(ctx, "unknown kernel family '%s' (see hanzo-rocm plugins)\n", family);
+		return r;
+	}
+	r = hr_cache_tiers(ctx, &l.tiers, &l.n_tiers);
+	if (r < 0)
+		return r;
+	if (skip_mask & (1u << HR_TIER_USER))
+		refused_user_entry(&l);
+	r = search_tiers(&l, data, size, &got);
+	if (r == -ENOENT) {
+		if (skip_mask & (1u << HR_TIER_COMPILED))
+			r = -ENOENT;
+		else if (hr_ctx_config(ctx) && hr_ctx_config(ctx)->compile == HR_COMPILE_NEVER)
+			r = no_compile_error(&l);
+		else
+			r = compile_serialised(&l, data, size, &got);
+	}
+	hr_cache_tiers_free(l.tiers, l.n_tiers);
+done:
+	if (r == 0 && from)
+		*from = got;
+	return r;
+}
+
+HR_EXPORT int hanzo_rocm_code_object(struct hanzo_rocm *ctx, const char *family,
+                                     const char *target, const void **data,
+                                     size_t *size)
+{
+	return hr_code_object_find(ctx, family, target, 0, data, size, NULL);
 }

@@ -52,7 +52,7 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 char *hr_entry_path(const char *dir, const char *target, const char *family);
 /* ---- entries ---------------------------------------------------------- */
 
-/* One cache file: a fixed header then the code object (see cache.c). */
+/* One cache file: a fixed header then the code object (see cache-entry.c). */
 struct hr_entry {
 	struct hr_cache_key key;
 	char family[65];
@@ -181,7 +181,23 @@ int hr_memory_insert(struct hr_cache *c, const char *family, const char *target,
  */
 void hr_cache_compile_lock(struct hr_cache *c);
 void hr_cache_compile_unlock(struct hr_cache *c);
-/* True the first time what is seen in this context: log-once helper. */
-bool hr_cache_warn_once(struct hr_cache *c, const char *what);
+
+/* ---- the lookup through the tiers (cache.c) ---------------------------- */
+
+/*
+ * The code object of family for target from the first tier that has a valid
+ * one (exact target, then its generic processor), compiling on a miss when
+ * [cache] compile = auto.  Tiers in skip_mask (1u << enum hr_tier) are
+ * passed over: the runtime uses it when a driver refuses bytes from a tier
+ * (the user tier's refused entry is then moved aside, as a corrupt one).
+ * Bytes are owned by ctx (memory tier) until it is freed.  *from is the
+ * tier the bytes were read from (also on a later memory hit, so that the
+ * caller can skip exactly that tier), or HR_TIER_COMPILED when built now.
+ * -EINVAL bad name/target, -ENOENT nothing cached and compile = never (the
+ * error names the tiers searched), else the compiler's error.
+ */
+int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
+                        const char *target, unsigned skip_mask,
+                        const void **data, size_t *size, enum hr_tier *from);
 
 #endif

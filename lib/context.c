@@ -43,6 +43,8 @@ struct hanzo_rocm {
 	 * group) and their temp dirs removed, no new one starts.  NULL: never.
 	 */
 	const volatile sig_atomic_t *cancel;
+	pthread_mutex_t once_lock;      /* guards warned */
+	char **warned;                  /* hr_ctx_warn_once: messages logged once */
 };
 
 int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
@@ -61,6 +63,7 @@ int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
 	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&ctx->log_lock, &a);
 	pthread_rwlockattr_destroy(&a);
+	pthread_mutex_init(&ctx->once_lock, NULL);
 	ctx->log_fn = log_fn ? log_fn : hr_log_stderr;
 	ctx->log_data = log_data;
 	env_prio = hr_log_priority_from_env();
@@ -82,11 +85,14 @@ HR_EXPORT struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx)
 		return NULL;
 	if (__atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_ACQ_REL) > 0)
 		return ctx;
-	/* Slot order: the runtime (modules built from cached code objects)
-	 * first, then the backends it ran on, ..., the configuration last. */
+	/* Slot order: the kernel table (modules built from cached code objects)
+	 * first, then the devices and backends it ran on, ..., the
+	 * configuration last. */
 	for (int i = 0; i < HR_SLOT_N; i++)
 		if (ctx->slot[i])
 			ctx->destroy[i](ctx->slot[i]);
+	hr_strv_free(ctx->warned);
+	pthread_mutex_destroy(&ctx->once_lock);
 	pthread_rwlock_destroy(&ctx->log_lock);
 	free(ctx);
 	return NULL;
@@ -95,6 +101,26 @@ HR_EXPORT struct hanzo_rocm *hanzo_rocm_unref(struct hanzo_rocm *ctx)
 void *hr_ctx_peek(const struct hanzo_rocm *ctx, enum hr_ctx_slot slot)
 {
 	return ctx ? __atomic_load_n(&ctx->slot[slot], __ATOMIC_ACQUIRE) : NULL;
+}
+
+bool hr_ctx_warn_once(struct hanzo_rocm *ctx, const char *what)
+{
+	bool first;
+
+	if (!ctx)
+		return true;
+	pthread_mutex_lock(&ctx->once_lock);
+	first = !hr_strv_contains(ctx->warned, what);
+	if (first && hr_strv_push(&ctx->warned, what) < 0)
+		first = true; /* no memory to remember: warning again is fine */
+	pthread_mutex_unlock(&ctx->once_lock);
+	return first;
+}
+
+/* Out of line, beside the slots: one home for the context's accessors. */
+const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx)
+{
+	return hr_ctx_peek(ctx, HR_SLOT_CONFIG);
 }
 
 void *hr_ctx_publish(struct hanzo_rocm *ctx, enum hr_ctx_slot slot, void *p,

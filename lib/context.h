@@ -27,14 +27,15 @@
  * it), the first result is published by a compare-and-swap and a loser's
  * is destroyed.  So creating module state takes no lock and orders against
  * none; the library's lock order is written once, in runtime.h.  The last
- * unref destroys the slots in this order (the runtime's modules live in
+ * unref destroys the slots in this order (the kernel table's modules live in
  * backend contexts, the configuration is read by everyone's teardown).
  */
 enum hr_ctx_slot {
 	HR_SLOT_SOURCE,         /* kernel-module.c: source modules, unloaded before the runtime */
-	HR_SLOT_RUNTIME,        /* runtime.c */
+	HR_SLOT_KERNELS,        /* kernel.c: kernel table and family modules, unloaded before the devices */
+	HR_SLOT_RUNTIME,        /* runtime.c: opened devices */
 	HR_SLOT_BACKENDS,       /* backend.c */
-	HR_SLOT_CACHE,          /* cache-memory.c: memory tier */
+	HR_SLOT_CACHE,          /* cache.c: the cache object (memory tier) */
 	HR_SLOT_PLUGINS,        /* build-plugin.c */
 	HR_SLOT_DEVICES,        /* devices.c */
 	HR_SLOT_TRUST,          /* context.c: util-trust.c's memo */
@@ -56,10 +57,13 @@ int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
                struct hanzo_rocm **ret);
 /* The configuration ctx was created with (config-api.h; NULL only while loading). */
 struct hr_config;
-static inline const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx)
-{
-	return hr_ctx_peek(ctx, HR_SLOT_CONFIG);
-}
+const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx);
+/*
+ * The log-once set: true the first time what is seen in this context (then
+ * log it), false after, so a condition met on every call (a full disk, an
+ * untrusted tier) is one warning per context.  True when out of memory.
+ */
+bool hr_ctx_warn_once(struct hanzo_rocm *ctx, const char *what);
 /* The trust rule's memo (util-trust.h), or NULL (no memo: still correct). */
 struct hr_trust;
 struct hr_trust *hr_ctx_trust(struct hanzo_rocm *ctx);

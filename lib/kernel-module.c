@@ -19,11 +19,14 @@
 #include "build-source.h"
 #include "cache-source.h"
 #include "context.h"
+#include "kernel.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-launch-meta.h"
 
 #define MOD_BUCKETS 64
+/* Tiers tried before giving up when a driver keeps refusing code objects. */
+#define MAX_REFUSALS 4
 
 struct mod_kernel {
 	struct mod_kernel *next;
@@ -227,17 +230,21 @@ static int module_new(struct hanzo_rocm *ctx, unsigned device, uint64_t h,
 	return 0;
 }
 
-/* The miss, under t->lock: code object through the tiers, then the driver. */
+/*
+ * The miss, under t->lock: code object through the tiers, then the driver.
+ * Bytes the driver refuses are a miss for their tier, as for the families
+ * (kernel.c): that tier is passed over and the next one tried, down to a
+ * fresh compile; only refused fresh bytes (or a tier served again) are an
+ * error.
+ */
 static int module_load(struct hr_modules *t, unsigned device, uint64_t h,
                        const struct hr_source_spec *s, struct hanzo_rocm_module **ret,
                        char **diag)
 {
 	struct hanzo_rocm *ctx = t->ctx;
 	struct hanzo_rocm_module *m = NULL;
-	enum hr_tier from = HR_TIER_COMPILED;
 	const char *target;
-	void *data = NULL;
-	size_t size = 0;
+	unsigned skip = 0;
 	int r;
 
 	r = hanzo_rocm_device_target(ctx, device, &target);
@@ -246,14 +253,27 @@ static int module_load(struct hr_modules *t, unsigned device, uint64_t h,
 	r = module_new(ctx, device, h, s, &m);
 	if (r < 0)
 		return r;
-	r = hr_source_code_object(ctx, s, target, &data, &size, diag, &from);
-	if (r == 0) {
-		r = hr_runtime_module_load(ctx, device, data, size, &m->mod);
+	for (int i = 0; i < MAX_REFUSALS; i++) {
+		enum hr_tier from = HR_TIER_COMPILED;
+		void *data = NULL;
+		size_t size = 0;
+
+		r = hr_source_code_object(ctx, s, target, skip, &data, &size, diag, &from);
 		if (r < 0)
+			break;
+		r = hr_runtime_module_load(ctx, device, data, size, &m->mod);
+		free(data);
+		if (r == 0)
+			break;
+		if (r != -ENOEXEC || from == HR_TIER_COMPILED || (skip & (1u << from))) {
 			hr_err(ctx, "device %u: the driver refused source '%s' for %s (from the %s tier): %s\n",
 			       device, s->name, target, hr_tier_name(from), hanzo_rocm_strerror(r));
+			break;
+		}
+		hr_warn(ctx, "device %u: the driver refused source '%s' for %s from the %s tier; trying the next tier\n",
+		        device, s->name, target, hr_tier_name(from));
+		skip |= 1u << from;
 	}
-	free(data);
 	if (r < 0) {
 		module_free(m);
 		return r;
@@ -347,7 +367,7 @@ HR_EXPORT int hanzo_rocm_module_kernel(struct hanzo_rocm_module *module, const c
 		r = -ENOMEM;
 		goto out;
 	}
-	r = hr_runtime_kernel_adopt(module->ctx, module->device, fn, module->label, kernel,
+	r = hr_kernel_adopt(module->ctx, module->device, fn, module->label, kernel,
 	                            module->launch, &mk->k);
 	if (r < 0) {
 		free(mk->name);
@@ -375,5 +395,5 @@ HR_EXPORT int hanzo_rocm_source_code_object(struct hanzo_rocm *ctx, const char *
 		*diagnostics = NULL;
 	if (!ctx || !target || !name || !source || !data || !size)
 		return -EINVAL;
-	return hr_source_code_object(ctx, &s, target, data, size, diagnostics, &from);
+	return hr_source_code_object(ctx, &s, target, 0, data, size, diagnostics, &from);
 }

@@ -4,7 +4,7 @@
  * hanzo_rocm_kernel_geometry_ex): a kernel run end to end.  When its
  * family's catalogue lines give it a split form (#@forms), the split
  * kernel's geometry decides: at least HR_OP_MIN_SPLITS splits (few, long
- * rows: lib/kernel-launch.c's rows-split rule, from the device's
+ * rows: lib/kernel.c's rows-split rule, from the device's
  * multiprocessors) runs the split pass then the second pass on a workspace
  * of rows x splits x #@ws bytes; fewer runs the one-pass kernel.  A kernel
  * that is its own split pass (attention's split-K: "#@forms K K COMBINE")
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "kernel-catalogue.h"
-#include "kernel-launch.h"
+#include "kernel.h"
 #include "context.h"
 #include "runtime.h"
 
@@ -156,10 +156,7 @@ static int set_int(const struct hanzo_rocm_kernel *k, int wide, union val *v, ui
 		return 0;
 	}
 	if (x > INT32_MAX) {
-		struct hr_kernel_view kv;
-
-		hr_kernel_view(k, &kv);
-		hr_err(kv.ctx, "kernel %s: %llu does not fit its int argument\n", kv.name,
+		hr_err(k->ctx, "kernel %s: %llu does not fit its int argument\n", k->name,
 		       (unsigned long long)x);
 		return -E2BIG;
 	}
@@ -170,10 +167,7 @@ static int set_int(const struct hanzo_rocm_kernel *k, int wide, union val *v, ui
 static int set_ptr(const struct hanzo_rocm_kernel *k, union val *v, const void *p, bool required)
 {
 	if (!p && required) {
-		struct hr_kernel_view kv;
-
-		hr_kernel_view(k, &kv);
-		hr_err(kv.ctx, "kernel %s: a required pointer argument is NULL\n", kv.name);
+		hr_err(k->ctx, "kernel %s: a required pointer argument is NULL\n", k->name);
 		return -EINVAL;
 	}
 	v->p = (void *)(uintptr_t)p;
@@ -240,16 +234,14 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, stru
 	const struct hanzo_rocm_op_args *a = in->a;
 	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
 	uint64_t seqs = 0, heads = 0;
-	struct hr_kernel_view v;
 	const char *sig = NULL;
 	int r;
 
-	hr_kernel_view(k, &v);
-	r = hr_cat_signature(v.ctx, v.family, v.name, &sig);
+	r = hr_cat_signature(k->ctx, k->family, k->name, &sig);
 	if (r < 0)
 		return r;
 	if (hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &b->n) < 0) {
-		hr_err(v.ctx, "kernel %s: cannot read its argument list \"%s\"\n", v.name, sig);
+		hr_err(k->ctx, "kernel %s: cannot read its argument list \"%s\"\n", k->name, sig);
 		return -EBADMSG;
 	}
 	for (size_t i = 0; i < b->n; i++) {
@@ -260,15 +252,15 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, stru
 
 		b->argv[i] = val;
 		if (na && (is(arg->name, "ws") || is(arg->name, "splits"))) {
-			hr_err(v.ctx, "kernel %s: %s is the operation's own, not a named value\n",
-			       v.name, arg->name);
+			hr_err(k->ctx, "kernel %s: %s is the operation's own, not a named value\n",
+			       k->name, arg->name);
 			return -EINVAL;
 		}
 		if (na) {
 			if (!na->value || arg->bytes == 0 || na->bytes != arg->bytes ||
 			    arg->bytes > sizeof(*val)) {
-				hr_err(v.ctx, "kernel %s: named value %s is %zu bytes, its argument "
-				       "'%s %s' %zu\n", v.name, na->name, na->value ? na->bytes : 0,
+				hr_err(k->ctx, "kernel %s: named value %s is %zu bytes, its argument "
+				       "'%s %s' %zu\n", k->name, na->name, na->value ? na->bytes : 0,
 				       arg->type, arg->name, arg->bytes);
 				return -EINVAL;
 			}
@@ -286,8 +278,8 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, stru
 				if (r < 0)
 					return r;
 				if (memcmp(&mine, val, arg->bytes) != 0) {
-					hr_err(v.ctx, "kernel %s: named %s disagrees with the %llu x %llu "
-					       "the call was given\n", v.name, arg->name,
+					hr_err(k->ctx, "kernel %s: named %s disagrees with the %llu x %llu "
+					       "the call was given\n", k->name, arg->name,
 					       (unsigned long long)in->rows, (unsigned long long)in->cols);
 					return -EINVAL;
 				}
@@ -296,9 +288,9 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, stru
 			enum code c = classify(arg, &why);
 
 			if (c == C_NONE) {
-				hr_err(v.ctx, "kernel %s: hanzo_rocm_op_run has no value for argument "
+				hr_err(k->ctx, "kernel %s: hanzo_rocm_op_run has no value for argument "
 				       "'%s %s' (%s: pass it in .named, or launch it with "
-				       "hanzo_rocm_kernel_launch_work)\n", v.name, arg->type, arg->name,
+				       "hanzo_rocm_kernel_launch_work)\n", k->name, arg->type, arg->name,
 				       why);
 				return -ENOTSUP;
 			}
@@ -314,7 +306,7 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, stru
 			heads = int_of(arg, val);
 	}
 	if (seqs && heads && (seqs > UINT64_MAX / heads || seqs * heads != in->rows)) {
-		hr_err(v.ctx, "kernel %s: rows %llu is not num_seqs %llu x num_heads %llu\n", v.name,
+		hr_err(k->ctx, "kernel %s: rows %llu is not num_seqs %llu x num_heads %llu\n", k->name,
 		       (unsigned long long)in->rows, (unsigned long long)seqs,
 		       (unsigned long long)heads);
 		return -EINVAL;
@@ -344,13 +336,11 @@ static int bind(struct hanzo_rocm_kernel *k, const struct forms *f, const struct
 static void codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
 	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
-	struct hr_kernel_view v;
 	const char *sig = NULL, *why;
 	size_t n = 0;
 
-	hr_kernel_view(k, &v);
 	f->codes_ok = false;
-	if (hr_cat_signature(v.ctx, v.family, v.name, &sig) < 0 ||
+	if (hr_cat_signature(k->ctx, k->family, k->name, &sig) < 0 ||
 	    hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) < 0)
 		return;                 /* the slow path says why */
 	for (size_t i = 0; i < n; i++) {
@@ -368,28 +358,26 @@ static void codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
 static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
 	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
-	struct hr_kernel_view v;
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	hr_kernel_view(k, &v);
 	codes_find(k, f);
-	r = hr_cat_ws(v.ctx, v.family, v.name, &f->own_partial, &f->own_col, &f->own_pad);
+	r = hr_cat_ws(k->ctx, k->family, k->name, &f->own_partial, &f->own_col, &f->own_pad);
 	if (r < 0 && r != -ENOENT)
 		return r;
-	r = hr_cat_forms(v.ctx, v.family, v.name, split, second, &f->ws, &f->second_per_item);
+	r = hr_cat_forms(k->ctx, k->family, k->name, split, second, &f->ws, &f->second_per_item);
 	if (r == 0) {
-		f->self_split = is(split, v.name);
-		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &f->split);
+		f->self_split = is(split, k->name);
+		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, split, &f->split);
 		if (r == 0)
-			r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, second, &f->second);
+			r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, second, &f->second);
 		return r;
 	}
 	if (r != -ENOENT)
 		return r;
-	r = hr_cat_wide(v.ctx, v.family, v.name, split, &f->ws_col, &f->pad);
+	r = hr_cat_wide(k->ctx, k->family, k->name, split, &f->ws_col, &f->pad);
 	if (r == 0)
-		return hanzo_rocm_kernel_get(v.ctx, v.device, v.family, split, &f->wide);
+		return hanzo_rocm_kernel_get(k->ctx, k->device, k->family, split, &f->wide);
 	return r == -ENOENT ? 0 : r;
 }
 
@@ -455,13 +443,11 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 
 static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
 {
-	struct hr_kernel_view v;
 	const char *q;
 
-	hr_kernel_view(k, &v);
-	if (!is(v.family, "quantized") || strncmp(v.name, QMV_PREFIX, strlen(QMV_PREFIX)) != 0)
+	if (!is(k->family, "quantized") || strncmp(k->name, QMV_PREFIX, strlen(QMV_PREFIX)) != 0)
 		return false;
-	q = v.name + strlen(QMV_PREFIX);
+	q = k->name + strlen(QMV_PREFIX);
 	if (strlen(q) >= 32)
 		return false;
 	strcpy(fmt, q);
@@ -472,16 +458,14 @@ static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned 
 static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t rows,
                     uint64_t cols, struct plan *p)
 {
-	struct hr_kernel_view v;
 
 	memset(p, 0, sizeof(*p));
 	p->form = "q8_1";
 	if (rows == 0 || cols == 0)
 		return 0;
 	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
-		hr_kernel_view(k, &v);
-		hr_err(v.ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u, both within int\n",
-		       v.name, (unsigned long long)rows, (unsigned long long)cols, block);
+		hr_err(k->ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u, both within int\n",
+		       k->name, (unsigned long long)rows, (unsigned long long)cols, block);
 		return cols % block ? -EINVAL : -E2BIG;
 	}
 	p->ws = (size_t)(QMV_MAX_B * (cols / 32) * Q8_1_BYTES);
@@ -496,30 +480,28 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx");
 	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B + 1] = { NULL };   /* mv[B]: B columns */
 	uint64_t batch = a->batch ? a->batch : 1;
-	struct hr_kernel_view v;
 	char name[HR_CAT_MAX_NAME];
 	const void *vx = NULL;
 	int r, icols = (int)cols, irows = (int)rows;
 
-	hr_kernel_view(k, &v);
 	if (!nvx || nvx->bytes != sizeof(vx) || !nvx->value || !a->src || !a->dst) {
-		hr_err(v.ctx, "kernel %s: the operation takes y in .src, dst, and the weights as "
-		       "the named pointer vx\n", v.name);
+		hr_err(k->ctx, "kernel %s: the operation takes y in .src, dst, and the weights as "
+		       "the named pointer vx\n", k->name);
 		return -EINVAL;
 	}
 	memcpy(&vx, nvx->value, sizeof(vx));
 	if (!vx || (a->workspace_size && !a->workspace))
 		return -EINVAL;
-	r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, "quantize_q8_1", &quant);
+	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1", &quant);
 	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
 		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
-		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b]);
+		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
 	}
 	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
 		unsigned b = (unsigned)(batch % QMV_MAX_B);
 
 		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
-		r = hanzo_rocm_kernel_get(v.ctx, v.device, v.family, name, &mv[b]);
+		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
 	}
 	if (r < 0)
 		return r;
@@ -675,10 +657,7 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 	if (r < 0 || rows == 0 || cols == 0)
 		return r;
 	if (p.ws > a.workspace_size) {
-		struct hr_kernel_view v;
-
-		hr_kernel_view(kernel, &v);
-		hr_err(v.ctx, "kernel %s: %llu x %llu needs %zu workspace bytes, %zu given\n", v.name,
+		hr_err(kernel->ctx, "kernel %s: %llu x %llu needs %zu workspace bytes, %zu given\n", kernel->name,
 		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
 		return -ENOSPC;
 	}
@@ -703,11 +682,8 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 	    (r = bind(p.split, &fs, &in, &b1)) < 0 || (r = bind(p.second, &f2, &in, &b2)) < 0)
 		return r;
 	if (b2.head_dim && (uint64_t)p.ws_partial != (b2.head_dim + 1) * 4) {
-		struct hr_kernel_view v;
-
-		hr_kernel_view(p.second, &v);
-		hr_err(v.ctx, "kernel %s: head_dim %llu does not match the split pass's partials "
-		       "(%u bytes: head_dim %u)\n", v.name, (unsigned long long)b2.head_dim,
+		hr_err(p.second->ctx, "kernel %s: head_dim %llu does not match the split pass's partials "
+		       "(%u bytes: head_dim %u)\n", p.second->name, (unsigned long long)b2.head_dim,
 		       p.ws_partial, p.ws_partial / 4 - 1);
 		return -EINVAL;
 	}

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The runtime (layer: runtime, above devices and backends): per-device
- * contexts and modules over the backends' table of operations
- * (backend-ops.h, opened through backend.h), and the kernel handle table
- * behind hanzo_rocm_kernel_get/launch.  State is the context's runtime slot.
+ * contexts over the backends' table of operations (backend-ops.h, opened
+ * through backend.h) and the private device-memory API.  The kernel handle
+ * is the kernel layer's (kernel.h).  State is the context's runtime slot.
  *
  * The library's lock order, written here once.  The context has no lock
  * (module state is published by compare-and-swap, hr_ctx_lazy), so the only
  * nesting is the load of a missing kernel:
- *   rt->load_lock → the cache's compile_lock (cache-code-object.c: one compile at
- *   a time) → rt->dev_lock (opening a device) → the backends' open lock
+ *   the kernel table's load_lock (kernel.c) → the cache's compile_lock
+ *   (cache.c: one compile at a time) → rt->dev_lock (opening a
+ *   device) → the backends' open lock
  *   (backend.c) → a backend's own locks (backend-host.c).
  * Every other lock is a leaf, held around its own data only: the memory
  * tier's lock and the plugin table's lock (each taken with or without the
- * above), rt->map_lock (kernel table inserts; lookups take no lock) and the
+ * above), the kernel table's map_lock (inserts; lookups take no lock) and the
  * context's log_lock (held while the log function runs).
  */
 #ifndef HR_RUNTIME_H
@@ -22,9 +23,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend-ops.h"
+
 struct hanzo_rocm;
-struct hanzo_rocm_kernel;
-struct hr_device_limits;
+
+/*
+ * An opened device: its backend, the backend's per-device context and the
+ * launch limits computed once at open (backend's, else KFD's, else the
+ * platform's defaults).  Never freed before the context.
+ */
+struct hr_rt_device {
+	const struct hr_backend_ops *ops;
+	void *b;
+	int ordinal;
+	void *dc;
+	struct hr_device_limits limits;
+};
+
+/*
+ * The opened slot of a hanzo-rocm device number (opened on first use);
+ * *target (optional) is its target ID.  -ENODEV no such device.
+ */
+int hr_runtime_device(struct hanzo_rocm *ctx, unsigned device,
+                      struct hr_rt_device **ret, const char **target);
 
 /*
  * Private device-memory API for the tests, the selftest and the benchmarks:
@@ -62,50 +83,5 @@ void hr_runtime_module_unload(struct hanzo_rocm *ctx, unsigned device, void *mod
 int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
                       const unsigned grid[3], const unsigned block[3],
                       unsigned shared, void *stream, void **args);
-
-/*
- * The kernel layer's access to a handle (lib/kernel-launch.c): what it is, the
- * device's limits (computed once when the device was opened), the driver's
- * occupancy, and one pointer the launch layer publishes once (a
- * compare-and-swap: the loser's plan is freed and the winner's returned);
- * the runtime frees it with the handle.  No lock anywhere.
- */
-struct hr_kernel_view {
-	struct hanzo_rocm *ctx;
-	unsigned device;
-	const char *family, *name;
-	const struct hr_device_limits *limits;
-	const char *launch;     /* a source module's "#@launch" lines; NULL: the family's */
-};
-void hr_kernel_view(const struct hanzo_rocm_kernel *k, struct hr_kernel_view *v);
-void *hr_kernel_plan(const struct hanzo_rocm_kernel *k);
-void *hr_kernel_plan_publish(struct hanzo_rocm_kernel *k, void *plan);
-/* -ENOTSUP when the backend cannot tell. */
-int hr_kernel_occupancy(const struct hanzo_rocm_kernel *k, unsigned block,
-                        size_t shared, unsigned *blocks);
-/* hanzo_rocm_kernel_launch without its argument checks. */
-int hr_kernel_launch_raw(const struct hanzo_rocm_kernel *k, const unsigned grid[3],
-                         const unsigned block[3], unsigned shared, void *stream,
-                         void **args);
-
-/*
- * A kernel handle for fn (hr_runtime_module_function of a module loaded
- * with hr_runtime_module_load) outside the family table: the source API's
- * (kernel-module.c).  label stands for its family in messages; launch is
- * its launch metadata text or NULL, kept by the caller while ctx lives.
- * Owned by the runtime, freed with ctx.
- */
-int hr_runtime_kernel_adopt(struct hanzo_rocm *ctx, unsigned device, void *fn,
-                            const char *label, const char *name, const char *launch,
-                            struct hanzo_rocm_kernel **ret);
-
-/*
- * Counters for tests: kernel table misses (hits are not counted: a shared
- * counter would slow the hit path), modules loaded, code objects refused.
- */
-struct hr_runtime_stats {
-	uint64_t misses, modules, refused;
-};
-void hr_runtime_stats(struct hanzo_rocm *ctx, struct hr_runtime_stats *s);
 
 #endif

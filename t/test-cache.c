@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/cache.c: keys, the entry format round trip, every kind of corruption
+ * lib/cache-entry.c: keys, the entry format round trip, every kind of corruption
  * refused with the right error (and random damage never accepted), write
  * races between processes, locks, the memory tier, tier discovery.
  */
@@ -22,7 +22,7 @@
 #include "tap.h"
 #include "util.h"
 
-/* Entry layout offsets (lib/cache.c) the tests poke at. */
+/* Entry layout offsets (lib/cache-entry.c) the tests poke at. */
 #define OFF_CREATED 88
 #define OFF_TARGET 168
 #define OFF_HSHA 352
@@ -387,7 +387,7 @@ static void test_memory(struct hanzo_rocm *ctx)
 	}
 	is_int(hr_memory_lookup(c, "f123", "gfx90a", 0, &d, &n, &from), 0, "found after growth");
 	is_str(d, "f123", "right bytes after growth");
-	ok(hr_cache_warn_once(c, "x") && !hr_cache_warn_once(c, "x"), "warn once");
+	ok(hr_ctx_warn_once(ctx, "x") && !hr_ctx_warn_once(ctx, "x"), "warn once (the context's set)");
 }
 
 static void test_tiers(void)

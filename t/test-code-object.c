@@ -18,7 +18,6 @@
 #include <utime.h>
 
 #include "cache.h"
-#include "cache-code-object.h"
 #include "config-api.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"

@@ -16,6 +16,7 @@
 #include "gpu-test.h"
 #include "cache.h"
 #include "context.h"
+#include "kernel.h"
 #include "runtime.h"
 #include "util.h"
 
@@ -152,7 +153,7 @@ int main(void)
 {
 	struct hanzo_rocm *ctx, *c2;
 	struct hanzo_rocm_kernel *k1 = NULL, *k2 = NULL;
-	struct hr_runtime_stats s0, s1;
+	struct hr_kernel_stats s0, s1;
 	const char *target, *nvcc = gpu_nvcc(), *plugins = getenv("HR_PLUGINS");
 	struct stat st1, st2;
 	struct worker w[16];
@@ -207,10 +208,10 @@ int main(void)
 		skip(1, "binary plugin not built");
 	}
 	is_int(entry_stat(target, &st1), 0, "the user tier has %s/unary.hrco", target);
-	hr_runtime_stats(ctx, &s0);
+	hr_kernel_stats(ctx, &s0);
 	is_int(hanzo_rocm_kernel_get(ctx, dev, "unary", "uexp_f32", &k1), 0, "get again");
 	is_int(hanzo_rocm_kernel_get(ctx, dev, "unary", "uexp_f32", &k2), 0, "and again");
-	hr_runtime_stats(ctx, &s1);
+	hr_kernel_stats(ctx, &s1);
 	ok(k1 == k2 && s1.misses == s0.misses, "hits: same handle, no miss");
 	is_int(s1.modules, 1 + have_binary, "one module per family");
 	is_int(hanzo_rocm_kernel_get(ctx, dev, "unary", "no_such_kernel", &k1), -ENOENT,
@@ -241,7 +242,7 @@ int main(void)
 		fails += w[i].failures + (w[i].k != w[0].k);
 	}
 	is_int(fails, 0, "16 threads x 6 get+launch+check: all correct, one handle per kernel");
-	hr_runtime_stats(c2, &s1);
+	hr_kernel_stats(c2, &s1);
 	is_int(s1.modules, 1 + have_binary, "still one module per family");
 	hanzo_rocm_unref(c2);
 
@@ -287,7 +288,7 @@ int main(void)
 		bufs_init(c2, dev, &x, 10);
 		e = run_op(c2, dev, "unary", "ucopy_f32", &x);
 		ok(e == 0, "foreign entry: refused, recompiled, ucopy_f32 exact");
-		hr_runtime_stats(c2, &s1);
+		hr_kernel_stats(c2, &s1);
 		diag("driver refusals: %llu", (unsigned long long)s1.refused);
 		bufs_free(c2, dev, &x);
 		hanzo_rocm_unref(c2);
@@ -317,7 +318,7 @@ int main(void)
 		if (r == 0 && hanzo_rocm_device_platform(c2, dev) == HANZO_ROCM_PLATFORM_NVIDIA) {
 			bufs_init(c2, dev, &x, 11);
 			e = run_op(c2, dev, "unary", "uexp_f32", &x);
-			hr_runtime_stats(c2, &s1);
+			hr_kernel_stats(c2, &s1);
 			ok(s1.refused == 1, "the driver refused the planted entry (%llu refusals)",
 			   (unsigned long long)s1.refused);
 			ok(e >= 0 && e <= 1e-5, "then recompiled: uexp_f32 correct (%.3g)", e);

@@ -24,7 +24,7 @@
 
 #include "hanzo-rocm.h"
 #include "util-launch-meta.h"
-#include "kernel-launch.h"
+#include "kernel.h"
 #include "build-plugin.h"
 #include "runtime.h"
 #include "target.h"

@@ -26,6 +26,7 @@
 #include "tap.h"
 #include "context.h"
 #include "devices.h"
+#include "kernel.h"
 #include "runtime.h"
 #include "target.h"
 
@@ -121,17 +122,17 @@ static const char *targets(void)
 static void test_handles(void *s0, void *s2)
 {
 	struct hanzo_rocm_kernel *k0 = NULL, *k2 = NULL, *again = NULL;
-	struct hr_runtime_stats st0, st;
+	struct hr_kernel_stats st0, st;
 	unsigned g[3] = { 1, 1, 1 };
 	void *args[8] = { NULL };
 
 	if (!fake_cuda_affine_ready(7))
 		return;
-	hr_runtime_stats(ctx, &st0);
+	hr_kernel_stats(ctx, &st0);
 	is_int(hanzo_rocm_kernel_get(ctx, 0, "affine", "affine_f32", &k0), 0, "kernel_get on device 0");
 	is_int(hanzo_rocm_kernel_get(ctx, 2, "affine", "affine_f32", &k2), 0, "kernel_get on device 2");
 	ok(k0 && k2 && k0 != k2, "each device its own handle");
-	hr_runtime_stats(ctx, &st);
+	hr_kernel_stats(ctx, &st);
 	is_int((int)(st.modules - st0.modules), 2, "one module per device (same sm_90 code object)");
 	ok(hanzo_rocm_kernel_get(ctx, 2, "affine", "affine_f32", &again) == 0 && again == k2,
 	   "a second get on device 2: its handle");

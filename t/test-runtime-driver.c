@@ -20,6 +20,7 @@
 #include "cache.h"
 #include "backend-cuda.h"
 #include "context.h"
+#include "kernel.h"
 #include "runtime.h"
 #include "backend.h"
 #include "devices.h"
@@ -111,7 +112,7 @@ static void *worker(void *arg)
 static void test_refused(const char *cachedir, unsigned dev)
 {
 	struct hanzo_rocm_kernel *k = NULL;
-	struct hr_runtime_stats st;
+	struct hr_kernel_stats st;
 	struct hr_entry ent;
 	char dir[4200], *path;
 	struct hanzo_rocm *c;
@@ -136,7 +137,7 @@ static void test_refused(const char *cachedir, unsigned dev)
 	if (!is_int_ok(hanzo_rocm_kernel_get(c, dev, "affine", "affine_f32", &k), 0,
 	               "kernel_get still succeeds"))
 		diag("log:\n%s", logbuf);
-	hr_runtime_stats(c, &st);
+	hr_kernel_stats(c, &st);
 	is_int(st.refused, 1, "one refusal");
 	is_int(st.modules, 1, "then a module from the next tier (compiled)");
 	ok(strstr(logbuf, "refused the code object of family 'affine'") != NULL,
@@ -155,7 +156,7 @@ static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 	unsigned g[3] = { 1, 1, 1 }, big[3] = { 2048, 1, 1 };
 	struct worker w[16];
 	pthread_t th[16];
-	struct hr_runtime_stats st;
+	struct hr_kernel_stats st;
 	struct hanzo_rocm *c2;
 	FILE *f;
 	int fails = 0;
@@ -188,7 +189,7 @@ static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 		fails += w[i].failures + (w[i].first != k1);
 	}
 	is_int(fails, 0, "16 threads x 200 get+launch: no failure, same handles");
-	hr_runtime_stats(c2, &st);
+	hr_kernel_stats(c2, &st);
 	is_int(st.modules, 1, "one module loaded for the family");
 	hanzo_rocm_unref(c2);
 	test_refused(cachedir, dev);

@@ -16,6 +16,7 @@
 #include "backend-cuda.h"
 #include "backend-hip.h"
 #include "context.h"
+#include "kernel.h"
 #include "runtime.h"
 #include "backend.h"
 #include "devices.h"
@@ -61,7 +62,7 @@ int main(void)
 	const struct hr_backend_ops *ops;
 	struct hanzo_rocm_kernel *k = (void *)1;
 	struct hanzo_rocm *ctx;
-	struct hr_runtime_stats st;
+	struct hr_kernel_stats st;
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
 	uint64_t ptr = 1;
 	void *b;
@@ -93,7 +94,7 @@ int main(void)
 	if (n == 0) {
 		is_int(hanzo_rocm_kernel_get(ctx, 0, "unary", "ucopy_f32", &k), -ENODEV,
 		       "no GPU: kernel_get is -ENODEV");
-		hr_runtime_stats(ctx, &st);
+		hr_kernel_stats(ctx, &st);
 		is_int(st.modules, 0, "no module was loaded");
 		is_int(hr_runtime_synchronize(ctx, 0, NULL), -ENODEV, "no GPU: synchronize is -ENODEV");
 	} else {

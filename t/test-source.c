@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +27,7 @@
 #include "tap.h"
 #include "hanzo-rocm.h"
 #include "hanzo-rocm-plugin.h"
+#include "cache.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-elf.h"
@@ -284,6 +286,79 @@ struct thread_arg {
 	struct hanzo_rocm_module *m;
 	int r;
 };
+
+/* The one user-tier entry of source 'binary' for target (test_host's). */
+static char *entry_of(const char *target)
+{
+	char pat[600], *r = NULL;
+	glob_t g;
+
+	snprintf(pat, sizeof(pat), "%s/cache/%s/binary.*.hrco", dir, target);
+	if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1)
+		r = strdup(g.gl_pathv[0]);
+	globfree(&g);
+	return r;
+}
+
+/*
+ * A user-tier entry that passes every cache check but that the driver
+ * refuses: host-w32's entry holding host-w64's code object (same ELF
+ * machine; the host backend refuses its wave).  The module comes from the
+ * next tier, here a fresh compile that replaces the entry; before, the
+ * refusal was the caller's error.
+ */
+static void test_refused(void)
+{
+	char *w64 = entry_of("host-w64"), *w32 = entry_of("host-w32"), name[256], *dot;
+	struct hanzo_rocm *ctx = new_ctx(conf("refused", NULL));
+	struct hanzo_rocm_module *m = NULL;
+	struct hr_entry e64, e32;
+	char cache[600];
+	int r = -ENOENT;
+	unsigned before;
+
+	if (!ctx || !w64 || !w32) {
+		skip(5, "no context or no entries from test_host");
+		goto out;
+	}
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(name, sizeof(name), "%s", strrchr(w32, '/') + 1);
+	dot = strstr(name, ".hrco");
+	if (dot)
+		*dot = '\0';
+	r = hr_entry_read(ctx, w64, NULL, &e64);
+	if (r == 0) {
+		r = hr_entry_read(ctx, w32, NULL, &e32);
+		if (r == 0) {
+			r = hr_entry_write(ctx, cache, name, "host-w32", &e32.key, e32.compiler,
+			                   e64.payload, e64.payload_size);
+			hr_entry_release(&e32);
+		}
+		hr_entry_release(&e64);
+	}
+	is_int(r, 0, "planted host-w64's code object as host-w32's user-tier entry");
+	logbuf[0] = '\0';
+	before = count("compiling source 'binary'");
+	r = hanzo_rocm_module_get(ctx, 1, "binary", src, src_len, NULL, &m, NULL);
+	if (!ok(r == 0 && m, "device 1 (host-w32): the refused entry falls through to a compile (r=%d)", r))
+		diag("log:\n%s", logbuf);
+	ok(strstr(logbuf, "refused source 'binary' for host-w32 from the user tier; trying the next tier") != NULL,
+	   "a warning names the source and the tier");
+	is_int(count("compiling source 'binary'") - before, 1, "one compile");
+	if (m)
+		test_ops(ctx, 1, m);
+	hanzo_rocm_unref(ctx);
+	ctx = new_ctx(conf("refused", NULL));
+	logbuf[0] = '\0';
+	m = NULL;
+	r = ctx ? hanzo_rocm_module_get(ctx, 1, "binary", src, src_len, NULL, &m, NULL) : -1;
+	ok(r == 0 && !strstr(logbuf, "refused"), "the compile replaced the entry: the next context loads it");
+out:
+	if (ctx)
+		hanzo_rocm_unref(ctx);
+	free(w64);
+	free(w32);
+}
 
 static void *get_thread(void *p)
 {
@@ -619,6 +694,7 @@ int main(void)
 		test_gpu();
 	} else {
 		test_host();
+		test_refused();
 		test_threads();
 		test_race();
 		test_system_tier(fixture);
