@@ -28,6 +28,9 @@
  *                  same from shared memory, wide loads (ldmatrix on NVIDIA)
  *   hr_mma_acc c;  hr_mma_run(c, a, b)     C += A B
  *   c.v[e] is C[hr_mma_acc_row(e)][hr_mma_acc_col(e)] for this lane.
+ * NVIDIA only (HR_MMA_SYNC): hr_mma_load_b_smem(b, base, ld), B[k][n] =
+ *   base[k * ld + n] by ldmatrix.trans; hr_cp_async16 / _commit / _wait<N>,
+ *   sm_80's asynchronous global -> shared copies.
  */
 #ifndef HR_MATRIX_H
 #define HR_MATRIX_H
