@@ -409,10 +409,10 @@ HR_DEVICE void flash_varlen(T *out, float *lse, const T *q, const T *k, const T 
 /*
  * MFMA and WMMA (and the host backend's emulation of them; NVIDIA has
  * flash_varlen_sync below).  f16/bf16 and head dims up to 128 (the operands
- * fit in registers; d256 keeps the portable kernel).  Same arguments, masks and results as
- * flash_varlen; the launch (one block of 128 per 16 query rows) gives more
- * blocks than needed: a block takes ATT_MBM = 16 rows a wave, the extra
- * blocks find no tile and return.  Per key tile of ATT_MBN keys, staged in
+ * fit in registers; d256 keeps the portable kernel).  Same arguments, masks
+ * and results as flash_varlen; the launch (one block of 128 per 16 query
+ * rows) gives more blocks than needed: a block takes ATT_MBM = 16 rows a
+ * wave, the extra blocks find no tile and return.  Per key tile of ATT_MBN keys, staged in
  * shared memory by the block (K as ks[key][d], V transposed as vt[d][key],
  * zeros past the range so that a zero probability never meets garbage):
  *   S = Q K^T on the matrix unit (Q's fragments stay in registers);
