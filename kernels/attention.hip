@@ -5,7 +5,8 @@
  * log-sum-exp combine) and prefill over variable-length packed sequences.
  * Portable code with f32 accumulation and online softmax; the prefill of
  * f16/bf16 at head dims up to 128 runs on the matrix units where the target
- * has them (flash_varlen_mma: MFMA, WMMA, mma.sync through hr-matrix.h).
+ * has them (through hr-matrix.h: flash_varlen_mma on MFMA and WMMA,
+ * flash_varlen_sync on NVIDIA's mma.sync with cp.async and ldmatrix).
  * kernels/attention.list has the argument lists, the launch rules and the
  * layouts; doc/ATTENTION.md the reasoning.  In short:
  *
@@ -401,16 +402,17 @@ HR_DEVICE void flash_varlen(T *out, float *lse, const T *q, const T *k, const T 
 	}
 }
 
-#if HR_MMA != HR_MMA_NONE
+#if HR_MMA != HR_MMA_NONE && HR_MMA != HR_MMA_SYNC
 /* ------------------------------------------------------------------ */
-/* Varlen prefill on the matrix units (hr-matrix.h)                     */
+/* Varlen prefill on the AMD matrix units (hr-matrix.h)                 */
 /* ------------------------------------------------------------------ */
 /*
- * f16/bf16 and head dims up to 128 (the operands fit in registers; d256
- * keeps the portable kernel).  Same arguments, masks and results as
- * flash_varlen; the launch (one block of 128 per 16 query rows) gives more
- * blocks than needed: a block takes ATT_MBM = 16 rows a wave, the extra
- * blocks find no tile and return.  Per key tile of ATT_MBN keys, staged in
+ * MFMA and WMMA (and the host backend's emulation of them; NVIDIA has
+ * flash_varlen_sync below).  f16/bf16 and head dims up to 128 (the operands
+ * fit in registers; d256 keeps the portable kernel).  Same arguments, masks
+ * and results as flash_varlen; the launch (one block of 128 per 16 query
+ * rows) gives more blocks than needed: a block takes ATT_MBM = 16 rows a
+ * wave, the extra blocks find no tile and return.  Per key tile of ATT_MBN keys, staged in
  * shared memory by the block (K as ks[key][d], V transposed as vt[d][key],
  * zeros past the range so that a zero probability never meets garbage):
  *   S = Q K^T on the matrix unit (Q's fragments stay in registers);
@@ -477,6 +479,53 @@ HR_DEVICE void att_stage(const T *src, uint64_t stride, bool vec, int64_t k0, ui
 	}
 }
 
+/*
+ * x as a value the compiler cannot see through, on the WMMA targets: a
+ * division by it stays in the block-row loop, in scalar registers, instead
+ * of its reciprocal setup being hoisted into VGPRs that live through the
+ * whole kernel (gfx1100 d128 bf16 spilled 4 of them with sid's clang 21).
+ * Not on MFMA: there the SGPRs are the scarcer file (gfx942 spilled SGPRs).
+ */
+HR_DEVICE uint64_t att_opaque(uint64_t x)
+{
+#if defined(HR_HIP) && defined(__HIP_DEVICE_COMPILE__) && \
+	(HR_MMA == HR_MMA_WMMA11 || HR_MMA == HR_MMA_WMMA12)
+	asm volatile("" : "+s"(x));
+#endif
+	return x;
+}
+
+/*
+ * The masks of one key tile (keys t0 ..) for one wave's 16 rows (wfirst ..),
+ * tile-relative and in 32 bits, so that the per-element test holds no 64-bit
+ * values (per-lane 64-bit bounds hoisted out of the tile loop cost dozens of
+ * VGPRs on gfx11): element (row, col) is seen when row < rlim, col <= clim
+ * and lo <= col - row <= hi; its key minus its diagonal is col - row - base.
+ * The bounds are clamped to +-2^30, far outside col - row's range.
+ */
+struct att_tile_mask {
+	int rlim, clim, lo, hi;
+	int64_t base;
+};
+
+HR_DEVICE int att_clamp30(int64_t x)
+{
+	return x < -(1 << 30) ? -(1 << 30) : x > (1 << 30) ? (1 << 30) : (int)x;
+}
+
+HR_DEVICE att_tile_mask att_mask_at(int64_t wfirst, int64_t lq, int64_t t0, int64_t thi,
+				    int64_t shift, int window_left, int64_t right)
+{
+	att_tile_mask mk;
+
+	mk.base = wfirst + shift - t0;          /* row 0's diagonal key - t0 */
+	mk.rlim = att_clamp30(lq - wfirst);
+	mk.clim = att_clamp30(thi - t0);
+	mk.lo = window_left >= 0 ? att_clamp30(mk.base - window_left) : -(1 << 30);
+	mk.hi = right >= 0 ? att_clamp30(mk.base + right) : 1 << 30;
+	return mk;
+}
+
 template <typename T, int D>
 HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, const T *v,
 				const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
@@ -494,11 +543,9 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 #if ATT_QSMEM
 	alignas(16) __shared__ T qs[ATT_MBM][D + ATT_MPAD];
 #endif
-#if HR_MMA != HR_MMA_SYNC
 	__shared__ float sw[ATT_NW][16][ATT_MBN + 1];
 	alignas(16) __shared__ T pw[ATT_NW][16][ATT_MBN + ATT_MPAD];
 	__shared__ float cw[ATT_NW][16];
-#endif
 	const int tid = (int)threadIdx.x, wv = tid / ATT_MW, t = tid % ATT_MW;
 	const int srow = t % 16, part = t / 16;
 	const uint64_t tiles = (max_seqlen_q + ATT_MBM - 1) / ATT_MBM;
@@ -514,9 +561,9 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 
 	for (uint64_t r = blockIdx.x; r < nblk; r += gridDim.x) {
 		uint64_t qt, h;
-		const uint64_t bh = hr_divmod(r, tiles, &qt);
-		const uint64_t b = hr_divmod(bh, num_heads, &h);
-		const uint64_t kvh = h / group;
+		const uint64_t bh = hr_divmod(r, att_opaque(tiles), &qt);
+		const uint64_t b = hr_divmod(bh, att_opaque(num_heads), &h);
+		const uint64_t kvh = h / att_opaque(group);
 		const int64_t q0 = cu_seqlens_q[b], k0 = cu_seqlens_k[b];
 		int64_t lq = cu_seqlens_q[b + 1] - q0, lk = cu_seqlens_k[b + 1] - k0;
 
@@ -540,9 +587,6 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 #endif
 		hr_mma_acc o[KD];
 		float m = att_neg_inf(), l = 0.f;
-#if HR_MMA == HR_MMA_SYNC
-		float mr[2] = { att_neg_inf(), att_neg_inf() }, lr[2] = { 0.f, 0.f };
-#endif
 
 #if ATT_QSMEM
 		/* The wave's 16 rows of Q (zeros past lq); only this wave reads them. */
@@ -567,6 +611,9 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 			hr_mma_zero(o[kk]);
 		}
 		for (int64_t t0 = tlo; t0 <= thi; t0 += ATT_MBN) {
+			const att_tile_mask mk = att_mask_at(wfirst, lq, t0, thi, shift, window_left,
+							     right);
+
 			__syncthreads();        /* the previous tile is consumed */
 			att_stage<T, D, false>(k, k_stride, kvec, k0, kvh, t0, thi, tid,
 					[&](int jj, int dd, const hr_vecn<T, 8> &x) {
@@ -580,85 +627,6 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 			});
 			__syncthreads();
 
-#if HR_MMA == HR_MMA_SYNC
-			/*
-			 * NVIDIA: m16n8k16's accumulator layout is its A layout, so
-			 * S stays in registers and its elements are P's A operand
-			 * as they are: lane t has rows g = t / 4 (elements e % 4 < 2)
-			 * and g + 8; a row's other lanes are t ^ 1 and t ^ 2.
-			 */
-			hr_mma_acc s[KN];
-			hr_mma_a<T> pa[KN];
-			float mx[2] = { att_neg_inf(), att_neg_inf() }, mn[2], corr[2];
-			float psum[2] = { 0.f, 0.f };
-
-#pragma unroll
-			for (int n = 0; n < KN; n++) {
-				hr_mma_zero(s[n]);
-#pragma unroll
-				for (int kk = 0; kk < KD; kk++) {
-					hr_mma_b<T> kb;
-
-					hr_mma_load_bt_smem(kb, &ks[n * 16][kk * 16], D + ATT_MPAD);
-					hr_mma_run(s[n], qa[kk], kb);
-				}
-#pragma unroll
-				for (int e = 0; e < HR_MMA_NC; e++) {
-					const int row = hr_mma_acc_row(e), col = n * 16 + hr_mma_acc_col(e);
-					const int64_t i = wfirst + row, j = t0 + col, diag = i + shift;
-					const bool valid = i < lq && j <= thi &&
-						(window_left < 0 || j >= diag - window_left) &&
-						(right < 0 || j <= diag + right);
-					const float x = valid ? att_logit(s[n].v[e], scale, softcap, slope,
-									  j - diag)
-							      : att_neg_inf();
-
-					s[n].v[e] = x;
-					mx[e % 4 / 2] = x > mx[e % 4 / 2] ? x : mx[e % 4 / 2];
-				}
-			}
-#pragma unroll
-			for (int hf = 0; hf < 2; hf++) {
-				mx[hf] = hr_fmax(mx[hf], hr_shfl_xor(mx[hf], 1, 32));
-				mx[hf] = hr_fmax(mx[hf], hr_shfl_xor(mx[hf], 2, 32));
-				mn[hf] = hr_fmax(mr[hf], mx[hf]);
-				corr[hf] = mn[hf] > att_neg_inf() ? hr_exp(mr[hf] - mn[hf]) : 1.f;
-			}
-#pragma unroll
-			for (int n = 0; n < KN; n++) {
-#pragma unroll
-				for (int e = 0; e < HR_MMA_NC; e++) {
-					const float x = s[n].v[e];
-					const float p = x > att_neg_inf() ? hr_exp(x - mn[e % 4 / 2]) : 0.f;
-
-					pa[n].v[e] = hr_from_f32<T>(p).bits;
-					psum[e % 4 / 2] += p;
-				}
-			}
-#pragma unroll
-			for (int hf = 0; hf < 2; hf++) {
-				psum[hf] += hr_shfl_xor(psum[hf], 1, 32);
-				psum[hf] += hr_shfl_xor(psum[hf], 2, 32);
-				lr[hf] = lr[hf] * corr[hf] + psum[hf];
-				mr[hf] = mn[hf];
-			}
-#pragma unroll
-			for (int dn = 0; dn < KD; dn++) {
-#pragma unroll
-				for (int e = 0; e < HR_MMA_NC; e++)
-					o[dn].v[e] *= corr[e % 4 / 2];
-			}
-#pragma unroll
-			for (int kc = 0; kc < KN; kc++) {
-#pragma unroll
-				for (int dn = 0; dn < KD; dn++) {
-					hr_mma_b<T> vb;
-
-					hr_mma_load_bt_smem(vb, &vt[dn * 16][kc * 16], ATT_MBN + ATT_MPAD);
-					hr_mma_run(o[dn], pa[kc], vb);
-				}
-			}
-#else
 			/* S = Q K^T; logits and masks into sw. */
 #pragma unroll
 			for (int n = 0; n < KN; n++) {
@@ -688,13 +656,12 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 #pragma unroll
 				for (int e = 0; e < HR_MMA_NC; e++) {
 					const int row = hr_mma_acc_row(e), col = n * 16 + hr_mma_acc_col(e);
-					const int64_t i = wfirst + row, j = t0 + col, diag = i + shift;
-					const bool valid = i < lq && j <= thi &&
-						(window_left < 0 || j >= diag - window_left) &&
-						(right < 0 || j <= diag + right);
+					const int dc = col - row;
+					const bool valid = row < mk.rlim && col <= mk.clim &&
+							   dc >= mk.lo && dc <= mk.hi;
 
 					sw[wv][row][col] = valid ? att_logit(s.v[e], scale, softcap, slope,
-									     j - diag)
+									     dc - mk.base)
 								 : att_neg_inf();
 				}
 			}
@@ -754,38 +721,8 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 					hr_mma_run(o[dn], pa, vb);
 				}
 			}
-#endif
 		}
 
-#if HR_MMA == HR_MMA_SYNC
-#pragma unroll
-		for (int e = 0; e < HR_MMA_NC; e++) {
-			const int row = hr_mma_acc_row(e);
-			const int64_t i = wfirst + row;
-
-			if (i < lq) {
-				T *orow = out + (uint64_t)(q0 + i) * o_stride + h * D;
-				const float inv = lr[e % 4 / 2] > 0.f ? 1.f / lr[e % 4 / 2] : 0.f;
-
-#pragma unroll
-				for (int dn = 0; dn < KD; dn++)
-					orow[dn * 16 + hr_mma_acc_col(e)] = hr_from_f32<T>(o[dn].v[e] * inv);
-			}
-		}
-#pragma unroll
-		for (int hf = 0; hf < 2; hf++) {
-			const int64_t i = wfirst + t / 4 + 8 * hf;
-
-			if (t % 4 == 0 && i < lq && lse)
-				lse[(uint64_t)(q0 + i) * num_heads + h] =
-					lr[hf] > 0.f ? mr[hf] + hr_log(lr[hf]) : att_neg_inf();
-		}
-		(void)m;
-		(void)l;
-		(void)srow;
-		(void)part;
-		(void)CPL;
-#else
 		/* out = O / l (0 for a row without keys), lse = m + log l. */
 		hr_wave_barrier();      /* every lane has read cw */
 		if (part == 0)
@@ -808,11 +745,264 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 		if (part == 0 && wfirst + srow < lq && lse)
 			lse[(uint64_t)(q0 + wfirst + srow) * num_heads + h] =
 				l > 0.f ? m + hr_log(l) : att_neg_inf();
-#endif
 		__syncthreads();        /* the tiles are reused by the next block row */
 	}
 }
-#endif /* HR_MMA != HR_MMA_NONE */
+#endif /* HR_MMA != HR_MMA_NONE && HR_MMA != HR_MMA_SYNC */
+
+#if HR_MMA == HR_MMA_SYNC
+/* ------------------------------------------------------------------ */
+/* Varlen prefill on NVIDIA sm_80+ (mma.sync, cp.async, ldmatrix)       */
+/* ------------------------------------------------------------------ */
+/*
+ * The FlashAttention-2 schedule (same arguments, masks and results as
+ * flash_varlen): a block of 4 warps takes ATT_SBM = 64 query rows (16 a
+ * warp, Q's fragments in registers), key tiles of ATT_SBN = 64 keys, K and V
+ * tiles [key][d] in shared memory filled by cp.async (zeros past the range)
+ * so that the loads overlap the products: V(t) is in flight during S = Q
+ * K(t)^T and the softmax, K(t + 1) during O += P V(t).  S stays in
+ * accumulator registers, which are P's A operand as they are (m16n8k16's
+ * accumulator layout is its A layout: lane t has rows t / 4 and t / 4 + 8,
+ * a row's other lanes are t ^ 1 and t ^ 2); V is read with ldmatrix.trans.
+ * Logits are kept in base 2 (scale * log2 e folded into one multiply, exp2);
+ * the masks are evaluated only on the tiles that cut a warp's rows (window
+ * edges, the end of the range) or when softcap / ALiBi are on.  Blocks take
+ * their row tiles last first (block r: tile tiles - 1 - r / (batch * heads)),
+ * so that the longest causal rows start first; the launch's extra blocks
+ * (one a 16 rows) return at once.
+ */
+#define ATT_SBM 64                              /* query rows a block */
+#define ATT_SBN 64                              /* keys a tile */
+#define ATT_SPAD 8                              /* shared row padding (elements) */
+
+/* Keys t0 .. t0 + ATT_SBN - 1 of kv head kvh into dst (zeros past thi). */
+template <typename T, int D>
+HR_DEVICE void att_sync_stage(T (*dst)[D + ATT_SPAD], const T *src, uint64_t stride, bool vec,
+			      int64_t k0, uint64_t kvh, int64_t t0, int64_t thi, int tid)
+{
+	const T zero = hr_from_f32<T>(0.f);
+
+#pragma unroll
+	for (int e = tid; e < ATT_SBN * D / 8; e += ATT_BLOCK) {
+		const int jj = e / (D / 8), dd = e % (D / 8) * 8;
+		const int64_t j = t0 + jj;
+		const bool in = j <= thi;
+		const T *row = src + (uint64_t)(k0 + (in ? j : t0)) * stride + kvh * D + dd;
+
+		if (vec) {
+			hr_cp_async16(&dst[jj][dd], row, in);
+		} else {
+			hr_vecn<T, 8> x;
+
+#pragma unroll
+			for (int c = 0; c < 8; c++)
+				x.v[c] = in ? row[c] : zero;
+			*(hr_vecn<T, 8> *)&dst[jj][dd] = x;
+		}
+	}
+	hr_cp_async_commit();
+}
+
+template <typename T, int D>
+HR_DEVICE void flash_varlen_sync(T *out, float *lse, const T *q, const T *k, const T *v,
+				 const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
+				 const float *alibi_slopes, uint64_t batch, uint64_t num_heads,
+				 uint64_t num_kv_heads, uint64_t max_seqlen_q, uint64_t q_stride,
+				 uint64_t k_stride, uint64_t v_stride, uint64_t o_stride, float scale,
+				 float softcap, int causal, int window_left, int window_right)
+{
+	constexpr int KD = D / 16;                      /* 16-wide slices of the head */
+	constexpr int KN = ATT_SBN / 16;                /* 16-key slices of a tile */
+	constexpr float LOG2E = 1.44269504088896341f, LN2 = 0.693147180559945309f;
+	alignas(16) __shared__ T ks[ATT_SBN][D + ATT_SPAD];
+	alignas(16) __shared__ T vs[ATT_SBN][D + ATT_SPAD];
+	const int tid = (int)threadIdx.x, wv = tid / 32, t = tid % 32;
+	const uint64_t tiles = (max_seqlen_q + ATT_SBM - 1) / ATT_SBM;
+	const T zero = hr_from_f32<T>(0.f);
+
+	if (blockDim.x != ATT_BLOCK || num_kv_heads == 0 || num_heads % num_kv_heads || tiles == 0)
+		return;
+	const uint64_t group = num_heads / num_kv_heads, rows = batch * num_heads;
+	const uint64_t nblk = rows * tiles;
+	const int64_t right = causal ? 0 : window_right;
+	/* cp.async needs every K/V row 16-byte aligned (D is a multiple of 8). */
+	const bool kvec = hr_aligned_to(k, 16) && k_stride % 8 == 0;
+	const bool vvec = hr_aligned_to(v, 16) && v_stride % 8 == 0;
+	const float sc = scale * LOG2E;
+
+	for (uint64_t r = blockIdx.x; r < nblk; r += gridDim.x) {
+		uint64_t h;
+		const uint64_t qt = tiles - 1 - r / rows;
+		const uint64_t b = hr_divmod(r % rows, num_heads, &h);
+		const uint64_t kvh = h / group;
+		const int64_t q0 = cu_seqlens_q[b], k0 = cu_seqlens_k[b];
+		int64_t lq = cu_seqlens_q[b + 1] - q0, lk = cu_seqlens_k[b + 1] - k0;
+
+		lq = lq < 0 ? 0 : lq;
+		lk = lk < 0 ? 0 : lk;
+		if ((int64_t)(qt * ATT_SBM) >= lq)
+			continue;               /* block-uniform */
+		const int64_t first = (int64_t)qt * ATT_SBM;
+		const int64_t last = first + ATT_SBM - 1 < lq - 1 ? first + ATT_SBM - 1 : lq - 1;
+		const int64_t shift = lk - lq, wfirst = first + 16 * wv;
+		int64_t tlo = window_left >= 0 ? first + shift - window_left : 0;
+		int64_t thi = right >= 0 ? last + shift + right : lk - 1;
+
+		tlo = tlo < 0 ? 0 : tlo;
+		thi = thi > lk - 1 ? lk - 1 : thi;
+		const float slope = alibi_slopes ? alibi_slopes[h] : 0.f;
+		const bool plain = !(softcap > 0.f) && slope == 0.f;
+		hr_mma_a<T> qa[KD];
+		hr_mma_acc o[KD];
+		/* Row state of rows t / 4 and t / 4 + 8 (base 2; l: this lane's part). */
+		float mr[2] = { att_neg_inf(), att_neg_inf() }, lr[2] = { 0.f, 0.f };
+
+		if (tlo <= thi)
+			att_sync_stage<T, D>(ks, k, k_stride, kvec, k0, kvh, tlo, thi, tid);
+#pragma unroll
+		for (int kk = 0; kk < KD; kk++) {
+			hr_mma_load_a(qa[kk], [&](int i, int c) {
+				const int64_t qi = wfirst + i;
+
+				return qi < lq ? q[(uint64_t)(q0 + qi) * q_stride + h * D + kk * 16 + c]
+					       : zero;
+			});
+			hr_mma_zero(o[kk]);
+		}
+		for (int64_t t0 = tlo; t0 <= thi; t0 += ATT_SBN) {
+			hr_cp_async_wait<0>();
+			__syncthreads();        /* K(t0) is in; V(t0 - 1) is consumed */
+			att_sync_stage<T, D>(vs, v, v_stride, vvec, k0, kvh, t0, thi, tid);
+
+			hr_mma_acc s[KN];
+			float mx[2] = { att_neg_inf(), att_neg_inf() }, mu[2], corr[2];
+
+#pragma unroll
+			for (int n = 0; n < KN; n++) {
+				hr_mma_zero(s[n]);
+#pragma unroll
+				for (int kk = 0; kk < KD; kk++) {
+					hr_mma_b<T> kb;
+
+					hr_mma_load_bt_smem(kb, &ks[n * 16][kk * 16], D + ATT_SPAD);
+					hr_mma_run(s[n], qa[kk], kb);
+				}
+			}
+			/* Does any mask cut this warp's rows in this tile? (warp-uniform) */
+			const int64_t tend = t0 + ATT_SBN - 1;
+			const bool cut = !plain || tend > thi ||
+				(right >= 0 && tend > wfirst + shift + right) ||
+				(window_left >= 0 && t0 < wfirst + 15 + shift - window_left);
+
+			if (cut) {
+#pragma unroll
+				for (int n = 0; n < KN; n++) {
+#pragma unroll
+					for (int e = 0; e < HR_MMA_NC; e++) {
+						const int row = hr_mma_acc_row(e);
+						const int64_t i = wfirst + row, diag = i + shift;
+						const int64_t j = t0 + n * 16 + hr_mma_acc_col(e);
+						const bool valid = i < lq && j <= thi &&
+							(window_left < 0 || j >= diag - window_left) &&
+							(right < 0 || j <= diag + right);
+
+						s[n].v[e] = valid ? LOG2E * att_logit(s[n].v[e], scale, softcap,
+										      slope, j - diag)
+								  : att_neg_inf();
+					}
+				}
+			} else {
+#pragma unroll
+				for (int n = 0; n < KN; n++) {
+#pragma unroll
+					for (int e = 0; e < HR_MMA_NC; e++)
+						s[n].v[e] *= sc;
+				}
+			}
+#pragma unroll
+			for (int n = 0; n < KN; n++) {
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++)
+					mx[e % 4 / 2] = hr_fmax(mx[e % 4 / 2], s[n].v[e]);
+			}
+#pragma unroll
+			for (int hf = 0; hf < 2; hf++) {
+				mx[hf] = hr_fmax(mx[hf], hr_shfl_xor(mx[hf], 1, 32));
+				mx[hf] = hr_fmax(mx[hf], hr_shfl_xor(mx[hf], 2, 32));
+				const float mn = hr_fmax(mr[hf], mx[hf]);
+
+				/* A row with no key yet: exp2(-inf - 0) = 0 below. */
+				mu[hf] = mn > att_neg_inf() ? mn : 0.f;
+				corr[hf] = exp2f(mr[hf] - mu[hf]);
+				lr[hf] *= corr[hf];
+				mr[hf] = mn;
+			}
+#pragma unroll
+			for (int dn = 0; dn < KD; dn++) {
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++)
+					o[dn].v[e] *= corr[e % 4 / 2];
+			}
+
+			hr_cp_async_wait<0>();
+			__syncthreads();        /* V(t0) is in; K(t0) is consumed */
+			if (t0 + ATT_SBN <= thi)
+				att_sync_stage<T, D>(ks, k, k_stride, kvec, k0, kvh, t0 + ATT_SBN, thi,
+						     tid);
+#pragma unroll
+			for (int kc = 0; kc < KN; kc++) {
+				hr_mma_a<T> pa;
+
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++) {
+					const float x = s[kc].v[e];
+					/* masked (-inf) and NaN logits weigh 0 */
+					const float p = x > att_neg_inf() ? exp2f(x - mu[e % 4 / 2]) : 0.f;
+
+					pa.v[e] = hr_from_f32<T>(p).bits;
+					lr[e % 4 / 2] += p;
+				}
+#pragma unroll
+				for (int dn = 0; dn < KD; dn++) {
+					hr_mma_b<T> vb;
+
+					hr_mma_load_b_smem(vb, &vs[kc * 16][dn * 16], D + ATT_SPAD);
+					hr_mma_run(o[dn], pa, vb);
+				}
+			}
+		}
+
+		/* out = O / l (0 for a row without keys), lse = m + log l. */
+#pragma unroll
+		for (int hf = 0; hf < 2; hf++) {
+			lr[hf] += hr_shfl_xor(lr[hf], 1, 32);
+			lr[hf] += hr_shfl_xor(lr[hf], 2, 32);
+		}
+#pragma unroll
+		for (int e = 0; e < HR_MMA_NC; e++) {
+			const int64_t i = wfirst + hr_mma_acc_row(e);
+
+			if (i < lq) {
+				T *orow = out + (uint64_t)(q0 + i) * o_stride + h * D;
+				const float inv = lr[e % 4 / 2] > 0.f ? 1.f / lr[e % 4 / 2] : 0.f;
+
+#pragma unroll
+				for (int dn = 0; dn < KD; dn++)
+					orow[dn * 16 + hr_mma_acc_col(e)] = hr_from_f32<T>(o[dn].v[e] * inv);
+			}
+		}
+#pragma unroll
+		for (int hf = 0; hf < 2; hf++) {
+			const int64_t i = wfirst + t / 4 + 8 * hf;
+
+			if (t % 4 == 0 && i < lq && lse)
+				lse[(uint64_t)(q0 + i) * num_heads + h] =
+					lr[hf] > 0.f ? mr[hf] * LN2 + hr_log(lr[hf]) : att_neg_inf();
+		}
+		__syncthreads();        /* the tiles are reused by the next block row */
+	}
+}
+#endif /* HR_MMA == HR_MMA_SYNC */
 
 /* The matrix path where the target has one, for f16/bf16 and D <= 128. */
 template <typename T>
@@ -828,7 +1018,14 @@ HR_DEVICE void flash_varlen_any(T *out, float *lse, const T *q, const T *k, cons
 				uint64_t k_stride, uint64_t v_stride, uint64_t o_stride, float scale,
 				float softcap, int causal, int window_left, int window_right)
 {
-#if HR_MMA != HR_MMA_NONE
+#if HR_MMA == HR_MMA_SYNC
+	if constexpr (att_is_half<T>::value && D <= 128) {
+		flash_varlen_sync<T, D>(out, lse, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes,
+					batch, num_heads, num_kv_heads, max_seqlen_q, q_stride,
+					k_stride, v_stride, o_stride, scale, softcap, causal,
+					window_left, window_right);
+	} else
+#elif HR_MMA != HR_MMA_NONE
 	if constexpr (att_is_half<T>::value && D <= 128) {
 		flash_varlen_mma<T, D>(out, lse, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes,
 				       batch, num_heads, num_kv_heads, max_seqlen_q, q_stride,

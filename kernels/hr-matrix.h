@@ -28,6 +28,9 @@
  *                  same from shared memory, wide loads (ldmatrix on NVIDIA)
  *   hr_mma_acc c;  hr_mma_run(c, a, b)     C += A B
  *   c.v[e] is C[hr_mma_acc_row(e)][hr_mma_acc_col(e)] for this lane.
+ * NVIDIA only (HR_MMA_SYNC): hr_mma_load_b_smem(b, base, ld), B[k][n] =
+ *   base[k * ld + n] by ldmatrix.trans; hr_cp_async16 / _commit / _wait<N>,
+ *   sm_80's asynchronous global -> shared copies.
  */
 #ifndef HR_MATRIX_H
 #define HR_MATRIX_H
@@ -349,6 +352,51 @@ HR_DEVICE void hr_mma_ldmatrix4(uint16_t *dst, const void *row)
 	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
 		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 	memcpy(dst, r, sizeof(r));
+}
+#endif
+
+#if HR_MMA == HR_MMA_SYNC
+/*
+ * B[k][n] = base[k * ld + n] (B row-major, e.g. V[key][d] as P V's B) by
+ * ldmatrix.trans: matrix t / 8 is rows (keys) 8 (m % 2) .., columns 8 (m / 2)
+ * .., transposed on the way, which is b0, b1 of n 0-7 then of n 8-15.
+ */
+template <typename T>
+HR_DEVICE void hr_mma_load_b_smem(hr_mma_b<T> &b, const T *base, int ld)
+{
+	const int t = hr_mma_lane(), m = t / 8;
+	const unsigned addr = (unsigned)__cvta_generic_to_shared(base + (t % 8 + 8 * (m % 2)) * ld +
+								 8 * (m / 2));
+	uint32_t r[4];
+
+	asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+		     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+	memcpy(b.v, r, sizeof(r));
+}
+
+/*
+ * Asynchronous 16-byte copies global -> shared (sm_80 cp.async, bypassing
+ * L1): valid false writes 16 zero bytes and reads nothing.  commit closes a
+ * group of copies; wait<N> returns when at most N groups are in flight (the
+ * caller's barrier then makes the data visible to the block).
+ */
+HR_DEVICE void hr_cp_async16(void *dst, const void *src, bool valid)
+{
+	const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
+
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"
+		     :: "r"(addr), "l"(src), "r"(valid ? 16 : 0) : "memory");
+}
+
+HR_DEVICE void hr_cp_async_commit(void)
+{
+	asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <int N>
+HR_DEVICE void hr_cp_async_wait(void)
+{
+	asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
 }
 #endif
 
