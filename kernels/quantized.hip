@@ -132,6 +132,14 @@ struct fmt_q4_0 {
 
 		return ((int)(j < 16 ? q & 15 : q >> 4) - 8) * ldh(b);
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = ld32(b + 2 + (j & 15)) >> (j < 16 ? 0 : 4);
+		const float d = ldh(b);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = ((int)(w >> (8 * e) & 15) - 8) * d;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		uint32_t v[4];
@@ -152,6 +160,14 @@ struct fmt_q4_1 {
 		const uint32_t q = b[4 + (j & 15)];
 
 		return (float)(j < 16 ? q & 15 : q >> 4) * ldh(b) + ldh(b + 2);
+	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = ld32(b + 4 + (j & 15)) >> (j < 16 ? 0 : 4);
+		const float d = ldh(b), m = ldh(b + 2);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = (float)(w >> (8 * e) & 15) * d + m;
 	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
@@ -175,6 +191,15 @@ HR_DEVICE uint32_t q5_get(const uint8_t *b, int j)
 	return (j < 16 ? q & 15 : q >> 4) | h << 4;
 }
 
+/* Elements j..j+3 (j a multiple of 4) of a q5 block: 4 bits and the fifth. */
+template <int OFF>
+HR_DEVICE uint32_t q5_quad(const uint8_t *b, int j)
+{
+	const uint32_t w = ld32(b + OFF + 4 + (j & 15)) >> (j < 16 ? 0 : 4);
+
+	return (w & 0x0f0f0f0fu) | spread4(ld32(b + OFF) >> j);
+}
+
 template <int OFF>
 HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
 {
@@ -196,6 +221,14 @@ struct fmt_q5_0 {
 	{
 		return ((int)q5_get<2>(b, j) - 16) * ldh(b);
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = q5_quad<2>(b, j);
+		const float d = ldh(b);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = ((int)(w >> (8 * e) & 31) - 16) * d;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		const float d = ldh(b);
@@ -213,6 +246,14 @@ struct fmt_q5_1 {
 	{
 		return (float)q5_get<4>(b, j) * ldh(b) + ldh(b + 2);
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = q5_quad<4>(b, j);
+		const float d = ldh(b), m = ldh(b + 2);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = (float)(w >> (8 * e) & 31) * d + m;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		(void)sub;
@@ -227,6 +268,14 @@ struct fmt_q8_0 {
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return (float)(int8_t)b[2 + j] * ldh(b);
+	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = ld32(b + 2 + j);
+		const float d = ldh(b);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = (float)(int8_t)(uint8_t)(w >> (8 * e)) * d;
 	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
@@ -274,6 +323,20 @@ struct fmt_qK {
 		k_scale_min(b + 4, sub, &sc, &m);
 		return ldh(b) * (float)(sc * q) - ldh(b + 2) * (float)m;
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const int sub = j / 32, l = j % 32;
+		uint32_t w = ld32(b + qs + 32 * (sub / 2) + l) >> ((sub & 1) ? 4 : 0) & 0x0f0f0f0fu;
+		int sc, m;
+
+		if (Q5)
+			w |= (ld32(b + 16 + l) >> sub & 0x01010101u) << 4;
+		k_scale_min(b + 4, sub, &sc, &m);
+		const float d = ldh(b), dm = ldh(b + 2);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = d * (float)(sc * (int)(w >> (8 * e) & 255)) - dm * (float)m;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		uint32_t v[8];
@@ -313,6 +376,16 @@ struct fmt_q6_K {
 
 		/* (d * scale) * q as ggml: the same value, and the same sign of 0 */
 		return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + 2 * t + l / 16] * (float)(q - 32);
+	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const int h = j / 128, t = (j % 128) / 32, l = j % 32;
+		const uint32_t lo = ld32(b + 64 * h + 32 * (t & 1) + l) >> (t >= 2 ? 4 : 0) & 0x0f0f0f0fu;
+		const uint32_t w = lo | (ld32(b + 128 + 32 * h + l) >> (2 * t) & 0x03030303u) << 4;
+		const float ds = ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + 2 * t + l / 16];
+
+		for (int e = 0; e < 4; e++)
+			o[e] = ds * (float)((int)(w >> (8 * e) & 255) - 32);
 	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
@@ -355,6 +428,31 @@ HR_DEVICE float dot_q8_1(const unit &u, float d8, float s8, const uint32_t *v)
 	             u.a[1] * (float)(si[1] - u.z * sy[1]) + u.c[1] * (float)sy[1]);
 }
 
+/*
+ * Byte e of w as a signed 8-bit value, exactly, as a float: (b ^ 0x80)
+ * + 2^23 built by its bits, less 2^23 + 128 - two full-rate instructions
+ * where an int-to-float conversion runs at a quarter of the rate on
+ * NVIDIA (sm_90: 16 a clock an SM) and bounded the f32 mat-vec.
+ */
+HR_DEVICE float u32_as_f32(uint32_t v)
+{
+#if defined(HR_CUDA)
+	return __uint_as_float(v);
+#else
+	float f;
+
+	__builtin_memcpy(&f, &v, sizeof f);
+	return f;
+#endif
+}
+
+HR_DEVICE float i8f(uint32_t w, int e)
+{
+	const uint32_t b = ((w >> (8 * e)) & 0xffu) ^ 0x80u;
+
+	return u32_as_f32(0x4b000000u | b) - 8388736.0f;
+}
+
 /* The dot product of a unit with 32 floats. */
 HR_DEVICE float dot_f32(const unit &u, const float *y)
 {
@@ -368,7 +466,7 @@ HR_DEVICE float dot_f32(const unit &u, const float *y)
 		for (int i = 16 * h; i < 16 * h + 16; i++) {
 			const float yi = y[i];
 
-			qy += (float)((int)(int8_t)(u.q[i / 4] >> (8 * (i % 4)))) * yi;
+			qy += i8f(u.q[i / 4], i % 4) * yi;
 			sy += yi;
 		}
 		s += u.a[h] * qy + (u.c[h] - u.a[h] * (float)u.z) * sy;
@@ -410,26 +508,72 @@ HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
 	}
 }
 
+/*
+ * Four elements to y, one 16-byte (f32) or 8-byte (f16) store where y is
+ * aligned to it (al), else one by one.
+ */
+template <typename T>
+HR_DEVICE void store4(T *y, const float *o, bool al)
+{
+	if (al) {
+		hr_vecn<T, 4> v;
+
+#pragma unroll
+		for (int e = 0; e < 4; e++)
+			v.v[e] = hr_from_compute<T>(o[e]);
+		*(hr_vecn<T, 4> *)y = v;
+	} else {
+#pragma unroll
+		for (int e = 0; e < 4; e++)
+			y[e] = hr_from_compute<T>(o[e]);
+	}
+}
+
+/*
+ * The dequantizers and get_rows: a thread takes 4 consecutive elements
+ * (F::quad: one 32-bit word of each field they come from) and stores them
+ * at once; adjacent threads write adjacent 16 bytes (launch: vec=4).  The
+ * element-by-element form, byte loads and 4-byte stores, reached 44-53% of
+ * the copy bandwidth on an H100 (doc/BENCHMARKS.md).  k and ncols are
+ * multiples of the block, so of 4; a k that is not still ends one by one.
+ */
 template <typename F, typename T>
 HR_DEVICE void dequantize_block(const void *vx, T *y, int k)
 {
 	const uint8_t *x = (const uint8_t *)vx;
+	const uint64_t n = k > 0 ? (uint64_t)k : 0;
+	const bool al = hr_aligned_to(y, 4 * sizeof(T));
 
-	HR_GRID_STRIDE_LOOP(i, k > 0 ? k : 0)
-		y[i] = hr_from_compute<T>(F::get(x + (i / F::qk) * F::bytes, (int)(i % F::qk)));
+	HR_GRID_STRIDE_LOOP(i, n / 4) {
+		float o[4];
+		uint64_t j;
+		const uint64_t b = hr_divmod(4 * i, (uint64_t)F::qk, &j);
+
+		F::quad(x + b * F::bytes, (int)j, o);
+		store4(y + 4 * i, o, al);
+	}
+	HR_GRID_STRIDE_LOOP(i, n % 4)
+		y[n / 4 * 4 + i] = hr_from_compute<T>(F::get(x + (n / 4 * 4 + i) / F::qk * F::bytes,
+		                                              (int)((n / 4 * 4 + i) % F::qk)));
 }
 
 template <typename F>
 HR_DEVICE void get_rows(const void *vx, const uint32_t *ids, float *dst, int ncols, int nids)
 {
 	const uint8_t *x = (const uint8_t *)vx;
-	const uint64_t nc = ncols > 0 ? (uint64_t)ncols : 0, n = nc * (nids > 0 ? nids : 0);
+	const uint64_t nc = ncols > 0 ? (uint64_t)ncols / 4 * 4 : 0, n = nc * (nids > 0 ? nids : 0);
 	const uint64_t row_bytes = nc / F::qk * F::bytes;
+	const bool al = hr_aligned_to(dst, 16) && ncols % 4 == 0;
 
-	HR_GRID_STRIDE_LOOP(i, n) {
-		const uint64_t r = i / nc, c = i % nc;
+	if (nc != (uint64_t)(ncols > 0 ? ncols : 0))
+		return;         /* not a multiple of the block: not a valid row */
+	HR_GRID_STRIDE_LOOP(i, n / 4) {
+		float o[4];
+		uint64_t c;
+		const uint64_t r = hr_divmod(4 * i, nc, &c);
 
-		dst[i] = F::get(x + ids[r] * row_bytes + c / F::qk * F::bytes, (int)(c % F::qk));
+		F::quad(x + ids[r] * row_bytes + c / F::qk * F::bytes, (int)(c % F::qk), o);
+		store4(dst + 4 * i, o, al);
 	}
 }
 
@@ -577,6 +721,122 @@ struct mv_shape {
 	static constexpr int U = 1;
 };
 
+#if defined(HR_CUDA)
+/*
+ * NVIDIA, q8_1 form, one row a wave (B = 1..3): the wave's rows are read
+ * in chunks of MV_CHUNK units (4 a lane) by 16-byte loads, every lane's
+ * loads of a chunk issued together, staged in shared memory and unpacked
+ * from there; the next chunk's loads are issued before the current one is
+ * dotted, so a wave keeps a whole chunk of x (2.3-4.3 KB) in flight where
+ * the lane-per-unit loads kept one unit a lane (18-34 bytes) and waited
+ * for it.  A chunk is a whole number of blocks and a multiple of 16
+ * bytes for every format, so when the matrix and its rows are 16-byte
+ * aligned so is every chunk; the last, shorter chunk of a row reads its
+ * last partial 16 bytes by halves, never past the row.
+ */
+#define MV_CHUNK 128
+#define MV_STAGE_WAVES 4
+
+template <typename F>
+struct mv_chunk {
+	static constexpr int bytes = MV_CHUNK / (F::qk / QK) * F::bytes;
+	static constexpr int vecs = bytes / 16, per_lane = (vecs + 31) / 32;
+	static_assert(bytes % 16 == 0, "a chunk is a multiple of 16 bytes");
+};
+
+/* Lane's share of the chunk of nbytes at p (16-byte aligned) into v. */
+template <typename F>
+HR_DEVICE void mv_chunk_load(const uint8_t *p, uint64_t nbytes, unsigned lane, uint4 *v)
+{
+	const uint4 *p16 = (const uint4 *)(const void *)p;
+
+#pragma unroll
+	for (int k = 0; k < mv_chunk<F>::per_lane; k++) {
+		const uint64_t i = lane + 32u * (unsigned)k;
+
+		if (16 * i + 16 <= nbytes) {
+			v[k] = p16[i];
+		} else if (16 * i < nbytes) {
+			uint32_t h[4] = { 0, 0, 0, 0 };
+
+			for (uint64_t b = 16 * i; b < nbytes; b += 2)
+				h[(b / 4) % 4] |= ld16(p + b) << (8 * (b % 4));
+			v[k] = make_uint4(h[0], h[1], h[2], h[3]);
+		}
+	}
+}
+
+template <typename F, int B>
+HR_DEVICE void mv_staged(const uint8_t *vx, const void *vy, float *dst, uint64_t nu, uint64_t nby,
+                         uint64_t row_bytes, uint64_t nr, uint64_t ldd, bool yal)
+{
+	typedef mv_chunk<F> C;
+	constexpr int per = F::qk / QK;
+	__shared__ uint4 st[MV_STAGE_WAVES][C::vecs];
+	const unsigned lane = threadIdx.x & 31u, w = threadIdx.x / 32u;
+	const uint64_t rpb = blockDim.x / 32u, waves = (uint64_t)gridDim.x * rpb;
+	const uint64_t wave = blockIdx.x * rpb + w, share = (nr + waves - 1) / waves;
+	const uint64_t r0 = wave * share, r1 = r0 + share < nr ? r0 + share : nr;
+	const uint64_t nch = (nu + MV_CHUNK - 1) / MV_CHUNK;
+	uint4 v[C::per_lane];
+	float acc[B];
+
+	if (r0 >= r1 || nch == 0)
+		return;
+	for (int j = 0; j < B; j++)
+		acc[j] = 0.0f;
+	const uint64_t items = (r1 - r0) * nch;
+	uint64_t r = r0, c = 0;
+
+	mv_chunk_load<F>(vx + r * row_bytes, row_bytes < C::bytes ? row_bytes : C::bytes, lane, v);
+	for (uint64_t it = 0; it < items; it++) {
+#pragma unroll
+		for (int k = 0; k < C::per_lane; k++)
+			if (lane + 32u * (unsigned)k < (unsigned)C::vecs)
+				st[w][lane + 32u * (unsigned)k] = v[k];
+		__syncwarp();
+		/* the next chunk's loads, in flight while this one is dotted */
+		const uint64_t nc_ = c + 1 == nch ? 0 : c + 1, nr_ = c + 1 == nch ? r + 1 : r;
+
+		if (it + 1 < items) {
+			const uint64_t off = nc_ * C::bytes, left = row_bytes - off;
+
+			mv_chunk_load<F>(vx + nr_ * row_bytes + off, left < C::bytes ? left : C::bytes, lane, v);
+		}
+		const uint64_t cu = nu - c * MV_CHUNK < MV_CHUNK ? nu - c * MV_CHUNK : MV_CHUNK;
+		const uint8_t *sb = (const uint8_t *)st[w];
+
+		for (uint64_t k = lane; k < cu; k += 32) {
+			const uint64_t ik = c * MV_CHUNK + k;
+			unit u;
+
+			F::unpack(sb + k / per * F::bytes, (int)(k % per), true, u);
+#pragma unroll
+			for (int j = 0; j < B; j++) {
+				uint32_t y8[8];
+				float d8, s8;
+
+				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
+				          y8, &d8, &s8);
+				acc[j] += dot_q8_1<F::K>(u, d8, s8, y8);
+			}
+		}
+		__syncwarp();
+		if (c + 1 == nch) {
+			for (int j = 0; j < B; j++) {
+				const float s = hr_wave_sum(acc[j], 32);
+
+				if (lane == 0)
+					dst[(uint64_t)j * ldd + r] = s;
+				acc[j] = 0.0f;
+			}
+		}
+		r = nr_;
+		c = nc_;
+	}
+}
+#endif
+
 /* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
 template <typename F, int B, bool Q8>
 HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, int nrows,
@@ -611,6 +871,13 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	/* A wave per row: the rows split evenly over the grid's waves, each
 	 * wave's contiguous share taken MV_R rows at a time. */
 	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
+#if defined(HR_CUDA)
+	if (Q8 && MV_R == 1 && ws == 32 && blockDim.x <= 32u * MV_STAGE_WAVES && hr_aligned_to(vx, 16) &&
+	    row_bytes % 16 == 0) {
+		mv_staged<F, B>((const uint8_t *)vx, vy, dst, nu, nby, row_bytes, nr, ldd, yal);
+		return;
+	}
+#endif
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
 	const uint64_t share = (nr + waves - 1) / waves;
