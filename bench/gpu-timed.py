@@ -28,7 +28,8 @@ The copy section measures device-to-device copy bandwidth (read + write) of
 
 quant section, environment: HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
 beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
-"128/4 128/8 128/16"); HR_MV_MISALIGN=1 also times the library's geometry on
+"128/4 128/8 128/16"); each format's line "copy of the weights" is torch
+copying the same number of bytes (read + write): the ceiling at that size; HR_MV_MISALIGN=1 also times the library's geometry on
 copies of the weights and y 4 bytes past a 16-byte boundary ("work+4": the
 kernels' path for buffers that are not 16-byte aligned).
 """
@@ -408,6 +409,14 @@ def sec_quant():
         wbytes = QROWS * QCOLS // qk * nb
         ws = copies(wbytes, lambda i: rand_blocks(q, QROWS, QCOLS, g))
         try:
+            # the ceiling at this size: torch copying the same bytes (read +
+            # write), rotated as the kernels' inputs are (a kernel of ~10 us
+            # pays its ramp and tail, which the 1 GiB copy does not)
+            cdst = torch.empty_like(ws[0])
+            gb = gbps(2 * wbytes, gpu_time([lambda w=w: cdst.copy_(w) for w in ws]))
+            print(f"{q:6s} {'copy of the weights':26s} {'torch':>14s} {gb:6.0f} {pct(gb)}", flush=True)
+            record("quant", fmt=q, op="copy_same_bytes", gbps=gb)
+            del cdst
             # reference: our dequantizer (checked against float64 by the host
             # selftest), then torch's matmul in float64
             kd = kernel("quantized", f"dequantize_block_{q}_f32")

@@ -428,31 +428,6 @@ HR_DEVICE float dot_q8_1(const unit &u, float d8, float s8, const uint32_t *v)
 	             u.a[1] * (float)(si[1] - u.z * sy[1]) + u.c[1] * (float)sy[1]);
 }
 
-/*
- * Byte e of w as a signed 8-bit value, exactly, as a float: (b ^ 0x80)
- * + 2^23 built by its bits, less 2^23 + 128 - two full-rate instructions
- * where an int-to-float conversion runs at a quarter of the rate on
- * NVIDIA (sm_90: 16 a clock an SM) and bounded the f32 mat-vec.
- */
-HR_DEVICE float u32_as_f32(uint32_t v)
-{
-#if defined(HR_CUDA)
-	return __uint_as_float(v);
-#else
-	float f;
-
-	__builtin_memcpy(&f, &v, sizeof f);
-	return f;
-#endif
-}
-
-HR_DEVICE float i8f(uint32_t w, int e)
-{
-	const uint32_t b = ((w >> (8 * e)) & 0xffu) ^ 0x80u;
-
-	return u32_as_f32(0x4b000000u | b) - 8388736.0f;
-}
-
 /* The dot product of a unit with 32 floats. */
 HR_DEVICE float dot_f32(const unit &u, const float *y)
 {
@@ -466,7 +441,7 @@ HR_DEVICE float dot_f32(const unit &u, const float *y)
 		for (int i = 16 * h; i < 16 * h + 16; i++) {
 			const float yi = y[i];
 
-			qy += i8f(u.q[i / 4], i % 4) * yi;
+			qy += (float)((int)(int8_t)(u.q[i / 4] >> (8 * (i % 4)))) * yi;
 			sy += yi;
 		}
 		s += u.a[h] * qy + (u.c[h] - u.a[h] * (float)u.z) * sy;
@@ -723,119 +698,75 @@ struct mv_shape {
 
 #if defined(HR_CUDA)
 /*
- * NVIDIA, q8_1 form, one row a wave (B = 1..3): the wave's rows are read
- * in chunks of MV_CHUNK units (4 a lane) by 16-byte loads, every lane's
- * loads of a chunk issued together, staged in shared memory and unpacked
- * from there; the next chunk's loads are issued before the current one is
- * dotted, so a wave keeps a whole chunk of x (2.3-4.3 KB) in flight where
- * the lane-per-unit loads kept one unit a lane (18-34 bytes) and waited
- * for it.  A chunk is a whole number of blocks and a multiple of 16
- * bytes for every format, so when the matrix and its rows are 16-byte
- * aligned so is every chunk; the last, shorter chunk of a row reads its
- * last partial 16 bytes by halves, never past the row.
+ * NVIDIA, q8_1 form, a wave a row (B = 1..3): the block first copies the
+ * B columns of y (q8_1 blocks, contiguous) into shared memory with
+ * coalesced 32-bit loads, and the lanes read their 36-byte blocks from
+ * there.  Read from global memory, a warp's 32-bit load of y touches 9
+ * cache lines (lanes 36 bytes apart) and each unit takes 9 of them: about
+ * 80 L1 wavefronts a unit of 32 lanes against 9 conflict-free shared reads
+ * (36 / 4 = 9 is odd: the 32 lanes hit 32 banks).  Only when they fit.
  */
-#define MV_CHUNK 128
-#define MV_STAGE_WAVES 4
+#define MV_Y_SHARED 16384
 
-template <typename F>
-struct mv_chunk {
-	static constexpr int bytes = MV_CHUNK / (F::qk / QK) * F::bytes;
-	static constexpr int vecs = bytes / 16, per_lane = (vecs + 31) / 32;
-	static_assert(bytes % 16 == 0, "a chunk is a multiple of 16 bytes");
+template <bool ON>
+struct mv_ystage {
+	static HR_INLINE const void *run(const void *vy, uint64_t nbytes)
+	{
+		(void)nbytes;
+		return vy;
+	}
 };
 
-/* Lane's share of the chunk of nbytes at p (16-byte aligned) into v. */
-template <typename F>
-HR_DEVICE void mv_chunk_load(const uint8_t *p, uint64_t nbytes, unsigned lane, uint4 *v)
-{
-	const uint4 *p16 = (const uint4 *)(const void *)p;
+template <>
+struct mv_ystage<true> {
+	static HR_INLINE const void *run(const void *vy, uint64_t nbytes)
+	{
+		__shared__ uint32_t ys[MV_Y_SHARED / 4];
+		const uint32_t *yw = (const uint32_t *)vy;
 
-#pragma unroll
-	for (int k = 0; k < mv_chunk<F>::per_lane; k++) {
-		const uint64_t i = lane + 32u * (unsigned)k;
-
-		if (16 * i + 16 <= nbytes) {
-			v[k] = p16[i];
-		} else if (16 * i < nbytes) {
-			uint32_t h[4] = { 0, 0, 0, 0 };
-
-			for (uint64_t b = 16 * i; b < nbytes; b += 2)
-				h[(b / 4) % 4] |= ld16(p + b) << (8 * (b % 4));
-			v[k] = make_uint4(h[0], h[1], h[2], h[3]);
-		}
+		for (uint64_t i = threadIdx.x; i < nbytes / 4; i += blockDim.x)
+			ys[i] = yw[i];
+		__syncthreads();
+		return ys;
 	}
-}
-
-template <typename F, int B>
-HR_DEVICE void mv_staged(const uint8_t *vx, const void *vy, float *dst, uint64_t nu, uint64_t nby,
-                         uint64_t row_bytes, uint64_t nr, uint64_t ldd, bool yal)
-{
-	typedef mv_chunk<F> C;
-	constexpr int per = F::qk / QK;
-	__shared__ uint4 st[MV_STAGE_WAVES][C::vecs];
-	const unsigned lane = threadIdx.x & 31u, w = threadIdx.x / 32u;
-	const uint64_t rpb = blockDim.x / 32u, waves = (uint64_t)gridDim.x * rpb;
-	const uint64_t wave = blockIdx.x * rpb + w, share = (nr + waves - 1) / waves;
-	const uint64_t r0 = wave * share, r1 = r0 + share < nr ? r0 + share : nr;
-	const uint64_t nch = (nu + MV_CHUNK - 1) / MV_CHUNK;
-	uint4 v[C::per_lane];
-	float acc[B];
-
-	if (r0 >= r1 || nch == 0)
-		return;
-	for (int j = 0; j < B; j++)
-		acc[j] = 0.0f;
-	const uint64_t items = (r1 - r0) * nch;
-	uint64_t r = r0, c = 0;
-
-	mv_chunk_load<F>(vx + r * row_bytes, row_bytes < C::bytes ? row_bytes : C::bytes, lane, v);
-	for (uint64_t it = 0; it < items; it++) {
-#pragma unroll
-		for (int k = 0; k < C::per_lane; k++)
-			if (lane + 32u * (unsigned)k < (unsigned)C::vecs)
-				st[w][lane + 32u * (unsigned)k] = v[k];
-		__syncwarp();
-		/* the next chunk's loads, in flight while this one is dotted */
-		const uint64_t nc_ = c + 1 == nch ? 0 : c + 1, nr_ = c + 1 == nch ? r + 1 : r;
-
-		if (it + 1 < items) {
-			const uint64_t off = nc_ * C::bytes, left = row_bytes - off;
-
-			mv_chunk_load<F>(vx + nr_ * row_bytes + off, left < C::bytes ? left : C::bytes, lane, v);
-		}
-		const uint64_t cu = nu - c * MV_CHUNK < MV_CHUNK ? nu - c * MV_CHUNK : MV_CHUNK;
-		const uint8_t *sb = (const uint8_t *)st[w];
-
-		for (uint64_t k = lane; k < cu; k += 32) {
-			const uint64_t ik = c * MV_CHUNK + k;
-			unit u;
-
-			F::unpack(sb + k / per * F::bytes, (int)(k % per), true, u);
-#pragma unroll
-			for (int j = 0; j < B; j++) {
-				uint32_t y8[8];
-				float d8, s8;
-
-				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
-				          y8, &d8, &s8);
-				acc[j] += dot_q8_1<F::K>(u, d8, s8, y8);
-			}
-		}
-		__syncwarp();
-		if (c + 1 == nch) {
-			for (int j = 0; j < B; j++) {
-				const float s = hr_wave_sum(acc[j], 32);
-
-				if (lane == 0)
-					dst[(uint64_t)j * ldd + r] = s;
-				acc[j] = 0.0f;
-			}
-		}
-		r = nr_;
-		c = nc_;
-	}
-}
+};
 #endif
+
+/*
+ * The f32 form, a wave over R rows: lanes take 4 consecutive columns each
+ * (F::quad: the weights' 4 elements; one 16-byte load of y), a wave 4 x
+ * wave size consecutive columns a step, so a warp's loads of y and of x are
+ * contiguous.  A lane per 32-element unit instead reads y 128 bytes apart
+ * across the lanes: 32 cache lines for each 16-byte load (26-50% of the
+ * copy bandwidth on an H100).
+ */
+template <typename F, int R>
+HR_DEVICE void mv_f32_quads(const uint8_t *xr, uint64_t row_bytes, int nv, const float *y,
+                            uint64_t ncols, uint64_t lane, uint64_t ws, bool y16, float (*acc)[1])
+{
+	for (uint64_t e = 4 * lane; e < ncols; e += 4 * ws) {
+		float yv[4];
+
+		if (y16) {
+			const hr_vecn<float, 4> p = *(const hr_vecn<float, 4> *)(y + e);
+
+			for (int k = 0; k < 4; k++)
+				yv[k] = p.v[k];
+		} else {
+			for (int k = 0; k < 4; k++)
+				yv[k] = y[e + k];
+		}
+#pragma unroll
+		for (int i = 0; i < R; i++) {
+			if (i < nv) {
+				float o[4];
+
+				F::quad(xr + (uint64_t)i * row_bytes + e / F::qk * F::bytes, (int)(e % F::qk), o);
+				acc[i][0] += o[0] * yv[0] + o[1] * yv[1] + o[2] * yv[2] + o[3] * yv[3];
+			}
+		}
+	}
+}
 
 /* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
 template <typename F, int B, bool Q8>
@@ -872,11 +803,9 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	 * wave's contiguous share taken MV_R rows at a time. */
 	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
 #if defined(HR_CUDA)
-	if (Q8 && MV_R == 1 && ws == 32 && blockDim.x <= 32u * MV_STAGE_WAVES && hr_aligned_to(vx, 16) &&
-	    row_bytes % 16 == 0) {
-		mv_staged<F, B>((const uint8_t *)vx, vy, dst, nu, nby, row_bytes, nr, ldd, yal);
-		return;
-	}
+	/* uniform over the block: every thread reaches the barrier */
+	if (Q8 && MV_R == 1 && yal && (uint64_t)B * nby * Q8_1_BYTES <= MV_Y_SHARED)
+		vy = mv_ystage<Q8 && MV_R == 1>::run(vy, (uint64_t)B * nby * Q8_1_BYTES);
 #endif
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
@@ -890,8 +819,13 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
-		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
+		if (Q8)
+			mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+			                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
+		else
+			mv_f32_quads<F, MV_R>((const uint8_t *)vx + r * row_bytes, row_bytes, nv,
+			                      (const float *)vy, nu * QK, lane, (uint64_t)ws, yal,
+			                      (float (*)[1])acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
