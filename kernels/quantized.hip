@@ -696,78 +696,6 @@ struct mv_shape {
 	static constexpr int U = 1;
 };
 
-#if defined(HR_CUDA)
-/*
- * NVIDIA, q8_1 form, a wave a row (B = 1..3): the block first copies the
- * B columns of y (q8_1 blocks, contiguous) into shared memory with
- * coalesced 32-bit loads, and the lanes read their 36-byte blocks from
- * there.  Read from global memory, a warp's 32-bit load of y touches 9
- * cache lines (lanes 36 bytes apart) and each unit takes 9 of them: about
- * 80 L1 wavefronts a unit of 32 lanes against 9 conflict-free shared reads
- * (36 / 4 = 9 is odd: the 32 lanes hit 32 banks).  Only when they fit.
- */
-#define MV_Y_SHARED 16384
-
-template <bool ON>
-struct mv_ystage {
-	static HR_INLINE const void *run(const void *vy, uint64_t nbytes)
-	{
-		(void)nbytes;
-		return vy;
-	}
-};
-
-template <>
-struct mv_ystage<true> {
-	static HR_INLINE const void *run(const void *vy, uint64_t nbytes)
-	{
-		__shared__ uint32_t ys[MV_Y_SHARED / 4];
-		const uint32_t *yw = (const uint32_t *)vy;
-
-		for (uint64_t i = threadIdx.x; i < nbytes / 4; i += blockDim.x)
-			ys[i] = yw[i];
-		__syncthreads();
-		return ys;
-	}
-};
-#endif
-
-/*
- * The f32 form, a wave over R rows: lanes take 4 consecutive columns each
- * (F::quad: the weights' 4 elements; one 16-byte load of y), a wave 4 x
- * wave size consecutive columns a step, so a warp's loads of y and of x are
- * contiguous.  A lane per 32-element unit instead reads y 128 bytes apart
- * across the lanes: 32 cache lines for each 16-byte load (26-50% of the
- * copy bandwidth on an H100).
- */
-template <typename F, int R>
-HR_DEVICE void mv_f32_quads(const uint8_t *xr, uint64_t row_bytes, int nv, const float *y,
-                            uint64_t ncols, uint64_t lane, uint64_t ws, bool y16, float (*acc)[1])
-{
-	for (uint64_t e = 4 * lane; e < ncols; e += 4 * ws) {
-		float yv[4];
-
-		if (y16) {
-			const hr_vecn<float, 4> p = *(const hr_vecn<float, 4> *)(y + e);
-
-			for (int k = 0; k < 4; k++)
-				yv[k] = p.v[k];
-		} else {
-			for (int k = 0; k < 4; k++)
-				yv[k] = y[e + k];
-		}
-#pragma unroll
-		for (int i = 0; i < R; i++) {
-			if (i < nv) {
-				float o[4];
-
-				F::quad(xr + (uint64_t)i * row_bytes + e / F::qk * F::bytes, (int)(e % F::qk), o);
-				acc[i][0] += o[0] * yv[0] + o[1] * yv[1] + o[2] * yv[2] + o[3] * yv[3];
-			}
-		}
-	}
-}
-
 /* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
 template <typename F, int B, bool Q8>
 HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, int nrows,
@@ -802,11 +730,6 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	/* A wave per row: the rows split evenly over the grid's waves, each
 	 * wave's contiguous share taken MV_R rows at a time. */
 	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
-#if defined(HR_CUDA)
-	/* uniform over the block: every thread reaches the barrier */
-	if (Q8 && MV_R == 1 && yal && (uint64_t)B * nby * Q8_1_BYTES <= MV_Y_SHARED)
-		vy = mv_ystage<Q8 && MV_R == 1>::run(vy, (uint64_t)B * nby * Q8_1_BYTES);
-#endif
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
 	const uint64_t share = (nr + waves - 1) / waves;
@@ -819,13 +742,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		if (Q8)
-			mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
-			                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
-		else
-			mv_f32_quads<F, MV_R>((const uint8_t *)vx + r * row_bytes, row_bytes, nv,
-			                      (const float *)vy, nu * QK, lane, (uint64_t)ws, yal,
-			                      (float (*)[1])acc);
+		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
