@@ -26,9 +26,11 @@ same bytes for torch, so ratio = torch time / our time (> 1: ours faster).
 The copy section measures device-to-device copy bandwidth (read + write) of
 1 GiB in the same run: the ceiling the percentages are written against.
 
-quant section, environment: HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
+quant section, environment: HR_QUANT_FORMATS="q4_0 ..." only those formats;
+HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
 beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
-"128/4 128/8 128/16"); HR_MV_MISALIGN=1 also times the library's geometry on
+"128/4 128/8 128/16"); each format's line "copy of the weights" is torch
+copying the same number of bytes (read + write): the ceiling at that size; HR_MV_MISALIGN=1 also times the library's geometry on
 copies of the weights and y 4 bytes past a 16-byte boundary ("work+4": the
 kernels' path for buffers that are not 16-byte aligned).
 """
@@ -307,6 +309,9 @@ def sec_rows():
 QF = {"q4_0": (18, 32, (0,)), "q4_1": (20, 32, (0, 2)), "q5_0": (22, 32, (0,)),
       "q5_1": (24, 32, (0, 2)), "q8_0": (34, 32, (0,)), "q4_K": (144, 256, (0, 2)),
       "q5_K": (176, 256, (0, 2)), "q6_K": (210, 256, (208,))}
+# HR_QUANT_FORMATS="q4_0 ...": only those formats (e.g. under a profiler)
+if __import__("os").environ.get("HR_QUANT_FORMATS"):
+    QF = {q: QF[q] for q in __import__("os").environ["HR_QUANT_FORMATS"].split()}
 QROWS, QCOLS = 14336, 4096
 # raw geometries tried besides the library's: (block, rows a block)
 GEOS = [tuple(int(v) for v in g.split("/")) for g in
@@ -379,6 +384,14 @@ def sec_quant():
         wbytes = QROWS * QCOLS // qk * nb
         ws = copies(wbytes, lambda i: rand_blocks(q, QROWS, QCOLS, g))
         try:
+            # the ceiling at this size: torch copying the same bytes (read +
+            # write), rotated as the kernels' inputs are (a kernel of ~10 us
+            # pays its ramp and tail, which the 1 GiB copy does not)
+            cdst = torch.empty_like(ws[0])
+            gb = gbps(2 * wbytes, gpu_time([lambda w=w: cdst.copy_(w) for w in ws]))
+            print(f"{q:6s} {'copy of the weights':26s} {'torch':>14s} {gb:6.0f} {pct(gb)}", flush=True)
+            record("quant", fmt=q, op="copy_same_bytes", gbps=gb)
+            del cdst
             # reference: our dequantizer (checked against float64 by the host
             # selftest), then torch's matmul in float64
             kd = kernel("quantized", f"dequantize_block_{q}_f32")
@@ -413,6 +426,13 @@ def sec_quant():
                                                                  C.c_int(nids)])]) for w in ws]))
             print(f"{q:6s} {'get_rows (4096 rows)':26s} {'work':>14s} {gb:6.0f} {pct(gb)}", flush=True)
             record("quant", fmt=q, op="get_rows", gbps=gb)
+            # its ceiling: torch copying its output's bytes (get_rows moves
+            # 64 MiB + 9-15 MiB, ~25 us)
+            gsrc = [torch.empty_like(gr) for _ in range(3)]
+            gb = gbps(2 * gr.numel() * 4, gpu_time([lambda s_=s_: gr.copy_(s_) for s_ in gsrc]))
+            print(f"{q:6s} {'copy of get_rows output':26s} {'torch':>14s} {gb:6.0f} {pct(gb)}", flush=True)
+            record("quant", fmt=q, op="copy_get_rows_bytes", gbps=gb)
+            del gsrc
             del wf, w64
             dst = torch.empty(B, QROWS, device="cuda")
             # geometries: the library's (work) and a wave per row, 4 or 8 rows a block

@@ -132,6 +132,14 @@ struct fmt_q4_0 {
 
 		return ((int)(j < 16 ? q & 15 : q >> 4) - 8) * ldh(b);
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = ld32(b + 2 + (j & 15)) >> (j < 16 ? 0 : 4);
+		const float d = ldh(b);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = ((int)(w >> (8 * e) & 15) - 8) * d;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		uint32_t v[4];
@@ -152,6 +160,14 @@ struct fmt_q4_1 {
 		const uint32_t q = b[4 + (j & 15)];
 
 		return (float)(j < 16 ? q & 15 : q >> 4) * ldh(b) + ldh(b + 2);
+	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = ld32(b + 4 + (j & 15)) >> (j < 16 ? 0 : 4);
+		const float d = ldh(b), m = ldh(b + 2);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = (float)(w >> (8 * e) & 15) * d + m;
 	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
@@ -175,6 +191,15 @@ HR_DEVICE uint32_t q5_get(const uint8_t *b, int j)
 	return (j < 16 ? q & 15 : q >> 4) | h << 4;
 }
 
+/* Elements j..j+3 (j a multiple of 4) of a q5 block: 4 bits and the fifth. */
+template <int OFF>
+HR_DEVICE uint32_t q5_quad(const uint8_t *b, int j)
+{
+	const uint32_t w = ld32(b + OFF + 4 + (j & 15)) >> (j < 16 ? 0 : 4);
+
+	return (w & 0x0f0f0f0fu) | spread4(ld32(b + OFF) >> j);
+}
+
 template <int OFF>
 HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
 {
@@ -196,6 +221,14 @@ struct fmt_q5_0 {
 	{
 		return ((int)q5_get<2>(b, j) - 16) * ldh(b);
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = q5_quad<2>(b, j);
+		const float d = ldh(b);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = ((int)(w >> (8 * e) & 31) - 16) * d;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		const float d = ldh(b);
@@ -213,6 +246,14 @@ struct fmt_q5_1 {
 	{
 		return (float)q5_get<4>(b, j) * ldh(b) + ldh(b + 2);
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = q5_quad<4>(b, j);
+		const float d = ldh(b), m = ldh(b + 2);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = (float)(w >> (8 * e) & 31) * d + m;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		(void)sub;
@@ -227,6 +268,14 @@ struct fmt_q8_0 {
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return (float)(int8_t)b[2 + j] * ldh(b);
+	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const uint32_t w = ld32(b + 2 + j);
+		const float d = ldh(b);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = (float)(int8_t)(uint8_t)(w >> (8 * e)) * d;
 	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
@@ -274,6 +323,20 @@ struct fmt_qK {
 		k_scale_min(b + 4, sub, &sc, &m);
 		return ldh(b) * (float)(sc * q) - ldh(b + 2) * (float)m;
 	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const int sub = j / 32, l = j % 32;
+		uint32_t w = ld32(b + qs + 32 * (sub / 2) + l) >> ((sub & 1) ? 4 : 0) & 0x0f0f0f0fu;
+		int sc, m;
+
+		if (Q5)
+			w |= (ld32(b + 16 + l) >> sub & 0x01010101u) << 4;
+		k_scale_min(b + 4, sub, &sc, &m);
+		const float d = ldh(b), dm = ldh(b + 2);
+
+		for (int e = 0; e < 4; e++)
+			o[e] = d * (float)(sc * (int)(w >> (8 * e) & 255)) - dm * (float)m;
+	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
 		uint32_t v[8];
@@ -313,6 +376,16 @@ struct fmt_q6_K {
 
 		/* (d * scale) * q as ggml: the same value, and the same sign of 0 */
 		return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + 2 * t + l / 16] * (float)(q - 32);
+	}
+	static HR_INLINE void quad(const uint8_t *b, int j, float *o)
+	{
+		const int h = j / 128, t = (j % 128) / 32, l = j % 32;
+		const uint32_t lo = ld32(b + 64 * h + 32 * (t & 1) + l) >> (t >= 2 ? 4 : 0) & 0x0f0f0f0fu;
+		const uint32_t w = lo | (ld32(b + 128 + 32 * h + l) >> (2 * t) & 0x03030303u) << 4;
+		const float ds = ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + 2 * t + l / 16];
+
+		for (int e = 0; e < 4; e++)
+			o[e] = ds * (float)((int)(w >> (8 * e) & 255) - 32);
 	}
 	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
 	{
@@ -410,26 +483,72 @@ HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
 	}
 }
 
+/*
+ * Four elements to y, one 16-byte (f32) or 8-byte (f16) store where y is
+ * aligned to it (al), else one by one.
+ */
+template <typename T>
+HR_DEVICE void store4(T *y, const float *o, bool al)
+{
+	if (al) {
+		hr_vecn<T, 4> v;
+
+#pragma unroll
+		for (int e = 0; e < 4; e++)
+			v.v[e] = hr_from_compute<T>(o[e]);
+		*(hr_vecn<T, 4> *)y = v;
+	} else {
+#pragma unroll
+		for (int e = 0; e < 4; e++)
+			y[e] = hr_from_compute<T>(o[e]);
+	}
+}
+
+/*
+ * The dequantizers and get_rows: a thread takes 4 consecutive elements
+ * (F::quad: one 32-bit word of each field they come from) and stores them
+ * at once; adjacent threads write adjacent 16 bytes (launch: vec=4).  The
+ * element-by-element form, byte loads and 4-byte stores, reached 44-53% of
+ * the copy bandwidth on an H100 (doc/BENCHMARKS.md).  k and ncols are
+ * multiples of the block, so of 4; a k that is not still ends one by one.
+ */
 template <typename F, typename T>
 HR_DEVICE void dequantize_block(const void *vx, T *y, int k)
 {
 	const uint8_t *x = (const uint8_t *)vx;
+	const uint64_t n = k > 0 ? (uint64_t)k : 0;
+	const bool al = hr_aligned_to(y, 4 * sizeof(T));
 
-	HR_GRID_STRIDE_LOOP(i, k > 0 ? k : 0)
-		y[i] = hr_from_compute<T>(F::get(x + (i / F::qk) * F::bytes, (int)(i % F::qk)));
+	HR_GRID_STRIDE_LOOP(i, n / 4) {
+		float o[4];
+		uint64_t j;
+		const uint64_t b = hr_divmod(4 * i, (uint64_t)F::qk, &j);
+
+		F::quad(x + b * F::bytes, (int)j, o);
+		store4(y + 4 * i, o, al);
+	}
+	HR_GRID_STRIDE_LOOP(i, n % 4)
+		y[n / 4 * 4 + i] = hr_from_compute<T>(F::get(x + (n / 4 * 4 + i) / F::qk * F::bytes,
+		                                              (int)((n / 4 * 4 + i) % F::qk)));
 }
 
 template <typename F>
 HR_DEVICE void get_rows(const void *vx, const uint32_t *ids, float *dst, int ncols, int nids)
 {
 	const uint8_t *x = (const uint8_t *)vx;
-	const uint64_t nc = ncols > 0 ? (uint64_t)ncols : 0, n = nc * (nids > 0 ? nids : 0);
+	const uint64_t nc = ncols > 0 ? (uint64_t)ncols / 4 * 4 : 0, n = nc * (nids > 0 ? nids : 0);
 	const uint64_t row_bytes = nc / F::qk * F::bytes;
+	const bool al = hr_aligned_to(dst, 16) && ncols % 4 == 0;
 
-	HR_GRID_STRIDE_LOOP(i, n) {
-		const uint64_t r = i / nc, c = i % nc;
+	if (nc != (uint64_t)(ncols > 0 ? ncols : 0))
+		return;         /* not a multiple of the block: not a valid row */
+	HR_GRID_STRIDE_LOOP(i, n / 4) {
+		float o[4];
+		uint64_t c;
+		const uint64_t r = hr_divmod(4 * i, nc, &c);
 
-		dst[i] = F::get(x + ids[r] * row_bytes + c / F::qk * F::bytes, (int)(c % F::qk));
+		F::quad(x + ids[r] * row_bytes + c / F::qk * F::bytes, (int)(c % F::qk), o);
+		store4(dst + 4 * i, o, al);
 	}
 }
 
