@@ -23,3 +23,8 @@ bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
 # Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
 # timed behind a GPU spin (issue 26; run by hand on the lent machine).
 EXTRA_DIST += bench/attention-prefill.py
+# The cost of the CUDA backend's -EXDEV stream check (one cuStreamGetCtx a
+# launch on a caller's stream): launches a second with and without it (run
+# by hand on the NVIDIA machine, results in doc/BENCHMARKS.md).
+noinst_PROGRAMS += bench/launch-exdev
+bench_launch_exdev_LDADD = lib/libhanzo-rocm-internal.la -ldl
