@@ -146,6 +146,7 @@ class GeometryEx(C.Structure):
 hr.hanzo_rocm_op_run.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64, C.POINTER(OpArgs)]
 hr.hanzo_rocm_kernel_geometry_ex.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64,
                                              C.POINTER(GeometryEx)]
+hr.hanzo_rocm_op_workspace.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64, C.c_void_p]
 
 
 def geometry_ex(k, rows, cols):
@@ -158,8 +159,14 @@ def geometry_ex(k, rows, cols):
 def op_runner(k, rows, cols, src=None, dst=None, named=()):
     """A callable running hanzo_rocm_op_run(k, rows, cols) with a workspace
     of the size the library asks for; named: [(name, ctypes value)]."""
-    g = geometry_ex(k, rows, cols)
-    ws = torch.empty(max(g.op_workspace, 1), dtype=torch.uint8, device="cuda")
+    nws = C.c_size_t()
+    ck(hr.hanzo_rocm_op_workspace(k, rows, cols, C.byref(nws)), "op_workspace")
+    try:
+        g = geometry_ex(k, rows, cols)
+        form, splits = (g.op_form or b"?").decode(), g.geometry.splits
+    except RuntimeError:    # a sort's row past shared memory: op_run takes the wide form
+        form, splits = "wide", 1
+    ws = torch.empty(max(nws.value, 1), dtype=torch.uint8, device="cuda")
     vals = [v for _, v in named]
     arr = (OpArg * max(len(named), 1))(*[OpArg(n.encode(), C.cast(C.pointer(v), C.c_void_p),
                                                C.sizeof(v)) for n, v in named])
@@ -168,15 +175,14 @@ def op_runner(k, rows, cols, src=None, dst=None, named=()):
     a.src = src.data_ptr() if src is not None else None
     a.dst = dst.data_ptr() if dst is not None else None
     a.workspace = ws.data_ptr()
-    a.workspace_size = g.op_workspace
+    a.workspace_size = nws.value
     a.named = arr
     a.n_named = len(named)
 
     def run():
         ck(hr.hanzo_rocm_op_run(k, rows, cols, C.byref(a)), "op_run")
     run.keep = (ws, vals, arr, a, src, dst)
-    run.form = (g.op_form or b"?").decode()
-    run.splits = g.geometry.splits
+    run.form, run.splits = form, splits
     return run
 
 
