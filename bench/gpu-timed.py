@@ -290,6 +290,20 @@ def our_op(op, t, form):
         if op == "add_rmsnorm":
             a.residual, a.residual_out = r.data_ptr(), ro.data_ptr()
         return run
+    if form.startswith("b"):  # the one-pass kernel on a raw grid: rows blocks of form[1:] threads
+        blk = int(form[1:])
+        if op in RED:
+            k = kernel("reduce", f"fast_{op}_{s}")
+            v = [C.c_size_t(rows * cols), C.c_size_t(cols), C.c_size_t(0), Layout(), p(x), p(out)]
+        else:
+            k = kernel("norm", f"{op}_{s}")
+            bs = C.c_int(blk)
+            v = {"softmax": [p(x), p(out), C.c_int(cols)],
+                 "rmsnorm": [p(x), p(out), p(w), C.c_int(cols), bs, C.c_float(EPS)],
+                 "layernorm": [p(x), p(out), p(w), p(b), C.c_int(cols), bs, C.c_float(EPS)],
+                 "add_rmsnorm": [p(x), p(r), p(out), p(ro), p(w), C.c_int(cols), bs,
+                                 C.c_float(EPS)]}[op]
+        return launcher([(k, (rows, blk), None, v)])
     if op in RED:
         head = [C.c_size_t(rows * cols), C.c_size_t(cols), C.c_size_t(0), Layout(), p(x)]
         if form == "one":
@@ -343,6 +357,11 @@ def check_rows(op, got, ref, x):
     return d, tol
 
 
+# HR_ROW_BLOCKS="256 512": also the one-pass kernels on a raw grid of rows
+# blocks of each size (forms b256 ...; rows lines end with "b256:GB/s")
+ROW_BLOCKS = tuple(f"b{b}" for b in __import__("os").environ.get("HR_ROW_BLOCKS", "").split())
+
+
 def sec_rows():
     g = torch.Generator(device="cuda").manual_seed(7)
     print(f"{'op':11s} {'dtype':5s} {'shape':>12s} {'torch':>6s} {'one':>6s} {'two':>6s} {'op':>6s} "
@@ -371,7 +390,7 @@ def sec_rows():
                     nbytes = row_bytes(op, rows, cols, esz)
                     res["torch_gbps"] = gbps(nbytes, gpu_time([torch_op(op, t) for t in ts]))
                     diff = 0.0
-                    for form in ("one", "two", "op"):
+                    for form in ("one", "two", "op") + ROW_BLOCKS:
                         runs = [our_op(op, t, form) for t in ts]
                         t = ts[0]
                         ref = torch_op(op, t)()
@@ -397,7 +416,8 @@ def sec_rows():
                     print(f"{op:11s} {res['dtype']:5s} {rows:>5d}x{cols:<6d} {res['torch_gbps']:6.0f} "
                           f"{res['one_gbps']:6.0f} {res['two_gbps']:6.0f} {res['op_gbps']:6.0f} "
                           f"{res['auto']:>11s} "
-                          f"{res['ratio']:6.2f} {res['splits']:3d} {len(ts):3d} {diff:9.2g}", flush=True)
+                          f"{res['ratio']:6.2f} {res['splits']:3d} {len(ts):3d} {diff:9.2g}"
+                          + "".join(f" {f}:{res[f + '_gbps']:.0f}" for f in ROW_BLOCKS), flush=True)
                 except Exception as e:  # one op's failure must not hide the others
                     print(f"{op:11s} {SUF[dt]:5s} {rows:>5d}x{cols:<6d} FAILED: {e}", flush=True)
                     res["error"] = str(e)

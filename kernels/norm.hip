@@ -184,6 +184,9 @@ HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 	typename NV::V *vd = (typename NV::V *)dst;
 	C c[NV::K][NV::N], m = (C)-INFINITY, s = 0;
 
+	/* One block reduction, not two (max, then sum): each thread takes its
+	 * own values' max m and e = exp(x - m), the block merges the (m, sum e)
+	 * pairs, and each thread rescales by exp(m - M) / S. */
 	norm_load(src, nv, c);
 #pragma unroll
 	for (int i = 0; i < NV::K; i++)
@@ -191,16 +194,28 @@ HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 #pragma unroll
 			for (int k = 0; k < NV::N; k++)
 				m = hr_max(m, c[i][k]);
-	m = hr_block_reduce(m, hr_op_max());
+	if (m != (C)-INFINITY) {        /* a thread of -inf only (or none): (-inf, 0) */
 #pragma unroll
-	for (int i = 0; i < NV::K; i++)
-		if (norm_pack(i) < nv)
+		for (int i = 0; i < NV::K; i++)
+			if (norm_pack(i) < nv)
 #pragma unroll
-			for (int k = 0; k < NV::N; k++) {
-				c[i][k] = hr_exp(c[i][k] - m);
-				s += c[i][k];
-			}
-	s = hr_block_reduce(s, hr_op_sum());
+				for (int k = 0; k < NV::N; k++) {
+					c[i][k] = hr_exp(c[i][k] - m);
+					s += c[i][k];
+				}
+	} else {
+#pragma unroll
+		for (int i = 0; i < NV::K; i++)
+#pragma unroll
+			for (int k = 0; k < NV::N; k++)
+				c[i][k] = (C)0;
+	}
+	hr_maxsum<C> a = { m, s };
+
+	a = hr_block_reduce(a, hr_op_maxsum());
+	/* a row of -inf: M = -inf, S = 0: 0 * NaN / 0 = NaN, as before */
+	const C f = hr_exp(m - a.m) / a.s;
+
 #pragma unroll
 	for (int i = 0; i < NV::K; i++)
 		if (norm_pack(i) < nv) {
@@ -208,7 +223,7 @@ HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 
 #pragma unroll
 			for (int k = 0; k < NV::N; k++)
-				q.v[k] = hr_from_compute<T>(c[i][k] / s);
+				q.v[k] = hr_from_compute<T>(c[i][k] * f);
 			vd[norm_pack(i)] = q;
 		}
 }
@@ -348,14 +363,21 @@ HR_DEVICE void layernorm_row(const T *x, T *dst, const T *alpha, const T *beta, 
 		const uint64_t nv = n / NV::N;
 		C c[NV::K][NV::N];
 
+		C cnt = 0;
+
+		/* One block reduction, not two (mean, then variance): each
+		 * thread's count, mean and M2 over its own values (two passes
+		 * over registers), merged by Chan's rule (hr_op_meanm2). */
 		norm_load(x + off, nv, c);
 #pragma unroll
 		for (int i = 0; i < NV::K; i++)
-			if (norm_pack(i) < nv)
+			if (norm_pack(i) < nv) {
+				cnt += (C)NV::N;
 #pragma unroll
 				for (int k = 0; k < NV::N; k++)
 					sum += c[i][k];
-		mean = hr_block_reduce(sum, hr_op_sum()) / (C)n;
+			}
+		mean = cnt > (C)0 ? sum / cnt : (C)0;
 #pragma unroll
 		for (int i = 0; i < NV::K; i++)
 			if (norm_pack(i) < nv)
@@ -364,8 +386,10 @@ HR_DEVICE void layernorm_row(const T *x, T *dst, const T *alpha, const T *beta, 
 					C d = c[i][k] - mean;
 					var += d * d;
 				}
-		var = hr_block_reduce(var, hr_op_sum()) / (C)n;
-		norm_store(dst + off, alpha, beta, nv, c, mean, (C)1 / hr_sqrt(var + (C)eps));
+		hr_meanm2<C> a = { cnt, mean, var };
+
+		a = hr_block_reduce(a, hr_op_meanm2());
+		norm_store(dst + off, alpha, beta, nv, c, a.mean, (C)1 / hr_sqrt(a.m2 / (C)n + (C)eps));
 		return;
 	}
 	x += off;
