@@ -137,9 +137,9 @@ def sec_ops():
             tt = gpu_time([lambda: F.conv2d(x, w, padding=1)])
             to = gpu_time([direct])
             print(f"{'conv2d direct ' + s:22s} {'8x64x56x56, 64x64x3x3':>30s} "
-                  f"{flop / tt / 1e9:7.0f} {flop / to / 1e9:7.0f} {tt / to:6.2f}  (GFLOP/s)", flush=True)
-            T.record("ops", op=f"conv2d direct {s}", torch_gflops=flop / tt / 1e9,
-                     gflops=flop / to / 1e9, ratio=tt / to)
+                  f"{flop / tt / 1e9:7.0f} {flop / to / 1e9:7.1f} {tt / to:6.2f}  (TFLOP/s)", flush=True)
+            T.record("ops", op=f"conv2d direct {s}", torch_tflops=flop / tt / 1e9,
+                     tflops=flop / to / 1e9, ratio=tt / to)
             # candle's path: im2col (ours) then a matmul (torch's cuBLAS)
             col = torch.empty(B, H, W, Ci, K, K, dtype=dt, device="cuda")
             ki = kernel("conv", f"im2col_{s}")
@@ -160,11 +160,11 @@ def sec_ops():
             ti = gpu_time([im])
             tc = gpu_time([candle])
             print(f"{'im2col+mm ' + s:22s} {'8x64x56x56, 64x64x3x3':>30s} "
-                  f"{flop / tt / 1e9:7.0f} {flop / tc / 1e9:7.0f} {tt / tc:6.2f}  (GFLOP/s; im2col alone "
+                  f"{flop / tt / 1e9:7.1f} {flop / tc / 1e9:7.1f} {tt / tc:6.2f}  (TFLOP/s; im2col alone "
                   f"{gbps(x.numel() * x_esz(dt) + col.numel() * x_esz(dt), ti):.0f} GB/s, "
                   f"{100 * ti / tc:.0f}% of the time)", flush=True)
-            T.record("ops", op=f"im2col+matmul {s}", torch_gflops=flop / tt / 1e9,
-                     gflops=flop / tc / 1e9, ratio=tt / tc,
+            T.record("ops", op=f"im2col+matmul {s}", torch_tflops=flop / tt / 1e9,
+                     tflops=flop / tc / 1e9, ratio=tt / tc,
                      im2col_gbps=gbps(x.numel() * x_esz(dt) + col.numel() * x_esz(dt), ti))
             del col
         except Exception as ex:

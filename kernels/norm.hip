@@ -81,9 +81,12 @@ HR_DEVICE typename hr_compute<T>::type weight_or(const T *w, uint64_t j, float d
  * Other rows (odd ncols, views at odd offsets, longer rows, f64) take the
  * scalar loops below.  The choice depends only on the arguments and
  * blockDim, so it is the same for every thread of the block (the barriers
- * of the reductions stay uniform).  16 elements: the default geometry gives
- * 8 per thread up to 8192 columns, 16 up to 16384; more registers per thread
- * would cost occupancy (1024-thread blocks get 64 registers on NVIDIA).
+ * of the reductions stay uniform).  16 elements: the default geometry
+ * (per_thread=16 in norm.list) gives every thread 16 up to 16384 columns -
+ * half the threads of 8 a thread, so half the waves in each block reduction:
+ * on an H100 softmax and layernorm at 4096^2 and 8192^2 went from 0.6-0.9x
+ * torch to above it (doc/BENCHMARKS.md); more registers per thread would
+ * cost occupancy (1024-thread blocks get 64 registers on NVIDIA).
  */
 #define NORM_CACHE 16
 
@@ -184,9 +187,6 @@ HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 	typename NV::V *vd = (typename NV::V *)dst;
 	C c[NV::K][NV::N], m = (C)-INFINITY, s = 0;
 
-	/* One block reduction, not two (max, then sum): each thread takes its
-	 * own values' max m and e = exp(x - m), the block merges the (m, sum e)
-	 * pairs, and each thread rescales by exp(m - M) / S. */
 	norm_load(src, nv, c);
 #pragma unroll
 	for (int i = 0; i < NV::K; i++)
@@ -194,28 +194,16 @@ HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 #pragma unroll
 			for (int k = 0; k < NV::N; k++)
 				m = hr_max(m, c[i][k]);
-	if (m != (C)-INFINITY) {        /* a thread of -inf only (or none): (-inf, 0) */
+	m = hr_block_reduce(m, hr_op_max());
 #pragma unroll
-		for (int i = 0; i < NV::K; i++)
-			if (norm_pack(i) < nv)
+	for (int i = 0; i < NV::K; i++)
+		if (norm_pack(i) < nv)
 #pragma unroll
-				for (int k = 0; k < NV::N; k++) {
-					c[i][k] = hr_exp(c[i][k] - m);
-					s += c[i][k];
-				}
-	} else {
-#pragma unroll
-		for (int i = 0; i < NV::K; i++)
-#pragma unroll
-			for (int k = 0; k < NV::N; k++)
-				c[i][k] = (C)0;
-	}
-	hr_maxsum<C> a = { m, s };
-
-	a = hr_block_reduce(a, hr_op_maxsum());
-	/* a row of -inf: M = -inf, S = 0: 0 * NaN / 0 = NaN, as before */
-	const C f = hr_exp(m - a.m) / a.s;
-
+			for (int k = 0; k < NV::N; k++) {
+				c[i][k] = hr_exp(c[i][k] - m);
+				s += c[i][k];
+			}
+	s = hr_block_reduce(s, hr_op_sum());
 #pragma unroll
 	for (int i = 0; i < NV::K; i++)
 		if (norm_pack(i) < nv) {
@@ -223,7 +211,7 @@ HR_DEVICE void softmax_cached(const T *src, T *dst, uint64_t n)
 
 #pragma unroll
 			for (int k = 0; k < NV::N; k++)
-				q.v[k] = hr_from_compute<T>(c[i][k] * f);
+				q.v[k] = hr_from_compute<T>(c[i][k] / s);
 			vd[norm_pack(i)] = q;
 		}
 }
@@ -363,21 +351,14 @@ HR_DEVICE void layernorm_row(const T *x, T *dst, const T *alpha, const T *beta, 
 		const uint64_t nv = n / NV::N;
 		C c[NV::K][NV::N];
 
-		C cnt = 0;
-
-		/* One block reduction, not two (mean, then variance): each
-		 * thread's count, mean and M2 over its own values (two passes
-		 * over registers), merged by Chan's rule (hr_op_meanm2). */
 		norm_load(x + off, nv, c);
 #pragma unroll
 		for (int i = 0; i < NV::K; i++)
-			if (norm_pack(i) < nv) {
-				cnt += (C)NV::N;
+			if (norm_pack(i) < nv)
 #pragma unroll
 				for (int k = 0; k < NV::N; k++)
 					sum += c[i][k];
-			}
-		mean = cnt > (C)0 ? sum / cnt : (C)0;
+		mean = hr_block_reduce(sum, hr_op_sum()) / (C)n;
 #pragma unroll
 		for (int i = 0; i < NV::K; i++)
 			if (norm_pack(i) < nv)
@@ -386,10 +367,8 @@ HR_DEVICE void layernorm_row(const T *x, T *dst, const T *alpha, const T *beta, 
 					C d = c[i][k] - mean;
 					var += d * d;
 				}
-		hr_meanm2<C> a = { cnt, mean, var };
-
-		a = hr_block_reduce(a, hr_op_meanm2());
-		norm_store(dst + off, alpha, beta, nv, c, a.mean, (C)1 / hr_sqrt(a.m2 / (C)n + (C)eps));
+		var = hr_block_reduce(var, hr_op_sum()) / (C)n;
+		norm_store(dst + off, alpha, beta, nv, c, mean, (C)1 / hr_sqrt(var + (C)eps));
 		return;
 	}
 	x += off;
