@@ -137,7 +137,7 @@ def sec_ops():
             tt = gpu_time([lambda: F.conv2d(x, w, padding=1)])
             to = gpu_time([direct])
             print(f"{'conv2d direct ' + s:22s} {'8x64x56x56, 64x64x3x3':>30s} "
-                  f"{flop / tt / 1e9:7.0f} {flop / to / 1e9:7.1f} {tt / to:6.2f}  (TFLOP/s)", flush=True)
+                  f"{flop / tt / 1e9:7.1f} {flop / to / 1e9:7.1f} {tt / to:6.2f}  (TFLOP/s)", flush=True)
             T.record("ops", op=f"conv2d direct {s}", torch_tflops=flop / tt / 1e9,
                      tflops=flop / to / 1e9, ratio=tt / to)
             # candle's path: im2col (ours) then a matmul (torch's cuBLAS)
