@@ -140,55 +140,21 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
  * The decode's fast path: 2-byte K/V (f16, bf16), head dims 64, 128, 256,
  * 16-byte aligned caches.  Each key's row is read by LK = D / 8 lanes with
  * one 16-byte load each (8 dims a lane: lane l holds dims 8 l .. 8 l + 7),
- * KR = 128 / LK keys a row of loads, U rows of loads a tile, the next
- * tile's loads in flight while this tile's math runs (2 x U x 2 x 16 bytes
- * of K and V a thread).  With GH = 4 query heads sharing a KV head (group
- * % 4 == 0, and enough blocks that a quarter of them fill the GPU), the
- * block of the group's first head takes all 4 over the same keys - each
- * key is read once, not once a head - and the other heads' blocks return
- * at once; otherwise GH = 1.  The state, the
+ * KR = 128 / LK keys a row of loads, U rows of loads in flight a thread
+ * (U x 2 x 16 bytes of K and V).  With GH query heads sharing a KV head
+ * (group % GH == 0), the block of the group's first head takes all GH of
+ * them over the same keys - each key is read from memory once, not once a
+ * head - and the other heads' blocks return at once.  The state, the
  * per-head merge through shared memory and what is written (out and lse,
  * or the split's partials) are those of the portable path below.
  */
-#define ATT_DEC_U 4
+#define ATT_DEC_U 8
 
 template <int D>
 HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v)
 {
 	return esize == 2 && (D == 64 || D == 128 || D == 256) && hr_aligned_to(k, 16) &&
 	       hr_aligned_to(v, 16);
-}
-
-/* Keys base + u * KR + kr (u < U) of [.., end): this lane's 16 bytes of
- * each K and V row; ok[u] false for keys past end or in an invalid block. */
-template <typename T, int D>
-HR_DEVICE void att_dec_load(hr_vecn<T, 8> (&kp)[ATT_DEC_U], hr_vecn<T, 8> (&vp)[ATT_DEC_U],
-			    bool (&ok)[ATT_DEC_U], int64_t base, int64_t end, int kr, int lane,
-			    const int32_t *bt, const T *key_cache, const T *value_cache,
-			    uint64_t block_size, uint64_t num_kv_heads, uint64_t kvh,
-			    uint64_t num_blocks)
-{
-	constexpr int KR = ATT_BLOCK / (D / 8);
-
-#pragma unroll
-	for (int u = 0; u < ATT_DEC_U; u++) {
-		const int64_t j = base + u * KR + kr;
-
-		ok[u] = j < end;
-		if (ok[u]) {
-			uint64_t r;
-			const int64_t b = bt[hr_divmod((uint64_t)j, block_size, &r)];
-
-			ok[u] = b >= 0 && (uint64_t)b < num_blocks;
-			if (ok[u]) {
-				const uint64_t off = (((uint64_t)b * block_size + r) * num_kv_heads + kvh) *
-						     D + lane * 8;
-
-				kp[u] = *(const hr_vecn<T, 8> *)(key_cache + off);
-				vp[u] = *(const hr_vecn<T, 8> *)(value_cache + off);
-			}
-		}
-	}
 }
 
 template <typename T, int D, int GH>
@@ -237,19 +203,29 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				acc[g][e] = 0.f;
 			}
 		}
-		/* Tile t's loads are issued before tile t - 1's math (registers
-		 * for two tiles of U keys a thread), so the math hides the
-		 * latency of the loads instead of waiting for them. */
-		V kp[ATT_DEC_U], vp[ATT_DEC_U], kn[ATT_DEC_U], vn[ATT_DEC_U];
-		bool ok[ATT_DEC_U], okn[ATT_DEC_U];
-
-		att_dec_load<T, D>(kp, vp, ok, begin, end, kr, lane, bt, key_cache, value_cache,
-				   block_size, num_kv_heads, kvh, num_blocks);
 		for (int64_t base = begin; base < end; base += KR * ATT_DEC_U) {
-			const int64_t next = base + KR * ATT_DEC_U;
+			V kp[ATT_DEC_U], vp[ATT_DEC_U];
+			bool ok[ATT_DEC_U];
 
-			att_dec_load<T, D>(kn, vn, okn, next, end, kr, lane, bt, key_cache, value_cache,
-					   block_size, num_kv_heads, kvh, num_blocks);
+#pragma unroll
+			for (int u = 0; u < ATT_DEC_U; u++) {
+				const int64_t j = base + u * KR + kr;
+
+				ok[u] = j < end;
+				if (ok[u]) {
+					uint64_t r;
+					const int64_t b = bt[hr_divmod((uint64_t)j, block_size, &r)];
+
+					ok[u] = b >= 0 && (uint64_t)b < num_blocks;
+					if (ok[u]) {
+						const uint64_t off = (((uint64_t)b * block_size + r) *
+								      num_kv_heads + kvh) * D + lane * 8;
+
+						kp[u] = *(const V *)(key_cache + off);
+						vp[u] = *(const V *)(value_cache + off);
+					}
+				}
+			}
 #pragma unroll
 			for (int g = 0; g < GH; g++) {
 				float sc[ATT_DEC_U], mx = m[g];
@@ -295,12 +271,6 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 						acc[g][e] += pu * hr_to_f32(vp[u].v[e]);
 				}
 				m[g] = mx;
-			}
-#pragma unroll
-			for (int u = 0; u < ATT_DEC_U; u++) {
-				kp[u] = kn[u];
-				vp[u] = vn[u];
-				ok[u] = okn[u];
 			}
 		}
 
@@ -383,11 +353,7 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 
 	/* KR = 1024 / D key slots of D floats fit sm_acc (16 x D), sm_m, sm_l. */
 	if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache)) {
-		/* 4 heads a block when that still leaves >= 1024 blocks working:
-		 * with fewer, the idle 3 of 4 blocks cost more (too few warps to
-		 * hide the loads) than reading each key once per head (from L2
-		 * for the 2nd to 4th: the 4 blocks of a KV head run together). */
-		if (group % 4 == 0 && (uint64_t)gridDim.x * gridDim.y >= 4096)
+		if (group % 4 == 0)
 			paged_decode_fast<T, D, 4>(out, lse, ws, q, key_cache, value_cache, block_tables,
 						   seq_lens, alibi_slopes, num_seqs, num_heads,
 						   num_kv_heads, block_size, max_blocks_per_seq,
