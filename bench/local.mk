@@ -28,3 +28,6 @@ EXTRA_DIST += bench/attention-prefill.py
 # by hand on the NVIDIA machine, results in doc/BENCHMARKS.md).
 noinst_PROGRAMS += bench/launch-exdev
 bench_launch_exdev_LDADD = lib/libhanzo-rocm-internal.la -ldl
+# Issue 29's tables (rows, index, ops, decode, the stream check) on the lent
+# NVIDIA machine: bench/gpu-rows-ops.sh BUILDDIR OUTDIR [CACHEDIR].
+EXTRA_DIST += bench/gpu-ops.py bench/gpu-rows-ops.sh
