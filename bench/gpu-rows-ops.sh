@@ -28,7 +28,8 @@ export HANZO_ROCM_CONF="$tmp/conf" HANZO_ROCM_PLUGIN_PATH="$B/plugins/.libs" PYT
 L="$B/lib/.libs/libhanzo-rocm.so.1"
 { date -u '+%Y-%m-%d %H:%M UTC'; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c 'import torch; print("torch", torch.__version__)'; } | tee "$O/device.txt"
-for s in ${*:-selftest exdev rows index ops decode}; do
+[ $# -gt 0 ] || set -- selftest exdev rows index ops decode
+for s in "$@"; do
 	echo "== $s"
 	case $s in
 	selftest)
