@@ -81,12 +81,9 @@ HR_DEVICE typename hr_compute<T>::type weight_or(const T *w, uint64_t j, float d
  * Other rows (odd ncols, views at odd offsets, longer rows, f64) take the
  * scalar loops below.  The choice depends only on the arguments and
  * blockDim, so it is the same for every thread of the block (the barriers
- * of the reductions stay uniform).  16 elements: the default geometry
- * (per_thread=16 in norm.list) gives every thread 16 up to 16384 columns -
- * half the threads of 8 a thread, so half the waves in each block reduction:
- * on an H100 softmax and layernorm at 4096^2 and 8192^2 went from 0.6-0.9x
- * torch to above it (doc/BENCHMARKS.md); more registers per thread would
- * cost occupancy (1024-thread blocks get 64 registers on NVIDIA).
+ * of the reductions stay uniform).  16 elements: the default geometry gives
+ * 8 per thread up to 8192 columns, 16 up to 16384; more registers per thread
+ * would cost occupancy (1024-thread blocks get 64 registers on NVIDIA).
  */
 #define NORM_CACHE 16
 
