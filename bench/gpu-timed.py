@@ -128,7 +128,70 @@ def p(t):
     return C.c_uint64(t.data_ptr())
 
 
+# ---- hanzo_rocm_op_run: the form the library picks ------------------------
+class OpArg(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("value", C.c_void_p), ("bytes", C.c_size_t)]
+
+
+class OpArgs(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("src", C.c_void_p), ("dst", C.c_void_p),
+                ("alpha", C.c_void_p), ("beta", C.c_void_p), ("residual", C.c_void_p),
+                ("residual_out", C.c_void_p), ("eps", C.c_float), ("workspace", C.c_void_p),
+                ("workspace_size", C.c_size_t), ("stream", C.c_void_p),
+                ("named", C.POINTER(OpArg)), ("n_named", C.c_size_t), ("batch", C.c_size_t)]
+
+
+class GeometryEx(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("geometry", Geometry), ("workspace", C.c_size_t),
+                ("op_workspace", C.c_size_t), ("op_form", C.c_char_p), ("op_passes", C.c_uint)]
+
+
+hr.hanzo_rocm_op_run.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64, C.POINTER(OpArgs)]
+hr.hanzo_rocm_kernel_geometry_ex.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64,
+                                             C.POINTER(GeometryEx)]
+hr.hanzo_rocm_op_workspace.argtypes = [C.c_void_p, C.c_uint64, C.c_uint64, C.c_void_p]
+
+
+def geometry_ex(k, rows, cols):
+    g = GeometryEx()
+    g.size = C.sizeof(g)
+    ck(hr.hanzo_rocm_kernel_geometry_ex(k, rows, cols, C.byref(g)), "geometry_ex")
+    return g
+
+
+def op_runner(k, rows, cols, src=None, dst=None, named=()):
+    """A callable running hanzo_rocm_op_run(k, rows, cols) with a workspace
+    of the size the library asks for; named: [(name, ctypes value)]."""
+    nws = C.c_size_t()
+    ck(hr.hanzo_rocm_op_workspace(k, rows, cols, C.byref(nws)), "op_workspace")
+    try:
+        g = geometry_ex(k, rows, cols)
+        form, splits = (g.op_form or b"?").decode(), g.geometry.splits
+    except RuntimeError:    # a sort's row past shared memory: op_run takes the wide form
+        form, splits = "wide", 1
+    ws = torch.empty(max(nws.value, 1), dtype=torch.uint8, device="cuda")
+    vals = [v for _, v in named]
+    arr = (OpArg * max(len(named), 1))(*[OpArg(n.encode(), C.cast(C.pointer(v), C.c_void_p),
+                                               C.sizeof(v)) for n, v in named])
+    a = OpArgs()
+    a.size = C.sizeof(a)
+    a.src = src.data_ptr() if src is not None else None
+    a.dst = dst.data_ptr() if dst is not None else None
+    a.workspace = ws.data_ptr()
+    a.workspace_size = nws.value
+    a.named = arr
+    a.n_named = len(named)
+
+    def run():
+        ck(hr.hanzo_rocm_op_run(k, rows, cols, C.byref(a)), "op_run")
+    run.keep = (ws, vals, arr, a, src, dst)
+    run.form, run.splits = form, splits
+    return run
+
+
 # ---- timing: gpu_time is bench/gpu_spin.py's -------------------------------
+
+
 def copies(nbytes, make):
     """Enough copies (make(i)) that a rotation over them exceeds 3 x L2."""
     return [make(i) for i in range(max(1, math.ceil(3 * L2 / max(nbytes, 1))))]
@@ -191,6 +254,31 @@ def our_op(op, t, form):
     x, out, w, b, r, ro = t["x"], t["out"], t["w"], t["b"], t["r"], t["ro"]
     rows, cols = x.shape
     s = SUF[x.dtype]
+    if form == "op":     # hanzo_rocm_op_run on the one-pass kernel: the library's pick
+        k = kernel("reduce", f"fast_{op}_{s}") if op in RED else kernel("norm", f"{op}_{s}")
+        run = op_runner(k, rows, cols, x, out)
+        a = run.keep[3]
+        if op in ("rmsnorm", "layernorm", "add_rmsnorm"):
+            a.alpha, a.eps = w.data_ptr(), EPS
+        if op == "layernorm":
+            a.beta = b.data_ptr()
+        if op == "add_rmsnorm":
+            a.residual, a.residual_out = r.data_ptr(), ro.data_ptr()
+        return run
+    if form.startswith("b"):  # the one-pass kernel on a raw grid: rows blocks of form[1:] threads
+        blk = int(form[1:])
+        if op in RED:
+            k = kernel("reduce", f"fast_{op}_{s}")
+            v = [C.c_size_t(rows * cols), C.c_size_t(cols), C.c_size_t(0), Layout(), p(x), p(out)]
+        else:
+            k = kernel("norm", f"{op}_{s}")
+            bs = C.c_int(blk)
+            v = {"softmax": [p(x), p(out), C.c_int(cols)],
+                 "rmsnorm": [p(x), p(out), p(w), C.c_int(cols), bs, C.c_float(EPS)],
+                 "layernorm": [p(x), p(out), p(w), p(b), C.c_int(cols), bs, C.c_float(EPS)],
+                 "add_rmsnorm": [p(x), p(r), p(out), p(ro), p(w), C.c_int(cols), bs,
+                                 C.c_float(EPS)]}[op]
+        return launcher([(k, (rows, blk), None, v)])
     if op in RED:
         head = [C.c_size_t(rows * cols), C.c_size_t(cols), C.c_size_t(0), Layout(), p(x)]
         if form == "one":
@@ -244,10 +332,16 @@ def check_rows(op, got, ref, x):
     return d, tol
 
 
+# HR_ROW_BLOCKS="256 512": also the one-pass kernels on a raw grid of rows
+# blocks of each size (forms b256 ...; rows lines end with "b256:GB/s")
+ROW_BLOCKS = tuple(f"b{b}" for b in __import__("os").environ.get("HR_ROW_BLOCKS", "").split())
+
+
 def sec_rows():
     g = torch.Generator(device="cuda").manual_seed(7)
-    print(f"{'op':11s} {'dtype':5s} {'shape':>12s} {'torch':>6s} {'one':>6s} {'two':>6s} "
-          f"{'auto':>4s} {'ratio':>6s} {'S':>3s} {'copies':>3s} {'max|diff|':>9s}  (GB/s)", flush=True)
+    print(f"{'op':11s} {'dtype':5s} {'shape':>12s} {'torch':>6s} {'one':>6s} {'two':>6s} {'op':>6s} "
+          f"{'op_run form':>11s} {'ratio':>6s} {'S':>3s} {'copies':>3s} {'max|diff|':>9s}  (GB/s; "
+          f"ratio = op_run / torch)", flush=True)
     for shape in [(4096, 4096), (8192, 8192), (32, 151936)]:
         for dt in (torch.float32, torch.bfloat16):
             rows, cols = shape
@@ -271,7 +365,7 @@ def sec_rows():
                     nbytes = row_bytes(op, rows, cols, esz)
                     res["torch_gbps"] = gbps(nbytes, gpu_time([torch_op(op, t) for t in ts]))
                     diff = 0.0
-                    for form in ("one", "two"):
+                    for form in ("one", "two", "op") + ROW_BLOCKS:
                         runs = [our_op(op, t, form) for t in ts]
                         t = ts[0]
                         ref = torch_op(op, t)()
@@ -291,12 +385,14 @@ def sec_rows():
                     fam, nm = ("reduce", f"fast_{op}_split_{SUF[dt]}") if op in RED else \
                         ("norm", f"{op}_split_{SUF[dt]}")
                     res["splits"] = geometry(kernel(fam, nm), rows, cols).splits
-                    res["auto"] = "two" if rows < 2 * SMS else "one"
-                    res["ratio"] = res[f"{res['auto']}_gbps"] / res["torch_gbps"]
+                    res["auto"] = op_runner(kernel(fam, nm.replace("_split", "")), rows, cols).form
+                    res["ratio"] = res["op_gbps"] / res["torch_gbps"]
                     res["max_diff"] = diff
                     print(f"{op:11s} {res['dtype']:5s} {rows:>5d}x{cols:<6d} {res['torch_gbps']:6.0f} "
-                          f"{res['one_gbps']:6.0f} {res['two_gbps']:6.0f} {res['auto']:>4s} "
-                          f"{res['ratio']:6.2f} {res['splits']:3d} {len(ts):3d} {diff:9.2g}", flush=True)
+                          f"{res['one_gbps']:6.0f} {res['two_gbps']:6.0f} {res['op_gbps']:6.0f} "
+                          f"{res['auto']:>11s} "
+                          f"{res['ratio']:6.2f} {res['splits']:3d} {len(ts):3d} {diff:9.2g}"
+                          + "".join(f" {f}:{res[f + '_gbps']:.0f}" for f in ROW_BLOCKS), flush=True)
                 except Exception as e:  # one op's failure must not hide the others
                     print(f"{op:11s} {SUF[dt]:5s} {rows:>5d}x{cols:<6d} FAILED: {e}", flush=True)
                     res["error"] = str(e)

@@ -332,6 +332,9 @@ static const struct dcase dcases[] = {
 	  false, false, true, true, false },
 	{ "split2-ws-null", 2, 2, 1, 16, 0, 0, { 7, 20 }, -1, 2,
 	  false, false, true, false, true },
+	/* 4096 blocks, GQA 4: the 2-byte fast path, 4 heads a block (3 of 4 return) */
+	{ "gqa4-4096-blocks", 2, 32, 8, 16, 0, 0, { 300, 45 }, -1, 64,
+	  false, false, true, false, false },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,

@@ -101,12 +101,15 @@ static const struct ccase pool_cases[] = {
 	{ "k3x2s2x3", 1, 2, 0, 9, 14, 3, 2, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 1, true, false, false, false },
 	{ "overlap", 1, 3, 0, 7, 8, 3, 3, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 2, true, false, false, false },
 	{ "nan", 1, 2, 0, 9, 10, 2, 3, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, false, true, false, false },
+	/* 8 outputs a row: the kernels' 4-outputs-a-thread path */
+	{ "k2s2-row8", 2, 3, 0, 11, 17, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, true, false, false, false },
 };
 
 static const struct ccase nearest_cases[] = {
 	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false },
 	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false },
 	{ "x2x3", 1, 2, 0, 6, 6, 0, 0, 0, 0, 0, 0, 0, 0, 12, 18, 0, 0, 2, false, false, false, false },
+	{ "row12", 2, 3, 0, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 10, 12, 0, 0, 2, true, false, false, false },
 };
 
 static const struct ccase bilinear_cases[] = {
@@ -117,6 +120,8 @@ static const struct ccase bilinear_cases[] = {
 	/* Factors that do not match the sizes: positions past the image. */
 	{ "scale", 1, 2, 0, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 9, 11, 2.0, 1.5, 1, false, false, false, true },
 	{ "one_corners", 1, 2, 0, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, true, false, true, false },
+	/* 16 outputs a row: the kernel's 4-outputs-a-thread path */
+	{ "row16", 2, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 16, 0, 0, 2, true, false, false, false },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

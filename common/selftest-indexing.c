@@ -82,22 +82,23 @@ struct xcase {
 };
 
 static void run_case(struct st_device *d, const struct st_kernel *k,
-                     struct hanzo_rocm_kernel *kh, bool strided, size_t rw, struct st_result *res)
+                     struct hanzo_rocm_kernel *kh, bool strided, size_t rw, size_t nid,
+                     struct st_result *res)
 {
 	const enum st_dtype it = k->in[0], dt = k->out;
 	const size_t isz = st_dtype_size(it), sz = st_dtype_size(dt);
 	const bool sel = k->op == X_IS || k->op == X_GATHER;
-	/* Element counts: is/gather read [L, SRC, R], write [L, IDS, R];
-	 * ia/s/sa read [L, IDS, R] and update [L, SRC, R]. */
-	const size_t n_in = LEFT * (sel ? SRC : IDS) * rw, n_out = LEFT * (sel ? IDS : SRC) * rw;
-	const size_t n_ids = k->op == X_IS ? IDS * (strided ? 2 : 1) : k->op == X_IA ? IDS :
-	                     LEFT * IDS * rw;
+	/* Element counts: is/gather read [L, SRC, R], write [L, nid, R];
+	 * ia/s/sa read [L, nid, R] and update [L, SRC, R]. */
+	const size_t n_in = LEFT * (sel ? SRC : nid) * rw, n_out = LEFT * (sel ? nid : SRC) * rw;
+	const size_t n_ids = k->op == X_IS ? nid * (strided ? 2 : 1) : k->op == X_IA ? nid :
+	                     LEFT * nid * rw;
 	uint64_t rng = 0x452821e638d01377ULL ^ (uint64_t)k->op << 40 ^ (uint64_t)it << 20 ^ dt ^ strided;
 	uint8_t *ids = calloc(n_ids, isz), *inp = calloc(n_in, sz);
 	uint8_t *out0 = calloc(n_out + GUARD, sz), *want = calloc(n_out + GUARD, sz);
 	uint8_t *got = calloc(n_out + GUARD, sz);
 	uint64_t did = 0, din = 0, dout = 0, info[32];
-	size_t numel = n_out, ndims = 0, left = LEFT, src = sel ? SRC : IDS, idsd = IDS;
+	size_t numel = n_out, ndims = 0, left = LEFT, src = sel ? SRC : nid, idsd = nid;
 	size_t dst = SRC, right = rw;
 	void *args[10];
 	int na = 0;
@@ -140,8 +141,8 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	/* The reference. */
 	for (size_t l = 0; l < LEFT; l++) {
 		for (size_t r = 0; r < rw; r++) {
-			for (size_t j = 0; j < IDS; j++) {
-				size_t e = (l * IDS + j) * rw + r, idx;
+			for (size_t j = 0; j < nid; j++) {
+				size_t e = (l * nid + j) * rw + r, idx;
 				uint64_t id;
 
 				if (k->op == X_IS)
@@ -230,17 +231,20 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
                void (*emit)(void *data, const struct st_result *r), void *data)
 {
 	/* is_: contiguous, strided, and contiguous rows of 16 elements (whole
-	 * 16-byte packs for every dtype: the kernel's vector path) */
-	const int ncases = k->op == X_IS ? 3 : 1;
+	 * 16-byte packs for every dtype: the kernel's vector path); gather:
+	 * contiguous, and along the last dim with 12 ids a row (4 outputs a
+	 * thread: the kernel's vector path) */
+	const int ncases = k->op == X_IS ? 3 : k->op == X_GATHER ? 2 : 1;
 	int failed = 0;
 
 	for (int c = 0; c < ncases; c++) {
-		const bool strided = c == 1;
-		const size_t rw = c == 2 ? 16 : RIGHT;
+		const bool last = k->op == X_GATHER && c == 1, strided = !last && c == 1;
+		const size_t rw = c == 2 ? 16 : last ? 1 : RIGHT, nid = last ? 12 : IDS;
 		struct st_result res;
 
-		st_result_start(&res, k, c == 2 ? "contig16" : strided ? "strided" : "contig", LEFT * IDS * rw);
-		run_case(d, k, kh, strided, rw, &res);
+		st_result_start(&res, k, c == 2 ? "contig16" : last ? "last12" : strided ? "strided" :
+		                "contig", LEFT * nid * rw);
+		run_case(d, k, kh, strided, rw, nid, &res);
 		failed += !res.ok;
 		emit(data, &res);
 	}

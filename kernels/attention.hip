@@ -138,6 +138,192 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
 /* Paged decode                                                         */
 /* ------------------------------------------------------------------ */
 /*
+ * The decode's fast path: 2-byte K/V (f16, bf16), head dims 64, 128, 256,
+ * 16-byte aligned caches.  Each key's row is read by LK = D / 8 lanes with
+ * one 16-byte load each (8 dims a lane: lane l holds dims 8 l .. 8 l + 7),
+ * KR = 128 / LK keys a row of loads, U rows of loads in flight a thread
+ * (U x 2 x 16 bytes of K and V).  With GH query heads sharing a KV head
+ * (group % GH == 0), the block of the group's first head takes all GH of
+ * them over the same keys - each key is read from memory once, not once a
+ * head - and the other heads' blocks return at once.  The state, the
+ * per-head merge through shared memory and what is written (out and lse,
+ * or the split's partials) are those of the portable path below.
+ */
+#define ATT_DEC_U 8
+
+template <int D>
+HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v)
+{
+	return esize == 2 && (D == 64 || D == 128 || D == 256) && hr_aligned_to(k, 16) &&
+	       hr_aligned_to(v, 16);
+}
+
+template <typename T, int D, int GH>
+HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, const T *key_cache,
+				 const T *value_cache, const int32_t *block_tables,
+				 const int32_t *seq_lens, const float *alibi_slopes,
+				 uint64_t num_seqs, uint64_t num_heads, uint64_t num_kv_heads,
+				 uint64_t block_size, uint64_t max_blocks_per_seq,
+				 uint64_t num_blocks, uint64_t q_stride, float scale, float softcap,
+				 int window_left, float *sm_m, float *sm_l, float *sm_acc)
+{
+	constexpr int LK = D / 8, KR = ATT_BLOCK / LK;
+	typedef hr_vecn<T, 8> V;
+	const uint64_t rows = num_seqs * num_heads, splits = gridDim.y, y = blockIdx.y;
+	const int tid = (int)threadIdx.x, kr = tid / LK, lane = tid % LK;
+	const uint64_t group = num_heads / num_kv_heads;
+	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
+
+	for (uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+		uint64_t h0;
+		const uint64_t seq = hr_divmod(row, num_heads, &h0);
+
+		if (h0 % GH)
+			continue;       /* the head set's first block does the set */
+		const uint64_t kvh = h0 / group;
+		int64_t len = seq_lens[seq];
+
+		len = len < 0 ? 0 : (len > max_len ? max_len : len);
+		const int64_t lo = window_left >= 0 && len - 1 - window_left > 0 ? len - 1 - window_left : 0;
+		const int64_t chunk = (len - lo + (int64_t)splits - 1) / (int64_t)splits;
+		const int64_t begin = lo + (int64_t)y * chunk;
+		const int64_t end = begin + chunk < len ? begin + chunk : len;
+		const int32_t *bt = block_tables + seq * max_blocks_per_seq;
+		float qf[GH][8], m[GH], l[GH], acc[GH][8], slope[GH];
+
+#pragma unroll
+		for (int g = 0; g < GH; g++) {
+			const T *qrow = q + seq * q_stride + (h0 + g) * D + lane * 8;
+
+			slope[g] = alibi_slopes ? alibi_slopes[h0 + g] : 0.f;
+			m[g] = att_neg_inf();
+			l[g] = 0.f;
+#pragma unroll
+			for (int e = 0; e < 8; e++) {
+				qf[g][e] = hr_to_f32(qrow[e]);
+				acc[g][e] = 0.f;
+			}
+		}
+		for (int64_t base = begin; base < end; base += KR * ATT_DEC_U) {
+			V kp[ATT_DEC_U], vp[ATT_DEC_U];
+			bool ok[ATT_DEC_U];
+
+#pragma unroll
+			for (int u = 0; u < ATT_DEC_U; u++) {
+				const int64_t j = base + u * KR + kr;
+
+				ok[u] = j < end;
+				if (ok[u]) {
+					uint64_t r;
+					const int64_t b = bt[hr_divmod((uint64_t)j, block_size, &r)];
+
+					ok[u] = b >= 0 && (uint64_t)b < num_blocks;
+					if (ok[u]) {
+						const uint64_t off = (((uint64_t)b * block_size + r) *
+								      num_kv_heads + kvh) * D + lane * 8;
+
+						kp[u] = *(const V *)(key_cache + off);
+						vp[u] = *(const V *)(value_cache + off);
+					}
+				}
+			}
+#pragma unroll
+			for (int g = 0; g < GH; g++) {
+				float sc[ATT_DEC_U], mx = m[g];
+
+#pragma unroll
+				for (int u = 0; u < ATT_DEC_U; u++) {
+					float dot = 0.f;
+
+					if (ok[u]) {
+#pragma unroll
+						for (int e = 0; e < 8; e++)
+							dot += qf[g][e] * hr_to_f32(kp[u].v[e]);
+					}
+#pragma unroll
+					for (int o = LK / 2; o > 0; o >>= 1)
+						dot += hr_shfl_xor(dot, o, LK);
+					const int64_t j = base + u * KR + kr;
+
+					sc[u] = ok[u] ? att_logit(dot, scale, softcap, slope[g], j - (len - 1))
+						      : att_neg_inf();
+					/* masked and NaN logits are skipped (att_step) */
+					if (!(sc[u] > att_neg_inf()))
+						sc[u] = att_neg_inf();
+					mx = hr_fmax(mx, sc[u]);
+				}
+				if (!(mx > att_neg_inf()))
+					continue;
+				const float corr = hr_exp(m[g] - mx);  /* 0 on the first key */
+
+				l[g] *= corr;
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					acc[g][e] *= corr;
+#pragma unroll
+				for (int u = 0; u < ATT_DEC_U; u++) {
+					if (!(sc[u] > att_neg_inf()))
+						continue;
+					const float pu = hr_exp(sc[u] - mx);
+
+					l[g] += pu;
+#pragma unroll
+					for (int e = 0; e < 8; e++)
+						acc[g][e] += pu * hr_to_f32(vp[u].v[e]);
+				}
+				m[g] = mx;
+			}
+		}
+
+		/* Per head: merge the KR key slots' states. */
+#pragma unroll
+		for (int g = 0; g < GH; g++) {
+			const uint64_t orow = row + g;
+
+			if (lane == 0) {
+				sm_m[kr] = m[g];
+				sm_l[kr] = l[g];
+			}
+#pragma unroll
+			for (int e = 0; e < 8; e++)
+				sm_acc[kr * D + lane * 8 + e] = acc[g][e];
+			__syncthreads();
+			float mm = att_neg_inf(), ll = 0.f, w[KR];
+
+#pragma unroll
+			for (int k = 0; k < KR; k++)
+				mm = hr_fmax(mm, sm_m[k]);
+#pragma unroll
+			for (int k = 0; k < KR; k++) {
+				w[k] = sm_m[k] > att_neg_inf() ? hr_exp(sm_m[k] - mm) : 0.f;
+				ll += sm_l[k] * w[k];
+			}
+			for (int d = tid; d < D; d += ATT_BLOCK) {
+				float a = 0.f;
+
+#pragma unroll
+				for (int k = 0; k < KR; k++)
+					a += sm_acc[k * D + d] * w[k];
+				a = ll > 0.f ? a / ll : 0.f;
+				if (splits == 1)
+					out[orow * D + d] = hr_from_f32<T>(a);
+				else
+					ws[(y * rows + orow) * D + d] = a;
+			}
+			if (tid == 0) {
+				const float lv = ll > 0.f ? mm + hr_log(ll) : att_neg_inf();
+
+				if (splits > 1)
+					ws[splits * rows * D + y * rows + orow] = lv;
+				else if (lse)
+					lse[orow] = lv;
+			}
+			__syncthreads();        /* the shared state is reused */
+		}
+	}
+}
+
+/*
  * Block (row, y): row = seq * num_heads + h, y < gridDim.y the split.  The
  * sequence's visible keys [lo, len) (lo from window_left) are cut into
  * gridDim.y equal chunks; the 16 groups take keys lo + g, lo + g + 16, ...
@@ -166,6 +352,22 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 	const uint64_t group = num_heads / num_kv_heads;
 	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
 
+	/* KR = 1024 / D key slots of D floats fit sm_acc (16 x D), sm_m, sm_l. */
+	if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache)) {
+		if (group % 4 == 0)
+			paged_decode_fast<T, D, 4>(out, lse, ws, q, key_cache, value_cache, block_tables,
+						   seq_lens, alibi_slopes, num_seqs, num_heads,
+						   num_kv_heads, block_size, max_blocks_per_seq,
+						   num_blocks, q_stride, scale, softcap, window_left,
+						   sm_m, sm_l, &sm_acc[0][0]);
+		else
+			paged_decode_fast<T, D, 1>(out, lse, ws, q, key_cache, value_cache, block_tables,
+						   seq_lens, alibi_slopes, num_seqs, num_heads,
+						   num_kv_heads, block_size, max_blocks_per_seq,
+						   num_blocks, q_stride, scale, softcap, window_left,
+						   sm_m, sm_l, &sm_acc[0][0]);
+		return;
+	}
 	for (uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
 		uint64_t h;
 		const uint64_t seq = hr_divmod(row, num_heads, &h);

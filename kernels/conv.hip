@@ -315,6 +315,46 @@ HR_DEVICE void im2col(uint64_t numel, uint64_t h_out, uint64_t w_out, uint64_t h
 /* Pooling                                                              */
 /* ------------------------------------------------------------------ */
 /* Windows lie inside the input (no padding): k <= dims, stride >= 1. */
+/*
+ * dst[i] = f(b, c, o2, o3) over the n = b x c x o2n x o3n outputs (pools
+ * and upsampling).  When o3n is a multiple of 4, a thread takes 4 adjacent
+ * outputs of one row: one index decomposition (three divisions) and one
+ * 4-element store for 4 outputs instead of one each (the launch: vec=4).
+ */
+template <typename T, typename F>
+HR_DEVICE void conv_map_rows(uint64_t n, uint64_t c, uint64_t o2n, uint64_t o3n, T *dst,
+			     const F &f)
+{
+	if (o3n % 4 == 0) {
+		const bool vec = hr_aligned_to(dst, 4 * sizeof(T));
+
+		HR_GRID_STRIDE_LOOP(v, n / 4) {
+			uint64_t o3, o2, ci;
+			const uint64_t b = hr_divmod(hr_divmod(hr_divmod(v * 4, o3n, &o3), o2n, &o2),
+						     c, &ci);
+			hr_vecn<T, 4> q;
+
+#pragma unroll
+			for (int k = 0; k < 4; k++)
+				q.v[k] = f(b, ci, o2, o3 + (uint64_t)k);
+			if (vec) {
+				((hr_vecn<T, 4> *)dst)[v] = q;
+			} else {
+#pragma unroll
+				for (int k = 0; k < 4; k++)
+					dst[v * 4 + (uint64_t)k] = q.v[k];
+			}
+		}
+		return;
+	}
+	HR_GRID_STRIDE_LOOP(i, n) {
+		uint64_t o3, o2, ci;
+		const uint64_t b = hr_divmod(hr_divmod(hr_divmod(i, o3n, &o3), o2n, &o2), c, &ci);
+
+		dst[i] = f(b, ci, o2, o3);
+	}
+}
+
 template <bool MAX, typename T>
 HR_DEVICE void pool2d(uint64_t k2, uint64_t k3, uint64_t st2, uint64_t st3,
 		      const hr_layout &info, const T *src, T *dst)
@@ -327,9 +367,8 @@ HR_DEVICE void pool2d(uint64_t k2, uint64_t k3, uint64_t st2, uint64_t st3,
 		return;
 	const uint64_t o2n = (n2 - k2) / st2 + 1, o3n = (n3 - k3) / st3 + 1;
 
-	HR_GRID_STRIDE_LOOP(i, v[0] * c * o2n * o3n) {
-		uint64_t o3, o2, ci;
-		const uint64_t b = hr_divmod(hr_divmod(hr_divmod(i, o3n, &o3), o2n, &o2), c, &ci);
+	conv_map_rows(v[0] * c * o2n * o3n, c, o2n, o3n, dst,
+		      [&](uint64_t b, uint64_t ci, uint64_t o2, uint64_t o3) {
 		const T *sp = src + b * s0 + ci * s1 + o2 * st2 * s2 + o3 * st3 * s3;
 		A d = MAX ? ld(sp, 0) : (A)0;
 
@@ -338,8 +377,8 @@ HR_DEVICE void pool2d(uint64_t k2, uint64_t k3, uint64_t st2, uint64_t st3,
 				const A x = ld(sp, a * s2 + e * s3);
 				d = MAX ? hr_max(d, x) : d + x;
 			}
-		dst[i] = hr_from_compute<T>(MAX ? d : d / (A)(k2 * k3));
-	}
+		return hr_from_compute<T>(MAX ? d : d / (A)(k2 * k3));
+	});
 }
 
 /* ------------------------------------------------------------------ */
@@ -366,13 +405,11 @@ HR_DEVICE void upsample_nearest2d(uint64_t o2n, uint64_t o3n, double scale2, dou
 
 	if (n2 == 0 || n3 == 0)
 		return;
-	HR_GRID_STRIDE_LOOP(i, v[0] * c * o2n * o3n) {
-		uint64_t o3, o2, ci;
-		const uint64_t b = hr_divmod(hr_divmod(hr_divmod(i, o3n, &o3), o2n, &o2), c, &ci);
-
-		dst[i] = src[b * s0 + ci * s1 + nearest_index(o2, scale2, n2) * s2 +
-			     nearest_index(o3, scale3, n3) * s3];
-	}
+	conv_map_rows(v[0] * c * o2n * o3n, c, o2n, o3n, dst,
+		      [&](uint64_t b, uint64_t ci, uint64_t o2, uint64_t o3) {
+		return src[b * s0 + ci * s1 + nearest_index(o2, scale2, n2) * s2 +
+			   nearest_index(o3, scale3, n3) * s3];
+	});
 }
 
 /*
@@ -417,10 +454,10 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 	const double sh = bilinear_scale(h_in, h_out, align_corners, has_scale_h, scale_h_factor);
 	const double sw = bilinear_scale(w_in, w_out, align_corners, has_scale_w, scale_w_factor);
 
-	HR_GRID_STRIDE_LOOP(i, v[0] * c * h_out * w_out) {
-		uint64_t x, y, ci, y0, x0;
+	conv_map_rows(v[0] * c * h_out * w_out, c, h_out, w_out, dst,
+		      [&](uint64_t b, uint64_t ci, uint64_t y, uint64_t x) {
+		uint64_t y0, x0;
 		double wy, wx;
-		const uint64_t b = hr_divmod(hr_divmod(hr_divmod(i, w_out, &x), h_out, &y), c, &ci);
 
 		bilinear_source(y, sh, align_corners, h_in, &y0, &wy);
 		bilinear_source(x, sw, align_corners, w_in, &x0, &wx);
@@ -430,8 +467,8 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 		const A top = ld(sp, y0 * s2 + x0 * s3) * ((A)1 - ax) + ld(sp, y0 * s2 + x1 * s3) * ax;
 		const A bot = ld(sp, y1 * s2 + x0 * s3) * ((A)1 - ax) + ld(sp, y1 * s2 + x1 * s3) * ax;
 
-		dst[i] = hr_from_compute<T>(top * ((A)1 - ay) + bot * ay);
-	}
+		return hr_from_compute<T>(top * ((A)1 - ay) + bot * ay);
+	});
 }
 
 /* ------------------------------------------------------------------ */
