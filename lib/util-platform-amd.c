@@ -102,7 +102,7 @@ static const char *const *amd_flags(const char *t)
 }
 
 const struct hr_platform_facts hr_platform_amd = {
-	.id = HR_PLATFORM_AMD, .name = "amd", .label = "AMD", .example = "gfx90a",
+	.id = HR_PLATFORM_AMD, .name = "amd", .label = "AMD", .example = "gfx90a", .prefix = "gfx",
 	.target_ok = amd_target_ok, .target_known = amd_target_known,
 	.wave = amd_wave, .compile_flags = amd_flags,
 	.compiler = HR_COMPILER_HIPCC, .compiler_need = "is an AMD target: needs hipcc",

@@ -91,7 +91,7 @@ static bool host_target_known(const char *t)
 }
 
 const struct hr_platform_facts hr_platform_host = {
-	.id = HR_PLATFORM_HOST, .name = "host", .label = "host", .example = "host-w64",
+	.id = HR_PLATFORM_HOST, .name = "host", .label = "host", .example = "host-w64", .prefix = "host-",
 	.target_ok = host_target_ok, .target_known = host_target_known,
 	.wave = host_wave, .compile_flags = host_flags,
 	.compiler = HR_COMPILER_CXX, .compiler_need = "is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU",

@@ -45,7 +45,7 @@ static const char *const *nv_flags(const char *t)
 }
 
 const struct hr_platform_facts hr_platform_nvidia = {
-	.id = HR_PLATFORM_NVIDIA, .name = "nvidia", .label = "NVIDIA", .example = "sm_90",
+	.id = HR_PLATFORM_NVIDIA, .name = "nvidia", .label = "NVIDIA", .prefix = "sm_", .example = "sm_90",
 	.target_ok = nv_target_ok, .target_known = nv_target_known,
 	.wave = nv_wave, .compile_flags = nv_flags,
 	.compiler = HR_COMPILER_NVCC, .compiler_need = "is an NVIDIA target: needs nvcc",

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util-platform.h"
 #include "util.h"
@@ -35,7 +36,8 @@ const struct hr_platform_facts *hr_platform_of(const char *t)
 	if (!t)
 		return NULL;
 	for (size_t i = 0; i < HR_ARRAY_SIZE(platforms); i++)
-		if (platforms[i]->target_ok(t))
+		if (strncmp(t, platforms[i]->prefix, strlen(platforms[i]->prefix)) == 0 &&
+		    platforms[i]->target_ok(t))
 			return platforms[i];
 	return NULL;
 }

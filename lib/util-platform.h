@@ -42,6 +42,10 @@ struct hr_platform_facts {
 	const char *name;               /* "amd", "nvidia", "host": info, JSON */
 	const char *label;              /* "AMD", "NVIDIA", "host": messages */
 	const char *example;            /* a target ID, for messages */
+	/* Every target ID of the platform begins with it ("gfx", "sm_",
+	 * "host-"): the lookup compares it before asking the grammar, so a
+	 * lookup calls into its own platform's file only. */
+	const char *prefix;
 	/* The target-ID grammar: t is one of this platform's IDs (t is a safe
 	 * name shorter than HR_TARGET_MAX; target.c checks that first). */
 	bool (*target_ok)(const char *t);
