@@ -150,6 +150,14 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
  * or the split's partials) are those of the portable path below.
  */
 #define ATT_DEC_U 8
+/* RDNA (wave 32) keeps the portable decode: there the fast path needs more
+ * than 256 VGPRs (gfx1201, clang 21: 12-33 spilled a kernel, t/rocm
+ * check-rocm, 2026-11-25). */
+#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE == 32
+#define ATT_DEC_FAST 0
+#else
+#define ATT_DEC_FAST 1
+#endif
 
 template <int D>
 HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v)
@@ -353,6 +361,7 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
 
 	/* KR = 1024 / D key slots of D floats fit sm_acc (16 x D), sm_m, sm_l. */
+#if ATT_DEC_FAST
 	if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache)) {
 		if (group % 4 == 0)
 			paged_decode_fast<T, D, 4>(out, lse, ws, q, key_cache, value_cache, block_tables,
@@ -368,6 +377,7 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 						   sm_m, sm_l, &sm_acc[0][0]);
 		return;
 	}
+#endif
 	for (uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
 		uint64_t h;
 		const uint64_t seq = hr_divmod(row, num_heads, &h);
