@@ -22,24 +22,10 @@
 #include <time.h>
 
 #include "hanzo-rocm.h"
+#include "bench-clock.h"
 #include "runtime.h"
 
 #define RUNS 7
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "hanzo-rocm.h"
+#include "bench-clock.h"
 
 typedef int CUresult;
 typedef void *CUcontext, *CUstream, *CUfunction, *CUmodule;
@@ -49,21 +50,6 @@ static struct {
 	CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
 	                         unsigned, unsigned, CUstream, void **, void **);
 } cu;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 enum { T_GETCTX, T_LIB_NULL, T_LIB_STREAM, T_DRV_NULL, T_DRV_STREAM, T_N };
 
