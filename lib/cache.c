@@ -7,7 +7,8 @@
  * the memory tier (the hot path), else the first on-disk tier holding a
  * valid entry (the tiers in order: system, site, package, user, with the
  * user tier's ownership and mode checks; cache-entry.c reads and validates
- * entries), else compiled once and published in the user tier.
+ * entries), else a miss for the caller: the kernel layer compiles
+ * (kernel-compile.c) and publishes in the user tier (cache-publish.c).
  * Layer: cache (lib/layers).
  */
 #include <errno.h>
@@ -24,7 +25,6 @@
 #include "context.h"
 #include "build-plugin.h"
 #include "target.h"
-#include "build-toolchain.h"
 #include "util.h"
 #include "util-trust.h"
 
@@ -423,20 +423,8 @@ int hr_cache_tiers(struct hanzo_rocm *ctx, struct hr_tier_dir **tiers, size_t *n
 
 /* ---- the lookup ------------------------------------------------------- */
 
-struct lookup {
-	struct hanzo_rocm *ctx;
-	struct hr_cache *cache;
-	const char *family;
-	const char *target;               /* as asked, maybe with features */
-	char generic[HR_TARGET_MAX];      /* its processor */
-	unsigned skip_mask;
-	struct hr_family *fam;
-	struct hr_tier_dir *tiers;
-	size_t n_tiers;
-};
-
-static void key_for(const struct lookup *l, const char *target,
-                    struct hr_cache_key *key)
+void hr_cache_lookup_key(const struct hr_lookup *l, const char *target,
+                         struct hr_cache_key *key)
 {
 	const struct hr_config *cfg = hr_ctx_config(l->ctx);
 
@@ -446,7 +434,7 @@ static void key_for(const struct lookup *l, const char *target,
 }
 
 /* Keep the payload only: the memory tier hands out exactly the code object. */
-static int keep(struct lookup *l, struct hr_entry *e, enum hr_tier from,
+static int keep(struct hr_lookup *l, struct hr_entry *e, enum hr_tier from,
                 const void **data, size_t *size)
 {
 	void *copy = malloc(e->payload_size ? e->payload_size : 1);
@@ -468,7 +456,7 @@ static int keep(struct lookup *l, struct hr_entry *e, enum hr_tier from,
  * the corrupt file is moved aside so it is neither retried nor lost for a
  * post-mortem; system, site and package tiers are never touched.
  */
-static void bad_entry(struct lookup *l, const struct hr_tier_dir *t,
+static void bad_entry(struct hr_lookup *l, const struct hr_tier_dir *t,
                       const char *path, int err, const char *why)
 {
 	char msg[512], *aside = NULL;
@@ -490,7 +478,7 @@ static void bad_entry(struct lookup *l, const struct hr_tier_dir *t,
 	free(aside);
 }
 
-static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
+static int read_tier(struct hr_lookup *l, const struct hr_tier_dir *t,
                      const char *target, const struct hr_cache_key *key,
                      struct hr_entry *e)
 {
@@ -521,7 +509,7 @@ static int read_tier(struct lookup *l, const struct hr_tier_dir *t,
  * exact target's entry when the user tier has a valid one, else the
  * generic's, as search_tiers served it.
  */
-static void refused_user_entry(struct lookup *l)
+static void refused_user_entry(struct hr_lookup *l)
 {
 	const char *targets[2] = { l->target, l->generic };
 	size_t n_targets = strcmp(l->target, l->generic) == 0 ? 1 : 2;
@@ -536,7 +524,7 @@ static void refused_user_entry(struct lookup *l)
 			struct hr_entry e;
 			char *path;
 
-			key_for(l, targets[i], &key);
+			hr_cache_lookup_key(l, targets[i], &key);
 			if (read_tier(l, t, targets[i], &key, &e) < 0)
 				continue;
 			hr_entry_release(&e);
@@ -550,7 +538,7 @@ static void refused_user_entry(struct lookup *l)
 }
 
 /* The exact target ID first, then its generic processor, tier by tier. */
-static int search_tiers(struct lookup *l, const void **data, size_t *size,
+static int search_tiers(struct hr_lookup *l, const void **data, size_t *size,
                         enum hr_tier *from)
 {
 	const char *targets[2] = { l->target, l->generic };
@@ -559,7 +547,7 @@ static int search_tiers(struct lookup *l, const void **data, size_t *size,
 	for (size_t i = 0; i < n_targets; i++) {
 		struct hr_cache_key key;
 
-		key_for(l, targets[i], &key);
+		hr_cache_lookup_key(l, targets[i], &key);
 		for (size_t k = 0; k < l->n_tiers; k++) {
 			const struct hr_tier_dir *t = &l->tiers[k];
 			struct hr_entry e;
@@ -581,209 +569,45 @@ static int search_tiers(struct lookup *l, const void **data, size_t *size,
 	return -ENOENT;
 }
 
-static int no_compile_error(struct lookup *l)
+/* The user tier's valid entry for l->target: -ENOENT when none (compile). */
+int hr_cache_user_entry(struct hr_lookup *l, const struct hr_tier_dir *user,
+                        const void **data, size_t *size)
 {
-	char **dirs = hr_strv_new(), *list;
-
-	for (size_t k = 0; dirs && k < l->n_tiers; k++)
-		if (!(l->skip_mask & (1u << l->tiers[k].tier)) &&
-		    hr_strv_push(&dirs, l->tiers[k].path) < 0)
-			break;
-	list = dirs ? hr_strv_join(dirs, ", ") : NULL;
-	hr_err(l->ctx, "no code object for %s on %s in any cache tier (searched: %s); "
-	       "build it with: hanzo-rocm precompile --target %s --family %s\n",
-	       l->family, l->target, list && *list ? list : "none", l->target,
-	       l->family);
-	free(list);
-	hr_strv_free(dirs);
-	return -ENOENT;
-}
-
-/*
- * The user tier when we may publish there.  One the policy lets us write
- * but the file system does not gets one warning: loading still works.
- */
-static const struct hr_tier_dir *user_tier(struct lookup *l)
-{
-	const struct hr_config *cfg = hr_ctx_config(l->ctx);
-	char msg[512];
-
-	for (size_t k = 0; k < l->n_tiers; k++) {
-		const struct hr_tier_dir *t = &l->tiers[k];
-
-		if (t->tier != HR_TIER_USER)
-			continue;
-		if (t->writable)
-			return t;
-		if (cfg && cfg->policy == HR_POLICY_READWRITE) {
-			snprintf(msg, sizeof(msg), "the user cache %s is not writable: "
-			         "compiled code objects are not cached", t->path);
-			if (hr_ctx_warn_once(l->ctx, msg))
-				hr_warn(l->ctx, "%s\n", msg);
-		}
-	}
-	return NULL;
-}
-
-/* [cache] max_size: a publish is rare (it follows a compile), so scan then. */
-static void bound_user_tier(struct lookup *l, const struct hr_tier_dir *user)
-{
-	const struct hr_config *cfg = hr_ctx_config(l->ctx);
-	char *keep = hr_entry_path(user->path, l->target, l->family);
-	struct hr_gc_stats st;
-
-	if (cfg && keep && hr_cache_gc(l->ctx, user->path, cfg->max_size, keep, &st) == 0 &&
-	    st.evicted)
-		hr_info(l->ctx, "user cache %s over max_size: evicted %u old entries\n",
-		        user->path, st.evicted);
-	free(keep);
-}
-
-static void publish(struct lookup *l, const struct hr_tier_dir *user,
-                    const struct hr_toolchain *tc, const struct hr_cache_key *key,
-                    const void *obj, size_t size)
-{
-	char msg[512];
-	int r;
-
-	r = hr_entry_write(l->ctx, user->path, l->family, l->target, key,
-	                   tc->identity, obj, size);
-	if (r >= 0) {
-		bound_user_tier(l, user);
-		return;
-	}
-	/* One warning per context: a full disk must not flood the log. */
-	snprintf(msg, sizeof(msg), "cannot write the user cache %s (%s): "
-	         "compiled code objects are not cached", user->path, strerror(-r));
-	if (hr_ctx_warn_once(l->ctx, msg))
-		hr_warn(l->ctx, "%s\n", msg);
-}
-
-static int compile_source(struct lookup *l, const struct hr_toolchain *tc,
-                          const struct hanzo_rocm_plugin *desc,
-                          void **obj, size_t *obj_size)
-{
-	const struct hr_config *cfg = hr_ctx_config(l->ctx);
-	char *diag = NULL;
-	int r;
-
-	hr_info(l->ctx, "compiling %s for %s with %s\n", l->family, l->target,
-	        tc->identity ? tc->identity : tc->path);
-	r = hr_toolchain_compile(l->ctx, tc, desc->source, desc->source_len,
-	                         (const char *const *)l->fam->flags,
-	                         cfg ? cfg->flags : NULL, l->target, obj, obj_size,
-	                         &diag);
-	if (r < 0)
-		hr_err(l->ctx, "compiling %s for %s failed: %s\n%s", l->family,
-		       l->target, strerror(-r), diag ? diag : "");
-	free(diag);
-	return r;
-}
-
-static int compile_and_publish(struct lookup *l, const struct hr_toolchain *tc,
-                               const struct hanzo_rocm_plugin *desc,
-                               const void **data, size_t *size,
-                               enum hr_tier *from)
-{
-	const struct hr_tier_dir *user = user_tier(l);
 	struct hr_cache_key key;
 	struct hr_entry e;
-	void *obj = NULL;
-	size_t obj_size = 0;
-	int r, fd = -1;
-
-	key_for(l, l->target, &key);
-	if (user) {
-		/* Another process may be building it: wait for it, then look again. */
-		r = hr_entry_lock(user->path, l->target, l->family,
-		                  tc->timeout_s ? tc->timeout_s + 5 : 300, &fd);
-		if (r < 0 && r != -ETIMEDOUT)
-			hr_dbg(l->ctx, "no lock in %s: %s\n", user->path, strerror(-r));
-		/* Unless the caller refused the user tier's bytes: then replace them. */
-		if (!(l->skip_mask & (1u << HR_TIER_USER)) &&
-		    read_tier(l, user, l->target, &key, &e) == 0) {
-			hr_entry_unlock(fd);
-			*from = HR_TIER_USER;
-			return keep(l, &e, HR_TIER_USER, data, size);
-		}
-	}
-	r = compile_source(l, tc, desc, &obj, &obj_size);
-	if (r == 0 && user)
-		publish(l, user, tc, &key, obj, obj_size);
-	hr_entry_unlock(fd);
-	if (r < 0)
-		return r;
-	*from = HR_TIER_COMPILED;
-	return hr_memory_insert(l->cache, l->family, l->target, obj, obj_size,
-	                        HR_TIER_COMPILED, l->skip_mask, data, size);
-}
-
-static int compile_on_miss(struct lookup *l, const void **data, size_t *size,
-                           enum hr_tier *from)
-{
-	const struct hanzo_rocm_plugin *desc;
-	struct hr_toolchain *tc = NULL;
-	enum hr_platform platform = hr_target_platform(l->target);
-	char reason[256] = "";
 	int r;
 
-	r = hr_family_load(l->ctx, l->fam, &desc);
-	if (r < 0) {
-		hr_err(l->ctx, "cannot load the plugin of family %s: %s\n", l->family,
-		       strerror(-r));
-		return r;
-	}
-	r = hr_toolchain_find(l->ctx, hr_compiler_for(platform), &tc);
-	if (r < 0) {
-		hr_err(l->ctx, "no code object for %s on %s is cached and no %s "
-		       "compiler was found to build it\n", l->family, l->target,
-		       hr_platform_facts(platform) ? hr_platform_facts(platform)->compiler_label : "hipcc");
-		return r;
-	}
-	r = hr_toolchain_can_build(tc, l->target, reason, sizeof(reason));
-	if (r < 0)
-		hr_err(l->ctx, "cannot build %s for %s: %s\n", l->family, l->target,
-		       reason);
-	else
-		r = compile_and_publish(l, tc, desc, data, size, from);
-	hr_toolchain_free(tc);
-	return r;
+	hr_cache_lookup_key(l, l->target, &key);
+	r = read_tier(l, user, l->target, &key, &e);
+	return r < 0 ? -ENOENT : keep(l, &e, HR_TIER_USER, data, size);
 }
 
-/* Another thread may have built it while we waited for our turn. */
-static int compile_serialised(struct lookup *l, const void **data, size_t *size,
-                              enum hr_tier *from)
+void hr_cache_lookup_release(struct hr_lookup *l)
 {
-	int r;
-
-	hr_cache_compile_lock(l->cache);
-	r = hr_memory_lookup(l->cache, l->family, l->target, l->skip_mask, data,
-	                     size, from);
-	if (r < 0)
-		r = compile_on_miss(l, data, size, from);
-	hr_cache_compile_unlock(l->cache);
-	return r;
+	hr_cache_tiers_free(l->tiers, l->n_tiers);
+	l->tiers = NULL;
+	l->n_tiers = 0;
 }
 
-int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
-                        const char *target, unsigned skip_mask,
-                        const void **data, size_t *size, enum hr_tier *from)
+int hr_cache_lookup(struct hanzo_rocm *ctx, const char *family, const char *target,
+                    unsigned skip_mask, struct hr_lookup *l, const void **data,
+                    size_t *size, enum hr_tier *from)
 {
-	struct lookup l = { .ctx = ctx, .family = family, .target = target,
-	                    .skip_mask = skip_mask };
 	enum hr_tier got = HR_TIER_MEMORY;
 	int r;
 
+	*l = (struct hr_lookup){ .ctx = ctx, .family = family, .target = target,
+	                         .skip_mask = skip_mask };
 	if (!ctx || !data || !size || !family || !target)
 		return -EINVAL;
-	l.cache = hr_cache_get(ctx);
-	if (!l.cache)
+	l->cache = hr_cache_get(ctx);
+	if (!l->cache)
 		return -ENOMEM;
 	/*
 	 * The hot path: a mutex and a hash probe, no system call.  Only names
 	 * that passed the checks below are ever inserted, so a hit needs none.
 	 */
-	r = hr_memory_lookup(l.cache, family, target, skip_mask, data, size, &got);
+	r = hr_memory_lookup(l->cache, family, target, skip_mask, data, size, &got);
 	if (r == 0)
 		goto done;
 
@@ -792,39 +616,26 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 		return -EINVAL;
 	}
 	/* hr_target_generic validates the target ID: one check, not two. */
-	if (hr_target_generic(target, l.generic, sizeof(l.generic)) < 0) {
+	if (hr_target_generic(target, l->generic, sizeof(l->generic)) < 0) {
 		hr_err(ctx, "invalid target '%s'\n", target);
 		return -EINVAL;
 	}
-	r = hr_plugins_family(ctx, family, &l.fam);
+	r = hr_plugins_family(ctx, family, &l->fam);
 	if (r < 0) {
 		hr_err(ctx, "unknown kernel family '%s' (see hanzo-rocm plugins)\n", family);
 		return r;
 	}
-	r = hr_cache_tiers(ctx, &l.tiers, &l.n_tiers);
+	r = hr_cache_tiers(ctx, &l->tiers, &l->n_tiers);
 	if (r < 0)
 		return r;
 	if (skip_mask & (1u << HR_TIER_USER))
-		refused_user_entry(&l);
-	r = search_tiers(&l, data, size, &got);
-	if (r == -ENOENT) {
-		if (skip_mask & (1u << HR_TIER_COMPILED))
-			r = -ENOENT;
-		else if (hr_ctx_config(ctx) && hr_ctx_config(ctx)->compile == HR_COMPILE_NEVER)
-			r = no_compile_error(&l);
-		else
-			r = compile_serialised(&l, data, size, &got);
-	}
-	hr_cache_tiers_free(l.tiers, l.n_tiers);
+		refused_user_entry(l);
+	r = search_tiers(l, data, size, &got);
+	if (r == -ENOENT)
+		return HR_CACHE_MISS;   /* the caller releases l after its compile */
+	hr_cache_lookup_release(l);
 done:
 	if (r == 0 && from)
 		*from = got;
 	return r;
-}
-
-HR_EXPORT int hanzo_rocm_code_object(struct hanzo_rocm *ctx, const char *family,
-                                     const char *target, const void **data,
-                                     size_t *size)
-{
-	return hr_code_object_find(ctx, family, target, 0, data, size, NULL);
 }

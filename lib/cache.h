@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The code-object cache (DESIGN §5): keys, the entry file format, validation,
- * atomic publish, tiers (memory → system → site → user → compile on miss).
+ * atomic publish, tiers (memory → system → site → package → user; a miss
+ * goes back to the kernel layer, which compiles and publishes).
  * The cache knows nothing about GPUs; kernels know nothing about the cache.
  * Layer: cache (lib/layers).
  */
@@ -12,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+
+#include "target.h"
 
 struct hanzo_rocm;
 
@@ -184,20 +187,59 @@ void hr_cache_compile_unlock(struct hr_cache *c);
 
 /* ---- the lookup through the tiers (cache.c) ---------------------------- */
 
+struct hr_family;
 /*
- * The code object of family for target from the first tier that has a valid
- * one (exact target, then its generic processor), compiling on a miss when
- * [cache] compile = auto.  Tiers in skip_mask (1u << enum hr_tier) are
- * passed over: the runtime uses it when a driver refuses bytes from a tier
- * (the user tier's refused entry is then moved aside, as a corrupt one).
- * Bytes are owned by ctx (memory tier) until it is freed.  *from is the
- * tier the bytes were read from (also on a later memory hit, so that the
- * caller can skip exactly that tier), or HR_TIER_COMPILED when built now.
- * -EINVAL bad name/target, -ENOENT nothing cached and compile = never (the
- * error names the tiers searched), else the compiler's error.
+ * One lookup: what hr_cache_lookup checked and listed, kept for its caller
+ * on a miss (the kernel layer compiles then, lib/kernel-compile.c, and
+ * publishes through hr_cache_publish).  Release with hr_cache_lookup_release.
  */
-int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
-                        const char *target, unsigned skip_mask,
-                        const void **data, size_t *size, enum hr_tier *from);
+struct hr_lookup {
+	struct hanzo_rocm *ctx;
+	struct hr_cache *cache;
+	const char *family;
+	const char *target;               /* as asked, maybe with features */
+	char generic[HR_TARGET_MAX];      /* its processor */
+	unsigned skip_mask;
+	struct hr_family *fam;            /* the family's plugin (not loaded) */
+	struct hr_tier_dir *tiers;        /* the on-disk tiers, in order */
+	size_t n_tiers;
+};
+
+/*
+ * The code object of family for target: the memory tier, else the first
+ * on-disk tier that has a valid one (exact target, then its generic
+ * processor); never compiles.  Tiers in skip_mask (1u << enum hr_tier) are
+ * passed over: the kernel layer uses it when a driver refuses bytes from a
+ * tier (the user tier's refused entry is then moved aside, as a corrupt
+ * one).  Bytes are owned by ctx (memory tier) until it is freed.  *from is
+ * the tier the bytes were read from (also on a later memory hit, so that
+ * the caller can skip exactly that tier).  0 found; HR_CACHE_MISS when no
+ * tier has one (l then holds the family and the tiers for a compile: call
+ * hr_cache_lookup_release(l) after it; any other return holds nothing);
+ * -EINVAL bad name/target, -ENOENT unknown family.
+ */
+#define HR_CACHE_MISS 1
+int hr_cache_lookup(struct hanzo_rocm *ctx, const char *family, const char *target,
+                    unsigned skip_mask, struct hr_lookup *l, const void **data,
+                    size_t *size, enum hr_tier *from);
+void hr_cache_lookup_release(struct hr_lookup *l);
+
+/*
+ * After a miss, for the compile (cache-publish.c): the user tier when this
+ * process may publish there (one the policy lets us write but the file
+ * system does not gets one warning); its valid entry for l->target, kept
+ * in the memory tier (another process may have published it while we
+ * waited for the entry lock); publishing a freshly compiled code object
+ * there (atomic; [cache] max_size bounds the tier; a failure is one
+ * warning, not an error).
+ */
+const struct hr_tier_dir *hr_cache_user_tier(struct hr_lookup *l);
+int hr_cache_user_entry(struct hr_lookup *l, const struct hr_tier_dir *user,
+                        const void **data, size_t *size);
+void hr_cache_publish(struct hr_lookup *l, const struct hr_tier_dir *user,
+                      const char *compiler, const void *obj, size_t size);
+/* The key of l's family for target (either of l's two). */
+void hr_cache_lookup_key(const struct hr_lookup *l, const char *target,
+                         struct hr_cache_key *key);
 
 #endif

@@ -163,6 +163,31 @@ static void map_insert(struct hr_kernels *kt, struct hanzo_rocm_kernel *k)
 
 /* ---- family modules ---------------------------------------------------------- */
 
+int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
+                        const char *target, unsigned skip_mask,
+                        const void **data, size_t *size, enum hr_tier *from)
+{
+	enum hr_tier got = HR_TIER_MEMORY;
+	struct hr_lookup l;
+	int r;
+
+	r = hr_cache_lookup(ctx, family, target, skip_mask, &l, data, size, &got);
+	if (r == HR_CACHE_MISS) {
+		r = hr_code_object_compile(&l, data, size, &got);
+		hr_cache_lookup_release(&l);
+	}
+	if (r == 0 && from)
+		*from = got;
+	return r;
+}
+
+HR_EXPORT int hanzo_rocm_code_object(struct hanzo_rocm *ctx, const char *family,
+                                     const char *target, const void **data,
+                                     size_t *size)
+{
+	return hr_code_object_find(ctx, family, target, 0, data, size, NULL);
+}
+
 static struct kernel_module *module_find(struct hr_kernels *kt, unsigned device,
                                      const char *family)
 {

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backend-ops.h"
+#include "cache.h"
 #include "hanzo-rocm.h"
 #include "runtime.h"
 #include "util-launch-meta.h"
@@ -54,6 +55,27 @@ struct hr_kernel_stats {
 	uint64_t misses, modules, refused;
 };
 void hr_kernel_stats(struct hanzo_rocm *ctx, struct hr_kernel_stats *s);
+
+/*
+ * The code object of family for target, for the kernel table and
+ * hanzo_rocm_code_object: the cache's lookup (hr_cache_lookup, cache.h:
+ * skip_mask, *from and the errors are its), and on a miss a compile when
+ * [cache] compile = auto (hr_code_object_compile).  -ENOENT nothing cached
+ * and compile = never (the error names the tiers searched) or
+ * HR_TIER_COMPILED in skip_mask, else the compiler's error.
+ */
+int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
+                        const char *target, unsigned skip_mask,
+                        const void **data, size_t *size, enum hr_tier *from);
+/*
+ * The miss path (kernel-compile.c), l as hr_cache_lookup left it on
+ * HR_CACHE_MISS: load the family's plugin, build it with the platform's
+ * compiler once per context (serialised) and publish it in the user tier;
+ * *from is HR_TIER_USER when another process published it meanwhile, else
+ * HR_TIER_COMPILED.
+ */
+int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
+                           enum hr_tier *from);
 
 /* A kernel's block when its metadata names none (element-wise kinds). */
 #define HR_LAUNCH_DEFAULT_BLOCK 256u

@@ -16,7 +16,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/build-toolchain.h lib/build-toolchain.c lib/build-toolchain-compile.c \
 	lib/util-elf.h lib/util-elf.c \
 	lib/util-trust.h lib/util-trust.c \
-	lib/cache.h lib/cache.c lib/cache-entry.c lib/cache-lock.c lib/cache-gc.c \
+	lib/cache.h lib/cache.c lib/cache-entry.c lib/cache-lock.c lib/cache-gc.c lib/cache-publish.c \
 	lib/top-precompile.h lib/top-precompile.c lib/top-precompile-targets.c \
 	lib/top-precompile-stamp.c lib/top-precompile-dest.c lib/top-precompile-source.c \
 	lib/top-precompile-prune.c \
@@ -26,7 +26,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/backend-hip.h lib/backend-hip.c lib/backend-hip-kfd.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/runtime.h lib/runtime.c \
-	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel.h lib/kernel.c lib/kernel-geometry.c lib/context-layout.c \
+	lib/util-launch-meta.h lib/util-launch-meta.c lib/kernel.h lib/kernel.c lib/kernel-geometry.c lib/kernel-compile.c lib/context-layout.c \
 	lib/util-catalogue-meta.h lib/util-catalogue-meta.c lib/kernel-catalogue.h lib/kernel-catalogue.c lib/kernel-op.c \
 	lib/util-platform.h lib/util-platform.c lib/util-platform-amd.c \
 	lib/util-platform-nvidia.c lib/util-platform-host.c \

@@ -18,6 +18,7 @@
 #include <utime.h>
 
 #include "cache.h"
+#include "kernel.h"
 #include "config-api.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
