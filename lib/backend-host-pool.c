@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend-host.h"
 #include "backend-host-internal.h"
@@ -46,20 +45,13 @@ static void *worker_main(void *data)
 	return NULL;
 }
 
-unsigned hr_host_default_workers(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
-}
-
 int hr_host_pool_new(unsigned workers, struct hr_host_pool **ret)
 {
 	struct hr_host_pool *p;
 
 	*ret = NULL;
 	if (workers == 0)
-		workers = hr_host_default_workers();
+		return -EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;

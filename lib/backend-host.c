@@ -48,6 +48,18 @@ struct host_mod {
 	pthread_mutex_t lock;
 };
 
+/*
+ * One worker per online CPU, at most 256: the pool's size and the devices'
+ * multiprocessors (their limits are read on the cold kernel_get walk, long
+ * before a launch creates the pool).
+ */
+static unsigned host_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
+}
+
 int hr_host_open(struct hanzo_rocm *ctx, void **b)
 {
 	struct host_backend *hb;
@@ -262,7 +274,7 @@ static int host_launch(void *b, int ordinal, void *dc, void *fn,
 	memcpy(l.block, block, sizeof(l.block));
 	pthread_mutex_lock(&hb->lock);
 	if (!hb->pool)
-		r = hr_host_pool_new(0, &hb->pool);
+		r = hr_host_pool_new(host_workers(), &hb->pool);
 	pool = hb->pool;
 	pthread_mutex_unlock(&hb->lock);
 	if (r < 0)
@@ -373,7 +385,7 @@ static int host_limits(void *b, int ordinal, void *dc, struct hr_device_limits *
 	(void)b;
 	(void)ordinal;
 	*l = (struct hr_device_limits){
-		.multiprocessors = hr_host_default_workers(),
+		.multiprocessors = host_workers(),
 		.wave = d->wave,
 		.max_block = HR_HOST_MAX_BLOCK,
 		.max_shared = HR_HOST_MAX_SHARED,

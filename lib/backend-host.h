@@ -48,9 +48,8 @@ struct hr_host_launch {
 /* The runtime's side of the code-object interface (static, immutable). */
 const struct hr_host_rt *hr_host_rt_table(void);
 
-/* workers == 0: one per online CPU (hr_host_default_workers, at most 256).
- * Threads start on the first launch. */
-unsigned hr_host_default_workers(void);
+/* workers >= 1 (the backend's: one per online CPU, at most 256, its
+ * devices' multiprocessors).  Threads start on the first launch. */
 int hr_host_pool_new(unsigned workers, struct hr_host_pool **ret);
 void hr_host_pool_free(struct hr_host_pool *p);
 
