@@ -433,22 +433,24 @@ void hr_cache_lookup_key(const struct hr_lookup *l, const char *target,
 	                     cfg ? cfg->flags : NULL, target, key);
 }
 
-/* Keep the payload only: the memory tier hands out exactly the code object. */
+/*
+ * Keep the payload only: the memory tier hands out exactly the code object.
+ * It takes over the entry's buffer (hr_entry.data, the whole file, owned),
+ * the payload moved to its front: no second copy of a code object.
+ */
 static int keep(struct hr_lookup *l, struct hr_entry *e, enum hr_tier from,
                 const void **data, size_t *size)
 {
-	void *copy = malloc(e->payload_size ? e->payload_size : 1);
-	int r;
+	size_t n = e->payload_size;
+	void *bytes = e->data, *shrunk;
 
-	if (!copy) {
-		hr_entry_release(e);
-		return -ENOMEM;
-	}
-	memcpy(copy, e->payload, e->payload_size);
-	r = hr_memory_insert(l->cache, l->family, l->target, copy,
-	                     e->payload_size, from, l->skip_mask, data, size);
-	hr_entry_release(e);
-	return r;
+	memmove(bytes, e->payload, n);
+	shrunk = realloc(bytes, n ? n : 1);
+	if (shrunk)
+		bytes = shrunk;
+	*e = (struct hr_entry){ 0 };
+	return hr_memory_insert(l->cache, l->family, l->target, bytes, n, from,
+	                        l->skip_mask, data, size);
 }
 
 /*
@@ -482,20 +484,21 @@ static int read_tier(struct hr_lookup *l, const struct hr_tier_dir *t,
                      const char *target, const struct hr_cache_key *key,
                      struct hr_entry *e)
 {
-	char why[256], *path = hr_entry_path(t->path, target, l->family);
+	char why[256], *path;
 	int r;
 
-	if (!path)
-		return -ENOMEM;
 	r = hr_entry_read_tier(l->ctx, t->path, target, l->family,
 	                       t->tier != HR_TIER_USER, key, e, why, sizeof(why));
 	if (r == -EPERM) {
 		if (hr_ctx_warn_once(l->ctx, why))
 			hr_warn(l->ctx, "%s: not used\n", why);
-		free(path);
 		return -ENOENT;
 	}
-	if (r < 0 && r != -ENOENT && r != -ENOTDIR && r != -ENOMEM)
+	if (r >= 0 || r == -ENOENT || r == -ENOTDIR || r == -ENOMEM)
+		return r;
+	/* The path only for a bad entry's message and move aside. */
+	path = hr_entry_path(t->path, target, l->family);
+	if (path)
 		bad_entry(l, t, path, r, why);
 	free(path);
 	return r;
