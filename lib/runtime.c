@@ -95,8 +95,8 @@ static void device_limits(struct hr_rt_device *d, const struct hr_device *hd)
 		l->max_block = 1024;
 	if (!l->max_shared)
 		l->max_shared = hd->lds_bytes ? hd->lds_bytes : pf ? pf->max_shared : 64u << 10;
-	/* hr_platform_grid_limits, from the row already in hand. */
-	l->grid = pf ? pf->grid : hr_platform_host.grid;
+	/* The row in hand's grid (hr_platform_grid_limits' default for none). */
+	l->grid = pf ? pf->grid : *hr_platform_grid_limits(hd->platform);
 }
 
 /* The opened device slot for a hanzo-rocm device number; *target optional. */
