@@ -25,6 +25,7 @@
 #include "context.h"
 #include "target.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-elf.h"
 
 extern const unsigned char hr_source_prelude[];
@@ -36,9 +37,9 @@ int hr_source_check(struct hanzo_rocm *ctx, const struct hr_source_spec *s)
 {
 	size_t n = 0;
 
-	if (!s->name || !hr_name_is_safe(s->name) || strlen(s->name) > HR_SOURCE_NAME_MAX) {
-		hr_err(ctx, "invalid source name '%s' (letters, digits and ._+:-, at most %d characters)\n",
-		       s->name ? s->name : "(null)", HR_SOURCE_NAME_MAX);
+	if (!s->name || !hr_name_is_valid(s->name) || strlen(s->name) > HR_SOURCE_NAME_MAX) {
+		hr_err(ctx, "invalid source name '%s' (%s; at most %d here)\n",
+		       s->name ? s->name : "(null)", HR_NAME_RULE, HR_SOURCE_NAME_MAX);
 		return -EINVAL;
 	}
 	if (!s->source || s->source_len == 0 || s->source_len > HR_SOURCE_MAX_TEXT ||

@@ -26,6 +26,7 @@
 #include "target.h"
 #include "build-toolchain.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-trust.h"
 
 /* ---- the memory tier --------------------------------------------------- */
@@ -787,7 +788,7 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 	if (r == 0)
 		goto done;
 
-	if (!hr_name_is_safe(family)) {
+	if (!hr_name_is_valid(family)) {
 		hr_err(ctx, "invalid kernel family name '%s'\n", family);
 		return -EINVAL;
 	}

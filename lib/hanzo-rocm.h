@@ -396,8 +396,8 @@ int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t 
  * and cached under the same rules as the families (key, tiers, validation,
  * one compile per key across threads and processes; user tier, or the
  * system and site tiers where an admin ran `hanzo-rocm precompile --source
- * FILE --name NAME`).  name (as a family name: letters, digits and ._+:-,
- * at most 40 characters) names the entry; source is self-contained HIP
+ * FILE --name NAME`).  name (the one name grammar,
+ * libhanzo-rocm(3) Names: [A-Za-z0-9_+:-], at most 40 characters here) names the entry; source is self-contained HIP
  * (it may include <hip/hip_runtime.h>; on host targets the library
  * supplies that header); flags are extra compiler flags, NULL-terminated
  * (NULL: none; on host targets only -D and -U apply).  Kernels are looked
