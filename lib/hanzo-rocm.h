@@ -177,8 +177,13 @@ int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
  * "split", "shared", "wide"; a static string), its number of launches and
  * the workspace it needs (hanzo_rocm_op_workspace's bytes).  Set .size to
  * sizeof(struct hanzo_rocm_geometry_ex): the library fills only what size
- * covers (the struct may grow).  Errors as hanzo_rocm_kernel_geometry and
- * hanzo_rocm_op_workspace; -EINVAL for a NULL or too small struct.
+ * covers (the struct may grow).  Where the kernel's own launch cannot take
+ * the work (hanzo_rocm_kernel_geometry's -E2BIG: an argsort row longer than
+ * shared memory) but hanzo_rocm_op_run can through another form ("wide",
+ * "split"), it answers as op_run: 0, op_* as above, and geometry and
+ * workspace those of the launch op_run makes (the wide kernel's, the split
+ * pass's).  Errors as hanzo_rocm_kernel_geometry and hanzo_rocm_op_workspace
+ * otherwise; -EINVAL for a NULL or too small struct.
  */
 struct hanzo_rocm_geometry_ex {
 	size_t size;
