@@ -43,12 +43,6 @@ struct rtc {
 	rtc_error_fn error;
 };
 
-static const char *const hip_libs[] = {
-	"libhiprtc.so.6", "libhiprtc.so.7", "libamdhip64.so.5", "libhiprtc.so", NULL
-};
-static const char *const nv_libs[] = {
-	"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so", NULL
-};
 
 static void *sym(void *h, const char *prefix, const char *name)
 {
@@ -59,10 +53,10 @@ static void *sym(void *h, const char *prefix, const char *name)
 }
 
 /* The first library that has the API; kept loaded (RTLD_NODELETE). */
-static int rtc_open(struct hanzo_rocm *ctx, bool nvidia, struct rtc *r)
+static int rtc_open(struct hanzo_rocm *ctx, const struct hr_rtc_facts *f, struct rtc *r)
 {
-	const char *const *libs = nvidia ? nv_libs : hip_libs;
-	const char *p = nvidia ? "nvrtc" : "hiprtc";
+	const char *const *libs = f->libs;
+	const char *p = f->prefix;
 
 	for (size_t i = 0; libs[i]; i++) {
 		void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -78,8 +72,8 @@ static int rtc_open(struct hanzo_rocm *ctx, bool nvidia, struct rtc *r)
 			.compile = (rtc_compile_fn)sym(h, p, "CompileProgram"),
 			.log_size = (rtc_size_fn)sym(h, p, "GetProgramLogSize"),
 			.log = (rtc_get_fn)sym(h, p, "GetProgramLog"),
-			.code_size = (rtc_size_fn)sym(h, p, nvidia ? "GetCUBINSize" : "GetCodeSize"),
-			.code = (rtc_get_fn)sym(h, p, nvidia ? "GetCUBIN" : "GetCode"),
+			.code_size = (rtc_size_fn)sym(h, p, f->code_size_fn),
+			.code = (rtc_get_fn)sym(h, p, f->code_fn),
 			.destroy = (rtc_destroy_fn)sym(h, p, "DestroyProgram"),
 			.error = (rtc_error_fn)sym(h, p, "GetErrorString"),
 		};
@@ -177,8 +171,6 @@ static const char rtc_preamble[] =
 	"#define INT32_C(c) c\n#define UINT32_C(c) c##U\n#define INT64_C(c) c##LL\n#define UINT64_C(c) c##ULL\n"
 	"#endif\n#endif\n";
 /* hipRTC (clang) has no size_t of its own without the C library; NVRTC does. */
-static const char hiprtc_preamble[] =
-	"typedef __SIZE_TYPE__ size_t;\ntypedef __PTRDIFF_TYPE__ ptrdiff_t;\n";
 static bool is_type_include(const char *p, size_t n)
 {
 	static const char *const names[] = { "<stdint.h>", "<stddef.h>", "<cstdint>", "<cstddef>" };
@@ -204,17 +196,16 @@ static bool is_type_include(const char *p, size_t n)
 	return false;
 }
 
-static char *rtc_text(const char *text, size_t len, bool nvidia)
+static char *rtc_text(const char *text, size_t len, const struct hr_rtc_facts *f)
 {
-	char *out = malloc(sizeof(rtc_preamble) + sizeof(hiprtc_preamble) + len + 1), *o = out;
+	size_t own = strlen(f->preamble);
+	char *out = malloc(sizeof(rtc_preamble) + own + len + 1), *o = out;
 	const char *p = text, *end = text + len;
 
 	if (!out)
 		return NULL;
-	if (!nvidia) {
-		memcpy(o, hiprtc_preamble, sizeof(hiprtc_preamble) - 1);
-		o += sizeof(hiprtc_preamble) - 1;
-	}
+	memcpy(o, f->preamble, own);
+	o += own;
 	memcpy(o, rtc_preamble, sizeof(rtc_preamble) - 1);
 	o += sizeof(rtc_preamble) - 1;
 	while (p < end) {
@@ -240,7 +231,6 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 {
 	static char *const default_flags[] = { "-O3", NULL };
 	const struct hr_platform_facts *pf = hr_platform_facts(hr_target_platform(target));
-	bool nvidia = pf && pf->compiler == HR_COMPILER_NVCC;
 	char **opts = hr_strv_new(), arch[HR_TARGET_MAX + 32], *src = NULL, *code = NULL,
 	     *log = NULL, why[160];
 	void *prog = NULL;
@@ -252,29 +242,29 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 	*size = 0;
 	if (!opts)
 		return -ENOMEM;
-	if (!pf || !pf->rtc_label) {
+	if (!pf || !pf->rtc_label || !pf->rtc) {
 		hr_strv_free(opts);
 		return -EINVAL;
 	}
-	r = rtc_open(ctx, nvidia, &rtc);
+	r = rtc_open(ctx, pf->rtc, &rtc);
 	if (r < 0) {
 		hr_strv_free(opts);
 		return r;
 	}
 	if (!config_flags)
 		config_flags = default_flags;
-	snprintf(arch, sizeof(arch), nvidia ? "-arch=%s" : "--gpu-architecture=%s", target);
+	snprintf(arch, sizeof(arch), "%s%s", pf->rtc->arch_option, target);
 	r = hr_strv_push(&opts, arch);
-	if (r == 0 && !nvidia)
-		r = hr_strv_push(&opts, "-std=c++17");
+	for (size_t i = 0; pf->rtc->options[i] && r == 0; i++)
+		r = hr_strv_push(&opts, pf->rtc->options[i]);
 	for (size_t i = 0; flags && flags[i] && r == 0; i++)
 		r = hr_strv_push(&opts, flags[i]);
 	/* NVRTC always optimises and knows no -O: the config's -O3 is not for it. */
 	for (size_t i = 0; config_flags[i] && r == 0; i++)
-		if (!(nvidia && strncmp(config_flags[i], "-O", 2) == 0))
+		if (pf->rtc->takes_opt_level || strncmp(config_flags[i], "-O", 2) != 0)
 			r = hr_strv_push(&opts, config_flags[i]);
 	/* The API takes a C string. */
-	if (r == 0 && !(src = rtc_text(text, len, nvidia)))
+	if (r == 0 && !(src = rtc_text(text, len, pf->rtc)))
 		r = -ENOMEM;
 	if (r < 0)
 		goto out;
@@ -295,7 +285,7 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 	if (e != 0) {
 		hr_dbg(ctx, "%s: compiling '%s' for %s: %s\n", rtc.lib, name, target,
 		       rtc_error(&rtc, e));
-		if (diag && asprintf(diag, "%s (%s) failed for %s: %s\n%s", nvidia ? "NVRTC" : "hipRTC",
+		if (diag && asprintf(diag, "%s (%s) failed for %s: %s\n%s", pf->rtc_label,
 		                     rtc.lib, target, rtc_error(&rtc, e), log ? log : "") < 0)
 			*diag = NULL;
 		r = -EILSEQ;
@@ -321,7 +311,7 @@ int hr_rtc_compile(struct hanzo_rocm *ctx, const char *name, const char *text,
 		       name, target, why);
 		r = -ENOEXEC;
 	}
-	if (r == 0 && asprintf(identity, "%s %d.%d (%s)", nvidia ? "NVRTC" : "hipRTC", maj, min,
+	if (r == 0 && asprintf(identity, "%s %d.%d (%s)", pf->rtc_label, maj, min,
 	                       rtc.lib) < 0) {
 		*identity = NULL;
 		r = -ENOMEM;

@@ -44,6 +44,7 @@
 #include "build-plugin.h"
 #include "build-plugin-private.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-trust.h"
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -57,16 +58,6 @@ int hr_plugin_hex_val(char c)
 	if (c >= 'A' && c <= 'F')
 		return c - 'A' + 10;
 	return -1;
-}
-
-bool hr_plugin_family_is_valid(const char *s)
-{
-	size_t n;
-
-	for (n = 0; n <= MAX_NAME && s[n]; n++)
-		if (!(islower((unsigned char)s[n]) || isdigit((unsigned char)s[n]) || s[n] == '_'))
-			return false;
-	return n > 0 && n <= MAX_NAME;
 }
 
 /* Kernel names are extern "C" identifiers (they become symbol lookups). */
@@ -370,9 +361,9 @@ static int check_desc(struct cand *c, const struct hanzo_rocm_plugin *d)
 		               sizeof(size_t));
 	if (!d->family)
 		return set_why(c, "family name is NULL");
-	if (!hr_plugin_family_is_valid(d->family)) {
+	if (!hr_name_is_valid(d->family)) {
 		quote(q, sizeof(q), d->family);
-		return set_why(c, "invalid family name '%s' (want 1-%d of [a-z0-9_])", q, MAX_NAME);
+		return set_why(c, "invalid family name '%s' (want %s)", q, HR_NAME_RULE);
 	}
 	/* Known from here on, so that a listing can name the family. */
 	if (!(c->family = strdup(d->family)))

@@ -28,6 +28,7 @@
 #include "build-plugin.h"
 #include "build-plugin-private.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-trust.h"
 
 
@@ -153,7 +154,7 @@ static bool parse_plugin_line(char **f, struct index_ent *e)
 	e->state = (enum cand_state)st;
 	if (e->state != CAND_OK)
 		return true;
-	if (!(e->family = dec(f[7])) || !hr_plugin_family_is_valid(e->family) ||
+	if (!(e->family = dec(f[7])) || !hr_name_is_valid(e->family) ||
 	    !(e->version = dec(f[8])) || !hr_plugin_text_is_valid(e->version, MAX_VERSION) ||
 	    !parse_u64(f[9], &v) || v != HANZO_ROCM_PLUGIN_ABI || strlen(f[10]) != 64)
 		return false;

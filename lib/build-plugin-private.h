@@ -91,7 +91,6 @@ struct dir_list {
 int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_list *d);
 void hr_plugin_dir_list_release(struct dir_list *d);
 void hr_plugin_fam_free(struct fam *f);
-bool hr_plugin_family_is_valid(const char *s);
 int hr_plugin_hex_val(char c);
 bool hr_plugin_kernel_name_is_valid(const char *s);
 int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s);

@@ -25,6 +25,7 @@
 #include "context.h"
 #include "target.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-elf.h"
 
 extern const unsigned char hr_source_prelude[];
@@ -36,9 +37,9 @@ int hr_source_check(struct hanzo_rocm *ctx, const struct hr_source_spec *s)
 {
 	size_t n = 0;
 
-	if (!s->name || !hr_name_is_safe(s->name) || strlen(s->name) > HR_SOURCE_NAME_MAX) {
-		hr_err(ctx, "invalid source name '%s' (letters, digits and ._+:-, at most %d characters)\n",
-		       s->name ? s->name : "(null)", HR_SOURCE_NAME_MAX);
+	if (!s->name || !hr_name_is_valid(s->name) || strlen(s->name) > HR_SOURCE_NAME_MAX) {
+		hr_err(ctx, "invalid source name '%s' (%s; at most %d here)\n",
+		       s->name ? s->name : "(null)", HR_NAME_RULE, HR_SOURCE_NAME_MAX);
 		return -EINVAL;
 	}
 	if (!s->source || s->source_len == 0 || s->source_len > HR_SOURCE_MAX_TEXT ||
@@ -249,14 +250,16 @@ static int compile_host(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
                         const char *target, void **obj, size_t *size,
                         char **identity, char **diag)
 {
+	const struct hr_platform_facts *pf = hr_platform_of(target);
 	struct hr_toolchain *tc = NULL;
 	struct buf scan = { 0 }, full = { 0 };
 	char *pp = NULL, **names = NULL;
 	int r;
 
-	r = hr_toolchain_find(ctx, HR_COMPILER_CXX, &tc);
+	r = pf ? hr_toolchain_find(ctx, pf->cc->kind, &tc) : -EINVAL;
 	if (r < 0) {
-		hr_err(ctx, "source '%s': no C++ compiler ([compiler] cxx) for %s\n", s->name, target);
+		hr_err(ctx, "source '%s': no %s for %s\n", s->name,
+		       pf ? pf->compiler_label : "compiler", target);
 		return r;
 	}
 	hr_info(ctx, "compiling source '%s' for %s with %s\n", s->name, target,
@@ -337,10 +340,8 @@ static int check_output(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 
 	if (r < 0)
 		return r;
-	if (hr_compiler_for(hr_target_platform(target)) == HR_COMPILER_CXX)
-		r = hr_elf_check_shared_object(*obj, *size, NULL, why, sizeof(why));
-	else
-		r = hr_elf_check(*obj, *size, target, why, sizeof(why));
+	/* The target's platform row says what its code objects are (util-elf.c). */
+	r = hr_elf_check(*obj, *size, target, why, sizeof(why));
 	if (r == 0)
 		return 0;
 	hr_err(ctx, "source '%s': the compiler's output for %s is not a valid code object: %s\n",
@@ -386,14 +387,14 @@ static int compile_any(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
 		*diag = NULL;
 	if (!pf)
 		return -EINVAL;
-	if (pf->compiler == HR_COMPILER_CXX)
+	if (pf->source_prelude)
 		return compile_host(ctx, s, target, obj, size, identity, diag);
 	r = hr_source_text(s, target, &text, &len);
 	if (r < 0)
 		return r;
 	r = -ENOENT;
 	if (be != HR_BACKEND_HIPRTC) {
-		r = hr_toolchain_find(ctx, pf->compiler, &tc);
+		r = hr_toolchain_find(ctx, pf->cc->kind, &tc);
 		if (r == 0) {
 			found = true;
 			hr_info(ctx, "compiling source '%s' for %s with %s\n", s->name, target,

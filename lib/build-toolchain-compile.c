@@ -287,62 +287,51 @@ fail:
 	return NULL;
 }
 
+static int push_all(char ***v, const char *const *a)
+{
+	int r = 0;
+
+	for (size_t i = 0; a && a[i] && r == 0; i++)
+		r = hr_strv_push(v, a[i]);
+	return r;
+}
+
+/*
+ * The compiler row's argv (util-platform.h, struct hr_compiler_facts):
+ * PROGRAM PRE ARCH-OPTION+TARGET plugin-flags config-flags POST -x LANGUAGE SOURCE -o OUT;
+ * where the target's platform fixes the flags (the host: they are the
+ * cache key's), PROGRAM fixed-flags -x LANGUAGE SOURCE -o OUT.
+ */
 static int build_argv(const struct hr_toolchain *tc, const char *target,
                       const char *const *plugin_flags, char *const *config_flags,
                       const char *src, const char *out, char ***ret)
 {
-	static char *const default_flags[] = { "-O3", NULL };
+	static const char *const default_flags[] = { "-O3", NULL };
+	const struct hr_compiler_facts *cc = hr_compiler_facts(tc->kind);
+	const char *const *fixed = hr_platform_compile_flags(target);
 	char **v = hr_strv_new(), arch[HR_TARGET_MAX + 32];
-	int r = 0;
+	const char *tail[] = { "-x", cc ? cc->language : NULL, src, "-o", out, NULL };
+	int r;
 
 	if (!v)
 		return -ENOMEM;
-	if (!config_flags)
-		config_flags = default_flags;
-	if (tc->kind == HR_COMPILER_CXX) {
-		/* Fixed flags (they are the cache key's): GPU flags mean nothing here. */
-		const char *const *hf = hr_platform_compile_flags(target);
-		const char *post[] = { "-x", "c++", src, "-o", out, NULL };
-
-		r = hf ? hr_strv_push(&v, tc->path) : -EINVAL;
-		for (size_t i = 0; hf && hf[i] && r == 0; i++)
-			r = hr_strv_push(&v, hf[i]);
-		for (size_t i = 0; post[i] && r == 0; i++)
-			r = hr_strv_push(&v, post[i]);
-		if (r < 0) {
-			hr_strv_free(v);
-			return r;
-		}
-		*ret = v;
-		return 0;
-	}
-	if (tc->kind == HR_COMPILER_HIPCC) {
-		const char *pre[] = { tc->path, "-std=c++17", "--cuda-device-only",
-		                      "--no-gpu-bundle-output", NULL };
-
-		snprintf(arch, sizeof(arch), "--offload-arch=%s", target);
-		for (size_t i = 0; pre[i] && r == 0; i++)
-			r = hr_strv_push(&v, pre[i]);
-	} else {
-		snprintf(arch, sizeof(arch), "-arch=%s", target);
-		if (!(r = hr_strv_push(&v, tc->path)))
-			r = hr_strv_push(&v, "-cubin");
+	r = cc && (fixed || cc->arch_option) ? hr_strv_push(&v, tc->path) : -EINVAL;
+	if (r == 0 && fixed) {
+		r = push_all(&v, fixed);
+	} else if (r == 0) {
+		r = push_all(&v, cc->pre);
+		snprintf(arch, sizeof(arch), "%s%s", cc->arch_option, target);
+		if (r == 0)
+			r = hr_strv_push(&v, arch);
+		if (r == 0)
+			r = push_all(&v, plugin_flags);
+		if (r == 0)
+			r = push_all(&v, config_flags ? (const char *const *)config_flags : default_flags);
+		if (r == 0)
+			r = push_all(&v, cc->post);
 	}
 	if (r == 0)
-		r = hr_strv_push(&v, arch);
-	for (size_t i = 0; plugin_flags && plugin_flags[i] && r == 0; i++)
-		r = hr_strv_push(&v, plugin_flags[i]);
-	for (size_t i = 0; config_flags[i] && r == 0; i++)
-		r = hr_strv_push(&v, config_flags[i]);
-	if (tc->kind == HR_COMPILER_HIPCC && r == 0)
-		r = hr_strv_push(&v, "-c");
-	{
-		const char *post[] = { "-x", tc->kind == HR_COMPILER_HIPCC ? "hip" : "cu",
-		                       src, "-o", out, NULL };
-
-		for (size_t i = 0; post[i] && r == 0; i++)
-			r = hr_strv_push(&v, post[i]);
-	}
+		r = push_all(&v, tail);
 	if (r < 0) {
 		hr_strv_free(v);
 		return r;
@@ -351,7 +340,8 @@ static int build_argv(const struct hr_toolchain *tc, const char *target,
 	return 0;
 }
 
-/* The compiler said yes: is this an ELF64 code object for the right machine? */
+/* The compiler said yes: is this an ELF64 code object of the machine (and,
+ * where the row asks, the type) of the platform the compiler builds for? */
 static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b,
                            size_t n)
 {
@@ -362,12 +352,10 @@ static bool code_object_ok(const struct hr_toolchain *tc, const unsigned char *b
 	    b[5] != 1 /* little endian */)
 		return false;
 	machine = b[18] | (unsigned)b[19] << 8;
-	/* The machine of the platform the compiler builds for; the host's: a
-	 * shared object (ET_DYN) for this CPU. */
 	for (size_t i = 0; (f = hr_platform_at(i)); i++)
-		if (f->compiler == tc->kind)
+		if (f->cc->kind == tc->kind)
 			return machine && machine == f->elf_machine &&
-			       (tc->kind != HR_COMPILER_CXX || (b[16] | b[17] << 8) == 3);
+			       (!f->elf_type || (unsigned)(b[16] | b[17] << 8) == f->elf_type);
 	return false;
 }
 
@@ -393,6 +381,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 {
 	const char *tmp = tmp_parent();
 	char *dir = NULL, *src = NULL, *out = NULL, **argv = NULL, **env = NULL, what[256] = "";
+	const struct hr_compiler_facts *cc = tc ? hr_compiler_facts(tc->kind) : NULL;
 	struct hr_spawn s = { 0 };
 	void *data = NULL;
 	size_t size = 0;
@@ -400,7 +389,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 
 	if (diag)
 		*diag = NULL;
-	if (!tc || !tc->path || !source || !obj || !obj_size || hr_target_validate(target) < 0 ||
+	if (!tc || !cc || !tc->path || !source || !obj || !obj_size || hr_target_validate(target) < 0 ||
 	    hr_compiler_for(hr_target_platform(target)) != tc->kind)
 		return -EINVAL;
 	*obj = NULL;
@@ -414,10 +403,8 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 		free(dir);
 		return r;
 	}
-	src = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "source.hip" :
-	                   tc->kind == HR_COMPILER_CXX ? "source.cpp" : "source.cu");
-	out = hr_path_join(dir, tc->kind == HR_COMPILER_HIPCC ? "code.o" :
-	                   tc->kind == HR_COMPILER_CXX ? "code.so" : "code.cubin");
+	src = hr_path_join(dir, cc->source_file);
+	out = hr_path_join(dir, cc->output_file);
 	if (!src || !out) {
 		r = -ENOMEM;
 		goto out;
@@ -463,8 +450,7 @@ int hr_toolchain_compile(struct hanzo_rocm *ctx, const struct hr_toolchain *tc,
 			r = -ENOEXEC;
 		} else if (!code_object_ok(tc, data, size)) {
 			snprintf(what, sizeof(what), "%s wrote something that is not a %s code object",
-			         tc->path, tc->kind == HR_COMPILER_HIPCC ? "AMDGPU" :
-			         tc->kind == HR_COMPILER_CXX ? "host" : "CUDA");
+			         tc->path, cc->object_label);
 			r = -ENOEXEC;
 		}
 	}
@@ -500,6 +486,7 @@ int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *t
                             char **text, char **diag)
 {
 	const char *const *hf = hr_platform_compile_flags(target);
+	const struct hr_compiler_facts *cc = tc ? hr_compiler_facts(tc->kind) : NULL;
 	char *dir = NULL, *src = NULL, *out = NULL, **argv = hr_strv_new(), **env = NULL;
 	struct hr_spawn s = { 0 };
 	void *data = NULL;
@@ -511,7 +498,8 @@ int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *t
 		*diag = NULL;
 	if (!argv)
 		return -ENOMEM;
-	if (!tc || tc->kind != HR_COMPILER_CXX || !hf || !source) {
+	/* A platform whose flags are fixed (the host): they preprocess too. */
+	if (!tc || !cc || hr_compiler_for(hr_target_platform(target)) != tc->kind || !hf || !source) {
 		hr_strv_free(argv);
 		return -EINVAL;
 	}
@@ -521,7 +509,7 @@ int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *t
 		hr_strv_free(argv);
 		return r;
 	}
-	src = hr_path_join(dir, "source.cpp");
+	src = hr_path_join(dir, cc->source_file);
 	out = hr_path_join(dir, "source.ii");
 	r = src && out ? write_source(src, source, source_len) : -ENOMEM;
 	if (r == 0)
@@ -529,7 +517,7 @@ int hr_toolchain_preprocess(struct hanzo_rocm *ctx, const struct hr_toolchain *t
 	for (size_t i = 0; hf[i] && r == 0; i++)
 		r = hr_strv_push(&argv, hf[i]);
 	{
-		const char *post[] = { "-E", "-P", "-x", "c++", src, "-o", out, NULL };
+		const char *post[] = { "-E", "-P", "-x", cc->language, src, "-o", out, NULL };
 
 		for (size_t i = 0; post[i] && r == 0; i++)
 			r = hr_strv_push(&argv, post[i]);

@@ -46,11 +46,9 @@ static bool is_executable_file(const char *path)
  */
 int hr_toolchain_locate(const char *name, enum hr_compiler kind, char **ret)
 {
-	static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
-	static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
 	static const char *const no_dirs[] = { NULL };
-	const char *const *extra_dirs = kind == HR_COMPILER_HIPCC ? amd_dirs :
-	                                kind == HR_COMPILER_CXX ? no_dirs : nv_dirs;
+	const struct hr_compiler_facts *cc = hr_compiler_facts(kind);
+	const char *const *extra_dirs = cc ? cc->search_dirs : no_dirs;
 	const char *path_env = hr_getenv("PATH");
 	char **dirs;
 	int r = -ENOENT;
@@ -401,15 +399,49 @@ static int init_cxx(struct hanzo_rocm *ctx, struct hr_toolchain *tc)
 
 const char *hr_compiler_name(enum hr_compiler k)
 {
-	return k == HR_COMPILER_NVCC ? "nvcc" : k == HR_COMPILER_CXX ? "cxx" : "hipcc";
+	const struct hr_compiler_facts *cc = hr_compiler_facts(k);
+
+	return cc ? cc->name : "?";
+}
+
+const char *hr_toolchain_program(const struct hr_config *cfg, enum hr_compiler kind)
+{
+	const struct hr_compiler_facts *cc = hr_compiler_facts(kind);
+	const struct hr_config_key *k;
+
+	/* [compiler] NAME: the compiler row's name is its key. */
+	for (size_t i = 0; cfg && cc && (k = hr_config_key_at(i)); i++) {
+		const char *v;
+
+		if (k->type != HR_CONFIG_STR || strcmp(k->section, "compiler") != 0 ||
+		    strcmp(k->name, cc->name) != 0)
+			continue;
+		v = *(char *const *)hr_config_field(cfg, k);
+		if (v && *v)
+			return v;
+	}
+	return cc ? cc->program : NULL;
 }
 
 enum hr_compiler hr_compiler_for(int platform)
 {
 	const struct hr_platform_facts *f = hr_platform_facts(platform);
 
-	return f ? f->compiler : HR_COMPILER_HIPCC;
+	return f ? f->cc->kind : HR_COMPILER_HIPCC;
 }
+
+/*
+ * What a kind of compiler does that is code rather than a fact (its facts:
+ * the compiler row, util-platform.h): probe it, say whether it builds a
+ * target of its platform (NULL: every one), list what it builds.  The
+ * table is at the end of this file.
+ */
+struct probe {
+	int (*init)(struct hanzo_rocm *ctx, struct hr_toolchain *tc);
+	int (*can_build)(const struct hr_toolchain *tc, const char *generic, char *reason, size_t n);
+	char **(*targets)(const struct hr_toolchain *tc, int *err);
+};
+static const struct probe *probe_of(enum hr_compiler kind);
 
 int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
                       struct hr_toolchain **ret)
@@ -422,12 +454,9 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 	if (!ret)
 		return -EINVAL;
 	*ret = NULL;
-	if (kind == HR_COMPILER_HIPCC)
-		name = cfg && cfg->hipcc ? cfg->hipcc : "hipcc";
-	else if (kind == HR_COMPILER_CXX)
-		name = cfg && cfg->cxx ? cfg->cxx : "c++";
-	else
-		name = cfg && cfg->nvcc ? cfg->nvcc : "nvcc";
+	name = hr_toolchain_program(cfg, kind);
+	if (!name)
+		return -EINVAL;
 	tc = calloc(1, sizeof(*tc));
 	if (!tc)
 		return -ENOMEM;
@@ -439,8 +468,7 @@ int hr_toolchain_find(struct hanzo_rocm *ctx, enum hr_compiler kind,
 	if (r == -ENOENT)
 		hr_dbg(ctx, "%s: not found\n", name);
 	if (r == 0)
-		r = kind == HR_COMPILER_HIPCC ? init_hipcc(ctx, tc) :
-		    kind == HR_COMPILER_CXX ? init_cxx(ctx, tc) : init_nvcc(ctx, tc);
+		r = probe_of(kind) ? probe_of(kind)->init(ctx, tc) : -EINVAL;
 	if (r < 0) {
 		hr_toolchain_free(tc);
 		return r;
@@ -547,21 +575,19 @@ int hr_toolchain_can_build(const struct hr_toolchain *tc, const char *target,
 		snprintf(reason, n, "invalid target '%s'", target ? target : "(null)");
 		return -EINVAL;
 	}
-	if (tc->kind != f->compiler || (f->compiler == HR_COMPILER_CXX && !f->elf_machine)) {
-		if (tc->kind == HR_COMPILER_CXX && f->compiler != HR_COMPILER_CXX)
-			snprintf(reason, n, "%s is a GPU target: a C++ compiler builds only host-w64 and host-w32", generic);
+	/* Another platform's target, or one whose code objects this CPU has no
+	 * machine for (the host row on an unknown CPU). */
+	if (tc->kind != f->cc->kind || !f->elf_machine) {
+		const struct hr_compiler_facts *cc = hr_compiler_facts(tc->kind);
+
+		if (tc->kind != f->cc->kind && cc)
+			snprintf(reason, n, "%s %s (%s builds for another platform)", generic,
+			         f->compiler_need, cc->name);
 		else
 			snprintf(reason, n, "%s %s", generic, f->compiler_need);
 		return -ENOTSUP;
 	}
-	switch (f->compiler) {
-	case HR_COMPILER_HIPCC:
-		return amd_can_build(tc, generic, reason, n);
-	case HR_COMPILER_NVCC:
-		return nv_can_build(tc, generic, reason, n);
-	default:
-		return 0;
-	}
+	return probe_of(tc->kind)->can_build ? probe_of(tc->kind)->can_build(tc, generic, reason, n) : 0;
 }
 
 /* gfx600 < gfx90a < gfx1030, sm_90 < sm_100: shorter names are older. */
@@ -573,47 +599,83 @@ static int cmp_target(const void *a, const void *b)
 	return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x, y);
 }
 
-int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets)
+/* hipcc: the processors its device libraries know (oclc_isa_version_*.bc). */
+static char **amd_targets(const struct hr_toolchain *tc, int *err)
+{
+	DIR *d;
+	struct dirent *de;
+	char **v;
+
+	if (!tc->devlib_dir || !(d = opendir(tc->devlib_dir))) {
+		*err = -ENODATA;
+		return NULL;
+	}
+	v = hr_strv_new();
+	while (v && (de = readdir(d))) {
+		char t[HR_TARGET_MAX];
+		size_t len = strlen(de->d_name);
+
+		if (strncmp(de->d_name, "oclc_isa_version_", 17) != 0 || len < 21 ||
+		    strcmp(de->d_name + len - 3, ".bc") != 0 || len - 20 + 3 >= sizeof(t))
+			continue;
+		snprintf(t, sizeof(t), "gfx%.*s", (int)(len - 20), de->d_name + 17);
+		if (hr_target_validate(t) == 0 && hr_strv_push(&v, t) < 0) {
+			hr_strv_free(v);
+			v = NULL;
+		}
+	}
+	closedir(d);
+	*err = v ? 0 : -ENOMEM;
+	return v;
+}
+
+/* nvcc: what `nvcc --list-gpu-code` said. */
+static char **nv_targets(const struct hr_toolchain *tc, int *err)
 {
 	char **v;
 
-	if (!tc || !targets)
+	if (!tc->gpu_codes) {
+		*err = -ENODATA;
+		return NULL;
+	}
+	v = hr_strv_copy(tc->gpu_codes);
+	*err = v ? 0 : -ENOMEM;
+	return v;
+}
+
+/* The host compiler: its platform's two targets. */
+static char **cxx_targets(const struct hr_toolchain *tc, int *err)
+{
+	char **v = hr_strv_split("host-w32 host-w64", " ");
+
+	(void)tc;
+	*err = v ? 0 : -ENOMEM;
+	return v;
+}
+
+int hr_toolchain_targets(const struct hr_toolchain *tc, char ***targets)
+{
+	char **v;
+	int r;
+
+	if (!tc || !targets || !probe_of(tc->kind))
 		return -EINVAL;
 	*targets = NULL;
-	if (tc->kind == HR_COMPILER_CXX) {
-		v = hr_strv_split("host-w32 host-w64", " ");
-	} else if (tc->kind == HR_COMPILER_NVCC) {
-		if (!tc->gpu_codes)
-			return -ENODATA;
-		v = hr_strv_copy(tc->gpu_codes);
-		if (v)
-			qsort(v, hr_strv_len(v), sizeof(*v), cmp_target);
-	} else {
-		DIR *d;
-		struct dirent *de;
-
-		if (!tc->devlib_dir || !(d = opendir(tc->devlib_dir)))
-			return -ENODATA;
-		v = hr_strv_new();
-		while (v && (de = readdir(d))) {
-			char t[HR_TARGET_MAX];
-			size_t len = strlen(de->d_name);
-
-			if (strncmp(de->d_name, "oclc_isa_version_", 17) != 0 || len < 21 ||
-			    strcmp(de->d_name + len - 3, ".bc") != 0 || len - 20 + 3 >= sizeof(t))
-				continue;
-			snprintf(t, sizeof(t), "gfx%.*s", (int)(len - 20), de->d_name + 17);
-			if (hr_target_validate(t) == 0 && hr_strv_push(&v, t) < 0) {
-				hr_strv_free(v);
-				v = NULL;
-			}
-		}
-		closedir(d);
-		if (v)
-			qsort(v, hr_strv_len(v), sizeof(*v), cmp_target);
-	}
+	v = probe_of(tc->kind)->targets(tc, &r);
 	if (!v)
-		return -ENOMEM;
+		return r;
+	qsort(v, hr_strv_len(v), sizeof(*v), cmp_target);
 	*targets = v;
 	return 0;
+}
+
+static const struct probe probes[] = {
+	[HR_COMPILER_HIPCC] = { init_hipcc, amd_can_build, amd_targets },
+	[HR_COMPILER_NVCC] = { init_nvcc, nv_can_build, nv_targets },
+	[HR_COMPILER_CXX] = { init_cxx, NULL, cxx_targets },
+};
+
+static const struct probe *probe_of(enum hr_compiler kind)
+{
+	return (size_t)kind < HR_ARRAY_SIZE(probes) && probes[kind].init ? &probes[kind] : NULL;
 }

@@ -32,6 +32,9 @@ struct hr_toolchain {
 /* -ENOENT when the compiler is not installed (not an error to log loudly). */
 /* "hipcc" or "nvcc". */
 const char *hr_compiler_name(enum hr_compiler k);
+/* The program to run for a kind: [compiler] hipcc, nvcc or cxx (the compiler
+ * row's name is its key), else the row's default; NULL for an unknown kind. */
+const char *hr_toolchain_program(const struct hr_config *cfg, enum hr_compiler kind);
 /*
  * The executable a configured compiler name means (PATH, then the vendor
  * directories; an absolute path as is): 0, -ENOENT, -EINVAL (relative path).

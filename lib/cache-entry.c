@@ -38,6 +38,7 @@
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-trust.h"
 
 #define ENTRY_MAGIC "HRCOBJ1"   /* + its NUL: 8 bytes */
@@ -269,7 +270,7 @@ static int entry_parse(const char *path, const struct hr_cache_key *expect_key,
 	if (!get_field(h, OFF_FAMILY, LEN_FAMILY, e->family, sizeof(e->family)) ||
 	    !get_field(h, OFF_TARGET, LEN_TARGET, e->target, sizeof(e->target)) ||
 	    !get_field(h, OFF_COMPILER, LEN_COMPILER, e->compiler, sizeof(e->compiler)) ||
-	    !hr_name_is_safe(e->family) || !hr_name_is_safe(e->target) ||
+	    !hr_name_stem_is_valid(e->family) || !hr_name_is_valid(e->target) ||
 	    !printable(e->compiler) || get64(h + OFF_RESERVED) != 0) {
 		WHY("malformed header fields");
 		return -EBADMSG;
@@ -379,7 +380,7 @@ int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *targ
 
 	memset(e, 0, sizeof(*e));
 	why[0] = '\0';
-	if (!hr_name_is_safe(target) || !hr_name_is_safe(family) ||
+	if (!hr_name_is_valid(target) || !hr_name_stem_is_valid(family) ||
 	    strlen(family) >= LEN_FAMILY)
 		return -ENOENT;
 	if (asprintf(&tdir, "%s/%s", dir, target) < 0)
@@ -488,7 +489,7 @@ int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
 	int r;
 
 	if (!dir || !family || !target || !key || !payload ||
-	    !hr_name_is_safe(family) || !hr_name_is_safe(target) ||
+	    !hr_name_stem_is_valid(family) || !hr_name_is_valid(target) ||
 	    size > ENTRY_MAX - HEADER_SIZE)
 		return -EINVAL;
 	if (!compiler)

@@ -21,6 +21,7 @@
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"
+#include "util-name.h"
 
 
 /* ---- locks ------------------------------------------------------------- */
@@ -37,7 +38,7 @@ int hr_entry_lock(const char *dir, const char *target, const char *family,
 	int r, f = -1;
 
 	*fd = -1;
-	if (!dir || !hr_name_is_safe(target) || !hr_name_is_safe(family))
+	if (!dir || !hr_name_is_valid(target) || !hr_name_stem_is_valid(family))
 		return -EINVAL;
 	if (asprintf(&tdir, "%s/%s", dir, target) < 0)
 		return -ENOMEM;

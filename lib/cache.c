@@ -26,6 +26,7 @@
 #include "build-plugin.h"
 #include "target.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-trust.h"
 
 /* ---- the memory tier --------------------------------------------------- */
@@ -614,7 +615,7 @@ int hr_cache_lookup(struct hanzo_rocm *ctx, const char *family, const char *targ
 	if (r == 0)
 		goto done;
 
-	if (!hr_name_is_safe(family)) {
+	if (!hr_name_is_valid(family)) {
 		hr_err(ctx, "invalid kernel family name '%s'\n", family);
 		return -EINVAL;
 	}

@@ -16,6 +16,7 @@
 #include "context.h"
 #include "target.h"
 #include "util.h"
+#include "util-name.h"
 
 #define JOBS_MAX 1024
 
@@ -251,7 +252,7 @@ static int parse_names(const char *value, char ***out, struct bad *bad)
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; v[i]; i++) {
-		if (!hr_name_is_safe(v[i]) || strchr(v[i], ':')) {
+		if (!hr_name_is_valid(v[i])) {   /* family names */
 			int r = bad_value(bad, v[i], strlen(v[i]));
 
 			hr_strv_free(v);

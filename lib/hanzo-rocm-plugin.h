@@ -26,7 +26,7 @@ struct hanzo_rocm_kernel_info {
 struct hanzo_rocm_plugin {
 	uint32_t abi;           /* HANZO_ROCM_PLUGIN_ABI */
 	uint32_t struct_size;   /* sizeof(struct hanzo_rocm_plugin) when built */
-	const char *family;     /* [a-z0-9_], unique among plugins */
+	const char *family;     /* a name (libhanzo-rocm(3) Names), unique */
 	const char *version;
 	const char *source;     /* self-contained HIP source, headers inlined */
 	size_t source_len;

@@ -35,6 +35,7 @@
 #include "target.h"
 #include "build-toolchain.h"
 #include "util.h"
+#include "util-name.h"
 
 /* The configuration ctx was created with (never NULL for a live context). */
 const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx);

@@ -177,8 +177,13 @@ int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
  * "split", "shared", "wide"; a static string), its number of launches and
  * the workspace it needs (hanzo_rocm_op_workspace's bytes).  Set .size to
  * sizeof(struct hanzo_rocm_geometry_ex): the library fills only what size
- * covers (the struct may grow).  Errors as hanzo_rocm_kernel_geometry and
- * hanzo_rocm_op_workspace; -EINVAL for a NULL or too small struct.
+ * covers (the struct may grow).  Where the kernel's own launch cannot take
+ * the work (hanzo_rocm_kernel_geometry's -E2BIG: an argsort row longer than
+ * shared memory) but hanzo_rocm_op_run can through another form ("wide",
+ * "split"), it answers as op_run: 0, op_* as above, and geometry and
+ * workspace those of the launch op_run makes (the wide kernel's, the split
+ * pass's).  Errors as hanzo_rocm_kernel_geometry and hanzo_rocm_op_workspace
+ * otherwise; -EINVAL for a NULL or too small struct.
  */
 struct hanzo_rocm_geometry_ex {
 	size_t size;
@@ -396,8 +401,8 @@ int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t 
  * and cached under the same rules as the families (key, tiers, validation,
  * one compile per key across threads and processes; user tier, or the
  * system and site tiers where an admin ran `hanzo-rocm precompile --source
- * FILE --name NAME`).  name (as a family name: letters, digits and ._+:-,
- * at most 40 characters) names the entry; source is self-contained HIP
+ * FILE --name NAME`).  name (the one name grammar,
+ * libhanzo-rocm(3) Names: [A-Za-z0-9_+:-], at most 40 characters here) names the entry; source is self-contained HIP
  * (it may include <hip/hip_runtime.h>; on host targets the library
  * supplies that header); flags are extra compiler flags, NULL-terminated
  * (NULL: none; on host targets only -D and -U apply).  Kernels are looked

@@ -22,6 +22,7 @@
 #include "kernel.h"
 #include "runtime.h"
 #include "util.h"
+#include "util-name.h"
 #include "util-launch-meta.h"
 
 #define MOD_BUCKETS 64
@@ -349,7 +350,7 @@ HR_EXPORT int hanzo_rocm_module_kernel(struct hanzo_rocm_module *module, const c
 		*ret = mk->k;
 		goto out;
 	}
-	if (!hr_name_is_safe(kernel)) {
+	if (!hr_name_is_valid(kernel)) {
 		hr_err(module->ctx, "invalid kernel name '%s'\n", kernel);
 		r = -EINVAL;
 		goto out;

@@ -611,21 +611,30 @@ HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, ui
 	struct hanzo_rocm_geometry_ex x = { 0 };
 	struct forms f;
 	struct plan p;
-	int r;
+	int own, r = 0;
 
 	if (!kernel || !geometry || geometry->size < offsetof(struct hanzo_rocm_geometry_ex, op_form))
 		return -EINVAL;
-	r = hanzo_rocm_kernel_geometry(kernel, rows, cols, &x.geometry);
-	if (r < 0)
-		return r;
+	own = hanzo_rocm_kernel_geometry(kernel, rows, cols, &x.geometry);
+	if (own < 0 && own != -E2BIG)
+		return own;
 	r = op_plan(kernel, &f, rows, cols, &p);
 	if (r < 0)
 		return r;
-	if (f.own_partial && !(f.self_split && x.geometry.splits <= 1))
+	if (own == -E2BIG) {
+		/* Too long for the kernel's own launch, not for the operation: the
+		 * answer is op_run's (the same question, the same answer), and the
+		 * geometry and workspace are those of the launch it makes. */
+		if (p.run == kernel && !p.split)
+			return own;
+		x.geometry = p.g;
+		x.workspace = p.ws;
+	} else if (f.own_partial && !(f.self_split && x.geometry.splits <= 1)) {
 		r = ws_partials(rows, x.geometry.splits ? x.geometry.splits : 1, f.own_partial,
 		                &x.workspace);
-	else if (f.own_col)
+	} else if (f.own_col) {
 		r = ws_cols(rows, cols, f.own_col, f.own_pad, &x.workspace);
+	}
 	if (r < 0)
 		return r;
 	if (rows == 0 || cols == 0)

@@ -32,6 +32,7 @@
 #include "build-plugin.h"
 #include "runtime.h"
 #include "util.h"
+#include "util-name.h"
 
 /*
  * Kernel table buckets: fixed, so readers need no lock (a grow would
@@ -342,7 +343,7 @@ HR_EXPORT int hanzo_rocm_kernel_get(struct hanzo_rocm *ctx, unsigned device,
 		*ret = k;
 		return 0;
 	}
-	if (!hr_name_is_safe(family) || !hr_name_is_safe(kernel)) {
+	if (!hr_name_is_valid(family) || !hr_name_is_valid(kernel)) {
 		hr_err(ctx, "invalid family or kernel name '%s'/'%s'\n", family, kernel);
 		return -EINVAL;
 	}

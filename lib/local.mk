@@ -16,6 +16,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/build-toolchain.h lib/build-toolchain.c lib/build-toolchain-compile.c \
 	lib/util-elf.h lib/util-elf.c \
 	lib/util-trust.h lib/util-trust.c \
+	lib/util-name.h lib/util-name.c \
 	lib/cache.h lib/cache.c lib/cache-entry.c lib/cache-lock.c lib/cache-gc.c lib/cache-publish.c \
 	lib/top-precompile.h lib/top-precompile.c lib/top-precompile-targets.c \
 	lib/top-precompile-stamp.c lib/top-precompile-dest.c lib/top-precompile-source.c \

@@ -13,12 +13,13 @@
 
 #include "target.h"
 #include "util.h"
+#include "util-name.h"
 
 /* ---- target IDs ---------------------------------------------------------- */
 
 int hr_target_validate(const char *t)
 {
-	if (!t || !hr_name_is_safe(t) || strlen(t) >= HR_TARGET_MAX)
+	if (!t || !hr_name_is_valid(t) || strlen(t) >= HR_TARGET_MAX)
 		return -EINVAL;
 	return hr_platform_of(t) ? 0 : -EINVAL;
 }

@@ -24,6 +24,7 @@
 #include "context.h"
 #include "top-precompile.h"
 #include "util.h"
+#include "util-name.h"
 
 bool hr_cache_file_is_family(const char *name, enum hr_cache_file kind, const char *family)
 {
@@ -88,7 +89,7 @@ int hr_precompile_prune(struct hanzo_rocm *ctx, const char *dest, char *const *b
 	r = hr_plugins_families(ctx, &now);
 	for (size_t i = 0; r == 0 && before && before[i]; i++)
 		if (!hr_strv_contains(now, before[i]) && !hr_strv_contains(cfg->disable, before[i]) &&
-		    hr_name_is_safe(before[i]) && hr_strv_push(&gone, before[i]) < 0)
+		    hr_name_is_valid(before[i]) && hr_strv_push(&gone, before[i]) < 0)
 			r = -ENOMEM;
 	hr_strv_free(now);
 	if (r == 0 && gone[0]) {

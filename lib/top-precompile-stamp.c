@@ -121,10 +121,9 @@ static char *stamp_head(const struct hr_config *cfg, const char *exe)
 
 const char *hr_precompile_compiler_name(const struct hr_config *cfg, enum hr_compiler k)
 {
-	const char *n = k == HR_COMPILER_NVCC ? cfg->nvcc :
-	                k == HR_COMPILER_CXX ? cfg->cxx : cfg->hipcc;
+	const char *n = hr_toolchain_program(cfg, k);
 
-	return n && *n ? n : hr_compiler_name(k);
+	return n ? n : hr_compiler_name(k);
 }
 
 static char *stamp_name(enum hr_compiler k)

@@ -37,6 +37,7 @@
 #include "target.h"
 #include "build-toolchain.h"
 #include "util.h"
+#include "util-name.h"
 
 #define N_KINDS 3       /* enum hr_compiler: hipcc, nvcc, cxx */
 
@@ -424,7 +425,7 @@ static int targets_get(struct pc_run *run, char ***ret)
 			hr_err(ctx, "cannot choose targets: %s\n", hanzo_rocm_strerror(r));
 	}
 	for (size_t i = 0; r == 0 && in && in[i]; i++) {
-		if (hr_target_validate(in[i]) < 0 || !hr_name_is_safe(in[i])) {
+		if (hr_target_validate(in[i]) < 0 || !hr_name_is_valid(in[i])) {
 			hr_err(ctx, "invalid target '%s' (want gfx… or sm_NN)\n", in[i]);
 			r = -EINVAL;
 		} else if (!hr_strv_contains(out, in[i])) {
@@ -460,7 +461,7 @@ static int families_get(struct pc_run *run, struct hr_family ***ret, size_t *n)
 	for (size_t i = 0; fams && names[i] && r == 0; i++) {
 		bool dup = false;
 
-		if (!hr_name_is_safe(names[i])) {
+		if (!hr_name_is_valid(names[i])) {
 			hr_err(ctx, "invalid family name '%s'\n", names[i]);
 			r = -EINVAL;
 			break;

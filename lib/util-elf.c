@@ -4,11 +4,9 @@
  * sees it.  Every offset read from the file is bounds-checked against the
  * buffer: cache files are untrusted input.
  *
- * AMD: e_machine EM_AMDGPU, processor in e_flags & EF_AMDGPU_MACH (values
- * from LLVM's include/llvm/BinaryFormat/ELF.h), xnack/sramecc in the V4 bits.
- * NVIDIA: e_machine EM_CUDA; the sm number sits in e_flags bits 0..7 for the
- * old cubin ABI (OS/ABI 0x33 / 0x29) and in bits 8..15 for the one CUDA 12.8+
- * writes (OS/ABI 0x41, ABI version 8: nvcc 13 -arch=sm_90 gives 0x06005a04).
+ * The machine, the type and the meaning of e_flags are the platform's: its
+ * row of the platform table (util-platform-*.c) names and checks the
+ * processor; this file reads and bounds-checks the bytes.
  * Layer: util (lib/layers).
  */
 #include <errno.h>
@@ -21,7 +19,6 @@
 #include "util-platform.h"
 #include "util-elf.h"
 #include "util.h"
-#include "util-targets.h"
 
 #define EHDR_SIZE 64
 #define SHDR_SIZE 64
@@ -31,12 +28,8 @@
 #define SHT_STRTAB 3
 #define SHT_NOBITS 8
 #define STT_FUNC 2
+#define ET_DYN 3
 
-#define ELFOSABI_AMDGPU_HSA 64
-#define ELFOSABI_CUDA_NEW 0x41  /* cubins from CUDA >= 12.8 */
-#define EF_AMDGPU_MACH 0xff
-#define EF_AMDGPU_XNACK_V4 0x300
-#define EF_AMDGPU_SRAMECC_V4 0xc00
 
 struct elf {
 	const uint8_t *d;
@@ -133,126 +126,35 @@ static int elf_open(struct elf *e, const void *data, size_t size, char *why,
 	return 0;
 }
 
-static const char *amdgpu_mach_name(uint8_t mach)
+static struct hr_elf_ident ident(const struct elf *e)
 {
-	const struct hr_amd_target *t = hr_amd_target_by_mach(mach);
+	struct hr_elf_ident id = {
+		.machine = e->machine, .type = rd16(e->d + 16), .flags = e->flags,
+		.osabi = e->osabi, .abiversion = e->abiversion,
+	};
 
-	return t ? t->name : NULL;
-}
-
-/* The sm number of a cubin, by the layout its OS/ABI selects. */
-static unsigned cuda_sm(const struct elf *e)
-{
-	if (e->osabi == ELFOSABI_CUDA_NEW)
-		return (e->flags >> 8) & 0xff;
-	return e->flags & 0xff;
-}
-
-static int elf_processor(const struct elf *e, char *buf, size_t n)
-{
-	const char *name;
-	int k;
-
-	switch (e->machine) {
-	case HR_EM_AMDGPU:
-		name = amdgpu_mach_name(e->flags & EF_AMDGPU_MACH);
-		if (!name)
-			return -ENOEXEC;
-		k = snprintf(buf, n, "%s", name);
-		break;
-	case HR_EM_CUDA:
-		if (cuda_sm(e) < 10)
-			return -ENOEXEC;
-		k = snprintf(buf, n, "sm_%u", cuda_sm(e));
-		break;
-	default:
-		/* A host code object does not say its wave size: name the CPU only. */
-		if (e->machine != hr_platform_host.elf_machine || !e->machine)
-			return -ENOEXEC;
-		k = snprintf(buf, n, "host");
-		break;
-	}
-	return k < 0 || (size_t)k >= n ? -ENOSPC : 0;
+	return id;
 }
 
 int hr_elf_target(const void *data, size_t size, char *buf, size_t n)
 {
+	const struct hr_platform_facts *f;
+	struct hr_elf_ident id;
 	struct elf e;
 	int r = elf_open(&e, data, size, NULL, 0);
 
-	return r < 0 ? r : elf_processor(&e, buf, n);
-}
-
-/*
- * A feature the target asks for ("xnack+") against the object's V4 setting:
- * "any" and "unsupported" serve both; only an explicit opposite is refused.
- */
-static bool amd_feature_ok(const char *target, const char *feature,
-                           uint32_t setting, uint32_t on, uint32_t off)
-{
-	char plus[32], minus[32];
-
-	snprintf(plus, sizeof(plus), ":%s+", feature);
-	snprintf(minus, sizeof(minus), ":%s-", feature);
-	if (strstr(target, plus) && setting == off)
-		return false;
-	if (strstr(target, minus) && setting == on)
-		return false;
-	return true;
-}
-
-static int check_amd(const struct elf *e, const char *target, char *why, size_t n)
-{
-	char want[48];
-	const char *have = amdgpu_mach_name(e->flags & EF_AMDGPU_MACH);
-	size_t len = strcspn(target, ":");
-
-	if (len >= sizeof(want) || strncmp(target, "gfx", 3) != 0) {
-		WHY("AMDGPU code object for non-AMD target '%s'", target);
-		return -ENOEXEC;
-	}
-	memcpy(want, target, len);
-	want[len] = '\0';
-	if (!have) {
-		WHY("unknown AMDGPU processor 0x%02x in e_flags", e->flags & EF_AMDGPU_MACH);
-		return -ENOEXEC;
-	}
-	if (strcmp(have, want) != 0) {
-		WHY("code object is for %s, not %s", have, want);
-		return -ENOEXEC;
-	}
-	/* Feature bits have this meaning from code object V4 (ABI version 2) on. */
-	if (e->osabi == ELFOSABI_AMDGPU_HSA && e->abiversion >= 2 &&
-	    (!amd_feature_ok(target, "xnack", e->flags & EF_AMDGPU_XNACK_V4, 0x300, 0x200) ||
-	     !amd_feature_ok(target, "sramecc", e->flags & EF_AMDGPU_SRAMECC_V4, 0xc00, 0x800))) {
-		WHY("code object features (e_flags 0x%x) do not match %s", e->flags, target);
-		return -ENOEXEC;
-	}
-	return 0;
-}
-
-static int check_cuda(const struct elf *e, const char *target, char *why, size_t n)
-{
-	unsigned want = 0, have = cuda_sm(e);
-	const char *p;
-
-	if (strncmp(target, "sm_", 3) != 0 || target[3] < '1' || target[3] > '9') {
-		WHY("CUDA cubin for non-NVIDIA target '%s'", target);
-		return -ENOEXEC;
-	}
-	/* sm_90a shares e_flags with sm_90: compare the number only. */
-	for (p = target + 3; *p >= '0' && *p <= '9' && want < 10000; p++)
-		want = want * 10 + (unsigned)(*p - '0');
-	if (have != want) {
-		WHY("cubin is for sm_%u, not %s", have, target);
-		return -ENOEXEC;
-	}
-	return 0;
+	if (r < 0)
+		return r;
+	id = ident(&e);
+	f = hr_platform_by_elf_machine(id.machine);
+	return f ? f->elf_processor(&id, buf, n) : -ENOEXEC;
 }
 
 int hr_elf_check(const void *data, size_t size, const char *target,
                  char *why, size_t n)
 {
+	const struct hr_platform_facts *f = hr_platform_of(target);
+	struct hr_elf_ident id;
 	struct elf e;
 	int r;
 
@@ -265,31 +167,28 @@ int hr_elf_check(const void *data, size_t size, const char *target,
 	r = elf_open(&e, data, size, why, n);
 	if (r < 0)
 		return r;
-	if (hr_platform_of(target) == &hr_platform_host) {
-		/* Host code object: a shared object for the CPU this library runs on. */
-		if (e.machine != hr_platform_host.elf_machine || !e.machine) {
-			WHY("ELF machine %u is not this CPU's (%u) for %s", e.machine,
-			    hr_platform_host.elf_machine, target);
-			return -ENOEXEC;
-		}
-		if (rd16(e.d + 16) != 3 /* ET_DYN */) {
-			WHY("host code object for %s is not a shared object (ELF type %u)",
-			    target, rd16(e.d + 16));
-			return -ENOEXEC;
-		}
-		/* What dlopen needs: the plugins' check, one function. */
-		return hr_elf_check_shared_object(data, size, NULL, why, n);
-	}
-	switch (e.machine) {
-	case HR_EM_AMDGPU:
-		return check_amd(&e, target, why, n);
-	case HR_EM_CUDA:
-		return check_cuda(&e, target, why, n);
-	default:
-		WHY("ELF machine %u is neither AMDGPU (%d) nor CUDA (%d)",
-		    e.machine, HR_EM_AMDGPU, HR_EM_CUDA);
+	id = ident(&e);
+	if (!f) {
+		WHY("no platform has the target '%s'", target);
 		return -ENOEXEC;
 	}
+	if (!f->elf_machine || id.machine != f->elf_machine) {
+		const struct hr_platform_facts *g = hr_platform_by_elf_machine(id.machine);
+
+		WHY("ELF machine %u (%s) is not the %s platform's (%u) for %s", id.machine,
+		    g ? g->label : "unknown", f->label, f->elf_machine, target);
+		return -ENOEXEC;
+	}
+	if (f->elf_type && id.type != f->elf_type) {
+		WHY("%s code object for %s has ELF type %u, not %u", f->label, target, id.type,
+		    f->elf_type);
+		return -ENOEXEC;
+	}
+	r = f->elf_check(&id, target, why, n);
+	if (r < 0)
+		return r;
+	/* Loaded by dlopen (the host): what dlopen needs, the plugins' check. */
+	return f->elf_type == ET_DYN ? hr_elf_check_shared_object(data, size, NULL, why, n) : 0;
 }
 
 static const uint8_t *section(const struct elf *e, unsigned i)
@@ -361,22 +260,7 @@ fail:
 
 /* ---- host shared objects (plugins) --------------------------------------- */
 
-#define ET_DYN 3
 #define SHT_DYNSYM 11
-
-#if defined(__x86_64__)
-#define HOST_EM 62
-#elif defined(__aarch64__)
-#define HOST_EM 183
-#elif defined(__powerpc64__)
-#define HOST_EM 21
-#elif defined(__riscv) && __riscv_xlen == 64
-#define HOST_EM 243
-#elif defined(__s390x__)
-#define HOST_EM 22
-#else
-#define HOST_EM 0 /* unknown host: the machine is left to dlopen */
-#endif
 
 /* Whether .dynsym defines a function or object named sym. */
 static bool dynsym_defines(const struct elf *e, const char *sym)
@@ -428,8 +312,9 @@ int hr_elf_check_shared_object(const void *data, size_t size, const char *sym,
 	r = elf_open(&e, data, size, why, n);
 	if (r < 0)
 		return r;
-	if (HOST_EM && e.machine != HOST_EM) {
-		WHY("ELF machine %u is not this host's (%d)", e.machine, HOST_EM);
+	/* 0: a CPU the platform table does not know; the machine is left to dlopen. */
+	if (hr_platform_cpu_machine() && e.machine != hr_platform_cpu_machine()) {
+		WHY("ELF machine %u is not this host's (%u)", e.machine, hr_platform_cpu_machine());
 		return -ENOEXEC;
 	}
 	if (rd16(d + 16) != ET_DYN) {

@@ -9,17 +9,16 @@
 
 #include <stddef.h>
 
-#define HR_EM_AMDGPU 224
-#define HR_EM_CUDA 190
-
 /*
- * 0 when data is a well-formed 64-bit little-endian ELF whose machine and
- * e_flags match target (generic processor for AMD, sm for NVIDIA);
- * -ENOEXEC otherwise with a one-line reason in why.
+ * 0 when data is a well-formed 64-bit little-endian ELF whose machine, type
+ * and e_flags match target, as target's row of the platform table says
+ * (generic processor for AMD, sm for NVIDIA, a loadable shared object for
+ * the host); -ENOEXEC otherwise with a one-line reason in why.
  */
 int hr_elf_check(const void *data, size_t size, const char *target,
                  char *why, size_t n);
-/* The processor named by e_flags, e.g. "gfx90a" or "sm_90". */
+/* The processor named by e_flags, e.g. "gfx90a" or "sm_90" ("host" for
+ * the host: its code objects do not say the wave size). */
 int hr_elf_target(const void *data, size_t size, char *buf, size_t n);
 /* Names of defined function symbols (kernels), NULL-terminated strv. */
 int hr_elf_functions(const void *data, size_t size, char ***names);

@@ -2,10 +2,13 @@
 /*
  * The AMD platform's row of the platform table (util-platform.h): the
  * target-ID grammar (gfx… with optional :feature±), the wave size, the
- * compiler, the ELF machine and the launch limits (layer: util; pure).
+ * compiler (hipcc), the ELF machine and its e_flags, and the launch limits
+ * (layer: util; pure).
  * The processors themselves are util-targets.def's rows.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util-platform.h"
@@ -101,14 +104,116 @@ static const char *const *amd_flags(const char *t)
 	return NULL;
 }
 
+/*
+ * e_machine EM_AMDGPU, the processor in e_flags & EF_AMDGPU_MACH (values from
+ * LLVM's include/llvm/BinaryFormat/ELF.h: util-targets.def), xnack/sramecc
+ * in the V4 bits (code object V4, ABI version 2, on).
+ */
+#define EM_AMDGPU 224
+#define ELFOSABI_AMDGPU_HSA 64
+#define EF_AMDGPU_MACH 0xffu
+#define EF_AMDGPU_XNACK_V4 0x300u
+#define EF_AMDGPU_SRAMECC_V4 0xc00u
+
+#define WHY(...) (why && n ? (void)snprintf(why, n, __VA_ARGS__) : (void)0)
+
+static const char *amd_mach_name(uint32_t flags)
+{
+	const struct hr_amd_target *t = hr_amd_target_by_mach(flags & EF_AMDGPU_MACH);
+
+	return t ? t->name : NULL;
+}
+
+static int amd_elf_processor(const struct hr_elf_ident *e, char *buf, size_t n)
+{
+	const char *name = amd_mach_name(e->flags);
+	int k;
+
+	if (!name)
+		return -ENOEXEC;
+	k = snprintf(buf, n, "%s", name);
+	return k < 0 || (size_t)k >= n ? -ENOSPC : 0;
+}
+
+/*
+ * A feature the target asks for ("xnack+") against the object's V4 setting:
+ * "any" and "unsupported" serve both; only an explicit opposite is refused.
+ */
+static bool amd_feature_ok(const char *target, const char *feature,
+                           uint32_t setting, uint32_t on, uint32_t off)
+{
+	char plus[32], minus[32];
+
+	snprintf(plus, sizeof(plus), ":%s+", feature);
+	snprintf(minus, sizeof(minus), ":%s-", feature);
+	if (strstr(target, plus) && setting == off)
+		return false;
+	if (strstr(target, minus) && setting == on)
+		return false;
+	return true;
+}
+
+static int amd_elf_check(const struct hr_elf_ident *e, const char *target, char *why, size_t n)
+{
+	char want[48];
+	const char *have = amd_mach_name(e->flags);
+	size_t len = strcspn(target, ":");
+
+	if (len >= sizeof(want)) {
+		WHY("AMDGPU code object for target '%s'", target);
+		return -ENOEXEC;
+	}
+	memcpy(want, target, len);
+	want[len] = '\0';
+	if (!have) {
+		WHY("unknown AMDGPU processor 0x%02x in e_flags", e->flags & EF_AMDGPU_MACH);
+		return -ENOEXEC;
+	}
+	if (strcmp(have, want) != 0) {
+		WHY("code object is for %s, not %s", have, want);
+		return -ENOEXEC;
+	}
+	if (e->osabi == ELFOSABI_AMDGPU_HSA && e->abiversion >= 2 &&
+	    (!amd_feature_ok(target, "xnack", e->flags & EF_AMDGPU_XNACK_V4, 0x300, 0x200) ||
+	     !amd_feature_ok(target, "sramecc", e->flags & EF_AMDGPU_SRAMECC_V4, 0xc00, 0x800))) {
+		WHY("code object features (e_flags 0x%x) do not match %s", e->flags, target);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* hipcc: a raw device ELF, no bundle (DESIGN.md section 5); Debian 12's
+ * hipcc 5.2 defaults to -std=c++11. */
+static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
+static const char *const amd_pre[] = { "-std=c++17", "--cuda-device-only", "--no-gpu-bundle-output", NULL };
+static const char *const amd_post[] = { "-c", NULL };
+static const struct hr_compiler_facts hipcc = {
+	.kind = HR_COMPILER_HIPCC, .name = "hipcc", .program = "hipcc", .search_dirs = amd_dirs,
+	.source_file = "source.hip", .output_file = "code.o", .language = "hip",
+	.pre = amd_pre, .arch_option = "--offload-arch=", .post = amd_post,
+	.object_label = "AMDGPU",
+};
+
+/* hipRTC: Debian 12/13 carry it in libamdhip64.so.5, sid ships libhiprtc6. */
+static const char *const hiprtc_libs[] = {
+	"libhiprtc.so.6", "libhiprtc.so.7", "libamdhip64.so.5", "libhiprtc.so", NULL
+};
+static const char *const hiprtc_options[] = { "-std=c++17", NULL };
+static const struct hr_rtc_facts hiprtc = {
+	.libs = hiprtc_libs, .prefix = "hiprtc", .code_size_fn = "GetCodeSize", .code_fn = "GetCode",
+	.arch_option = "--gpu-architecture=", .options = hiprtc_options, .takes_opt_level = true,
+	.preamble = "typedef __SIZE_TYPE__ size_t;\ntypedef __PTRDIFF_TYPE__ ptrdiff_t;\n",
+};
+
 const struct hr_platform_facts hr_platform_amd = {
 	.id = HR_PLATFORM_AMD, .name = "amd", .label = "AMD", .example = "gfx90a", .prefix = "gfx",
 	.target_ok = amd_target_ok, .target_known = amd_target_known,
 	.wave = amd_wave, .compile_flags = amd_flags,
-	.compiler = HR_COMPILER_HIPCC, .compiler_need = "is an AMD target: needs hipcc",
-	.compiler_label = "hipcc", .rtc_label = "hipRTC",
+	.cc = &hipcc, .compiler_need = "is an AMD target: needs hipcc",
+	.compiler_label = "hipcc", .rtc_label = "hipRTC", .rtc = &hiprtc,
 	.rtc_need = "hipRTC (libhiprtc.so.6, libamdhip64.so.5)", .hip_runtime = true,
-	.elf_machine = 224 /* EM_AMDGPU */, .max_shared = 64u << 10,
+	.elf_machine = EM_AMDGPU, .elf_processor = amd_elf_processor, .elf_check = amd_elf_check,
+	.max_shared = 64u << 10,
 	.overridable = true,
 	.grid = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },
 };

@@ -4,7 +4,9 @@
  * host targets (host-w64, host-w32), their compile flags and ELF machine
  * (layer: util; pure).  The backend itself is lib/backend-host.c.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util-platform.h"
@@ -90,13 +92,44 @@ static bool host_target_known(const char *t)
 	return host_wave(t) != 0;
 }
 
+/* A host code object does not say its wave size: name the CPU only. */
+static int host_elf_processor(const struct hr_elf_ident *e, char *buf, size_t n)
+{
+	int k;
+
+	(void)e;
+	k = snprintf(buf, n, "host");
+	return k < 0 || (size_t)k >= n ? -ENOSPC : 0;
+}
+
+/* Machine and type are the row's (util-elf.c); e_flags mean nothing here. */
+static int host_elf_check(const struct hr_elf_ident *e, const char *target, char *why, size_t n)
+{
+	(void)e;
+	(void)target;
+	(void)why;
+	(void)n;
+	return 0;
+}
+
+/* The system C++ compiler: a shared object, the flags fixed by the target
+ * (host_flags: no arch argument, no plugin or [compiler] flags). */
+static const char *const no_dirs[] = { NULL };
+static const struct hr_compiler_facts cxx = {
+	.kind = HR_COMPILER_CXX, .name = "cxx", .program = "c++", .search_dirs = no_dirs,
+	.source_file = "source.cpp", .output_file = "code.so", .language = "c++",
+	.pre = no_dirs, .arch_option = NULL, .post = no_dirs, .object_label = "host",
+};
+
 const struct hr_platform_facts hr_platform_host = {
 	.id = HR_PLATFORM_HOST, .name = "host", .label = "host", .example = "host-w64", .prefix = "host-",
 	.target_ok = host_target_ok, .target_known = host_target_known,
 	.wave = host_wave, .compile_flags = host_flags,
-	.compiler = HR_COMPILER_CXX, .compiler_need = "is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU",
+	.cc = &cxx, .compiler_need = "is a host target: needs a C++ compiler ([compiler] cxx) on a known CPU",
 	.compiler_label = "C++ ([compiler] cxx)",
-	.rtc_label = NULL, .source_prelude = true, .elf_machine = HOST_EM, .max_shared = 64u << 10,
+	.rtc_label = NULL, .source_prelude = true, .elf_machine = HOST_EM,
+	.elf_type = 3 /* ET_DYN */, .elf_processor = host_elf_processor, .elf_check = host_elf_check,
+	.max_shared = 64u << 10,
 	.overridable = false, .opt_in = true,
 	/* Both GPUs' limits: what the host runs, either GPU runs. */
 	.grid = { { 0x7fffffffu, 65535u, 65535u }, 0xffffffffu },

@@ -49,6 +49,19 @@ const char *const *hr_platform_compile_flags(const char *t)
 	return f ? f->compile_flags(t) : NULL;
 }
 
+unsigned hr_platform_cpu_machine(void)
+{
+	return hr_platform_host.elf_machine;
+}
+
+const struct hr_compiler_facts *hr_compiler_facts(enum hr_compiler kind)
+{
+	for (size_t i = 0; i < HR_ARRAY_SIZE(platforms); i++)
+		if (platforms[i]->cc->kind == kind)
+			return platforms[i]->cc;
+	return NULL;
+}
+
 const struct hr_platform_facts *hr_platform_by_elf_machine(unsigned machine)
 {
 	for (size_t i = 0; machine && i < HR_ARRAY_SIZE(platforms); i++)

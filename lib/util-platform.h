@@ -36,6 +36,53 @@ struct hr_grid_limits {
 	uint64_t threads;               /* grid[i] x block[i], every i */
 };
 
+/*
+ * What util-elf.c read from a code object's header (bounds already
+ * checked) and hands to its platform's row: the row decodes e_flags.
+ */
+struct hr_elf_ident {
+	unsigned machine, type;         /* e_machine, e_type */
+	uint32_t flags;                 /* e_flags */
+	uint8_t osabi, abiversion;      /* EI_OSABI, EI_ABIVERSION */
+};
+
+/*
+ * The compiler that builds a platform's code objects: its name and where
+ * it is found, the files and arguments of one compile (build-toolchain-
+ * compile.c: PROGRAM PRE ARCH-OPTION+TARGET plugin-flags config-flags POST -x LANGUAGE
+ * SOURCE -o OUTPUT, or PROGRAM fixed-flags -x LANGUAGE SOURCE -o OUTPUT when
+ * the platform's compile_flags fix them), and what its output is called.
+ */
+struct hr_compiler_facts {
+	enum hr_compiler kind;
+	const char *name;               /* "hipcc", "nvcc", "cxx": stamps, messages */
+	const char *program;            /* run when [compiler] names none */
+	const char *const *search_dirs; /* looked in after PATH (NULL-terminated) */
+	const char *source_file, *output_file;  /* in the compile's temp dir */
+	const char *language;           /* -x LANGUAGE */
+	const char *const *pre;         /* after the program (NULL-terminated) */
+	const char *arch_option;        /* the target ID follows it: one argument */
+	const char *const *post;        /* after the flags, before -x (NULL-terminated) */
+	const char *object_label;       /* "AMDGPU", "CUDA", "host": messages */
+};
+
+/*
+ * The in-process compiler of caller source (hipRTC, NVRTC; build-hiprtc.c):
+ * the libraries it is dlopen-ed from, in order, the prefix of its functions
+ * (PREFIXCreateProgram, ...), the names of the two that return the code, its
+ * target option, options it always gets, whether it takes -O flags, and the
+ * text before the source (beside the common one of build-hiprtc.c).
+ */
+struct hr_rtc_facts {
+	const char *const *libs;
+	const char *prefix;
+	const char *code_size_fn, *code_fn;
+	const char *arch_option;        /* the target ID follows it */
+	const char *const *options;     /* NULL-terminated */
+	bool takes_opt_level;           /* false: the configuration's -O... are dropped */
+	const char *preamble;
+};
+
 /* One row of the platform table: the platform's pure facts. */
 struct hr_platform_facts {
 	enum hr_platform id;
@@ -57,16 +104,27 @@ struct hr_platform_facts {
 	 * keyed by, in place of the plugin's and the configuration's
 	 * (NULL-terminated, static); NULL: none, those flags apply. */
 	const char *const *(*compile_flags)(const char *t);
-	enum hr_compiler compiler;      /* what builds its code objects */
+	/* What builds its code objects (cc->kind: enum hr_compiler). */
+	const struct hr_compiler_facts *cc;
 	const char *compiler_need;      /* after the target: why another compiler cannot */
 	const char *compiler_label;     /* "hipcc", "nvcc", "C++ ([compiler] cxx)" */
 	const char *rtc_label;          /* the in-process compiler, NULL: none */
+	const struct hr_rtc_facts *rtc; /* its facts (with rtc_label) */
 	const char *rtc_need;           /* it and the libraries it is loaded from */
 	/* Caller source (build-source.c): its compilers know <hip/hip_runtime.h>
 	 * (else the include is dropped); the source follows the host prelude
 	 * (kernels/source-prelude.c) and the caller's -D flags as #defines. */
 	bool hip_runtime, source_prelude;
 	unsigned elf_machine;           /* e_machine of its code objects; 0: none here */
+	/* e_type they must have; ET_DYN (3): a shared object for dlopen,
+	 * checked as one (util-elf.c); 0: any. */
+	unsigned elf_type;
+	/* The processor e_flags names ("gfx90a", "sm_90", "host") into buf:
+	 * 0, -ENOEXEC (none known), -ENOSPC. */
+	int (*elf_processor)(const struct hr_elf_ident *e, char *buf, size_t n);
+	/* 0 when e_flags serve target (one of this platform's IDs); else
+	 * -ENOEXEC with a one-line reason in why. */
+	int (*elf_check)(const struct hr_elf_ident *e, const char *target, char *why, size_t n);
 	unsigned max_shared;            /* shared memory per block when unknown */
 	/* HANZO_ROCM_ARCH, [targets] override and map, HSA_OVERRIDE_GFX_VERSION
 	 * apply to its devices. */
@@ -89,6 +147,10 @@ const struct hr_platform_facts *hr_platform_facts(int p);
 const struct hr_platform_facts *hr_platform_of(const char *t);
 /* The fixed flags of target t's row (compile_flags), NULL when none. */
 const char *const *hr_platform_compile_flags(const char *t);
+/* e_machine of this CPU (the host row's; shared objects for dlopen), 0: unknown. */
+unsigned hr_platform_cpu_machine(void);
+/* The compiler row of a kind (the row of the platform it builds for). */
+const struct hr_compiler_facts *hr_compiler_facts(enum hr_compiler kind);
 /* The row of an ELF e_machine, NULL when no platform's code objects have it. */
 const struct hr_platform_facts *hr_platform_by_elf_machine(unsigned machine);
 

@@ -28,8 +28,10 @@ char *hr_root_path(const char *root, const char *path);
 char *hr_path_join(const char *a, const char *b);
 
 /*
- * A name that is safe as one path component: 1..64 chars of [A-Za-z0-9._+:-],
- * not starting with '.' or '-'.  Used for families, targets, kernel names.
+ * A label that is safe as one path component: 1..64 chars of [A-Za-z0-9._+:-],
+ * not starting with '.' or '-', no "..".  For version labels, program names
+ * and directory entries; names (family, target, kernel, source) have the
+ * one name grammar, hr_name_is_valid() (util-name.h).
  */
 bool hr_name_is_safe(const char *s);
 

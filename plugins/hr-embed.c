@@ -57,6 +57,7 @@
 
 #include "util-catalogue-meta.h"
 #include "util-launch-meta.h"
+#include "util-name.h"
 
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_FLAGS 32
@@ -595,16 +596,6 @@ static void write_c(FILE *f, const char *family, const char *version, const char
 	      "{\n\treturn &hr_plugin;\n}\n", f);
 }
 
-static bool family_is_valid(const char *s)
-{
-	if (!*s || strlen(s) > 64)
-		return false;
-	for (; *s; s++)
-		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
 /* Printable ASCII, 1..64 characters (the loader's rule for a version). */
 static bool version_is_valid(const char *s)
 {
@@ -833,8 +824,8 @@ int main(int argc, char **argv)
 	family = argv[optind];
 	hip = argv[optind + 1];
 	lst = argv[optind + 2];
-	if (!family_is_valid(family))
-		die("invalid family name \"%s\" (want [a-z0-9_], at most 64)", family);
+	if (!hr_name_is_valid(family))
+		die("invalid family name \"%s\" (want %s)", family, HR_NAME_RULE);
 	if (!version_is_valid(version))
 		die("invalid --plugin-version \"%s\" (want 1-64 printable characters)", version);
 

@@ -17,7 +17,7 @@
 sdktooldir = $(libdir)/hanzo-rocm
 sdktool_PROGRAMS = plugins/hanzo-rocm-embed
 plugins_hanzo_rocm_embed_SOURCES = plugins/hr-embed.c lib/util-launch-meta.h lib/util-launch-meta.c \
-	lib/util-catalogue-meta.h lib/util-catalogue-meta.c
+	lib/util-catalogue-meta.h lib/util-catalogue-meta.c lib/util-name.h lib/util-name.c
 plugins_hanzo_rocm_embed_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 
 HR_PLUGIN_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \

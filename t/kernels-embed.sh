@@ -55,7 +55,7 @@ printf '1abc x\n' >name.list
 exit_is 1 "invalid kernel name is an error" "$EMBED" -o bad.c fam a.hip name.list
 printf '# nothing\n' >empty.list
 exit_is 1 "a list without kernels is an error" "$EMBED" -o bad.c fam a.hip empty.list
-exit_is 1 "invalid family name is an error" "$EMBED" -o bad.c Bad-Name a.hip a.list
+exit_is 1 "invalid family name is an error (the one name grammar: no dot)" "$EMBED" -o bad.c bad.name a.hip a.list
 [ ! -e bad.c ] && [ ! -e bad.c.tmp ]
 ok $? "no output is left behind on failure"
 

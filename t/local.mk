@@ -7,6 +7,11 @@ check_PROGRAMS += t/test-util
 t_test_util_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-util
 
+# The one name grammar, answered alike by cache, plugin index and source names.
+check_PROGRAMS += t/test-names
+t_test_names_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-names
+
 # The CLI's JSON writer (common/json.c): escaping and the nesting bound.
 check_PROGRAMS += t/test-json
 t_test_json_SOURCES = t/test-json.c common/json.h common/json.c

@@ -29,8 +29,17 @@ exit_is 2 "an unsafe --family name is a usage error" "$HR_CLI" selftest --family
 exit_is 2 "an extra argument is a usage error" "$HR_CLI" selftest extra
 
 export HR_FAKE_CUDA_DEVICES=1
+# Every --family counts (it once ran only the last): one that does not exist
+# stops the run before anything runs, wherever it stands.
+if [ -e "$HR_PLUGINS/affine.so" ]; then
+	exit_is 2 "--family nosuch --family affine: a usage error" \
+		"$HR_CLI" selftest --family nosuch --family affine --bench-size 0
+	grep_ok "  ... naming the first family" "family nosuch: no such family" "$T/err"
+else
+	skip 2 "no affine plugin"
+fi
 if [ -z "$NVCC" ] || [ ! -e "$HR_PLUGINS/affine.so" ]; then
-	skip 4 "no nvcc or no affine plugin"
+	skip 6 "no nvcc or no affine plugin"
 	done_testing
 fi
 exit_is 1 "launches that do nothing: selftest fails" \
@@ -49,4 +58,9 @@ PY
 ok $? "every affine kernel and case is reported as a mismatch, with GB/s"
 grep_ok "the reason names the poisoned element" '"error": ?"element 0: got' "$T/fake.json"
 exit_is 2 "--family that does not exist is a usage error" "$HR_CLI" selftest --family nosuch
+# Both families run: the first one's kernel (its code object cached above) is
+# found although fill comes last (with only the last, no kernel by that name).
+exit_is 1 "--family affine --family fill --kernel affine_f32 runs affine's kernel" \
+	"$HR_CLI" selftest --family affine --family fill --kernel affine_f32 --bench-size 0 --json
+grep_ok "  ... and reports it" '"kernel": ?"affine_f32"' "$T/out"
 done_testing

@@ -620,6 +620,24 @@ static void test_host(unsigned dev)
 		is_int(hanzo_rocm_kernel_launch_work(ks, 4, 16385, NULL, NULL), -E2BIG,
 		       "  ... and launch_work refuses it before launching");
 		{
+			/* hanzo_rocm_op_run takes that row (the wide form): geometry_ex
+			 * answers as it does, with the wide kernel's launch. */
+			struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+			size_t bytes = 0;
+
+			is_int(hanzo_rocm_op_workspace(ks, 4, 16385, &bytes), 0, "  ... op_workspace takes it");
+			is_int(hanzo_rocm_kernel_geometry_ex(ks, 4, 16385, &gx), 0,
+			       "  ... and so does geometry_ex (once -E2BIG)");
+			ok(gx.op_form && strcmp(gx.op_form, "wide") == 0 && gx.op_passes == 1 &&
+			   bytes == 4 * 32768 * 4 && gx.op_workspace == bytes && gx.workspace == bytes &&
+			   memcmp(&gx.geometry, &g, sizeof(g)) == 0,
+			   "  ... form wide, 1 pass, rows x 32768 x 4 workspace bytes, the wide kernel's geometry (%s, %zu)",
+			   gx.op_form ? gx.op_form : "(null)", gx.op_workspace);
+			is_int(hanzo_rocm_kernel_geometry_ex(ks, 4, 16384, &gx), 0, "  ... 16384 columns");
+			ok(strcmp(gx.op_form, "shared") == 0 && gx.workspace == 0 && gx.op_workspace == 0 &&
+			   gx.geometry.shared == 65536, "  ... the shared form, no workspace (%s)", gx.op_form);
+		}
+		{
 			int ncols = 1000, pad = 1024;
 			uint32_t *idx = malloc(R * 1000 * sizeof(uint32_t));
 

@@ -234,7 +234,7 @@ static int cache_list(struct cli *cli, int argc, char **argv)
 		cli_usage_error("cache list", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (target && !hr_name_is_safe(target)) {
+	if (target && !hr_name_is_valid(target)) {
 		cli_usage_error("cache list", "invalid target '%s'", target);
 		return EXIT_USAGE;
 	}
@@ -625,11 +625,11 @@ static int cache_clear(struct cli *cli, int argc, char **argv)
 		cli_usage_error("cache clear", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (target && !hr_name_is_safe(target)) {
+	if (target && !hr_name_is_valid(target)) {
 		cli_usage_error("cache clear", "invalid target '%s'", target);
 		return EXIT_USAGE;
 	}
-	if (s.family && !hr_name_is_safe(s.family)) {
+	if (s.family && !hr_name_is_valid(s.family)) {
 		cli_usage_error("cache clear", "invalid family '%s'", s.family);
 		return EXIT_USAGE;
 	}

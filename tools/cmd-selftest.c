@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hanzo-rocm selftest [--device N|host|host-w64|host-w32] [--family F] [--kernel K] [--json]
+ * hanzo-rocm selftest [--device N|host|host-w64|host-w32] [--family F]... [--kernel K] [--json]
  *                     [--bench-size LOG2]
- * Every kernel of every installed family (or F) on every GPU (or N) against
+ * Every kernel of every installed family (or of each F) on every GPU (or N) against
  * a float64 CPU reference (common/selftest-*.c), with the bandwidth of each
  * kernel over buffers of 2^LOG2 x 8 bytes (default 24 on a GPU: 128 MiB,
  * several times any L2; 16 on a host device; 0 skips it).
@@ -161,10 +161,11 @@ static int run_device(struct hanzo_rocm *ctx, unsigned dev, char **families,
 
 static void usage(void)
 {
-	printf("Usage: hanzo-rocm selftest [--device N|host|host-w64|host-w32] [--family F]\n"
+	printf("Usage: hanzo-rocm selftest [--device N|host|host-w64|host-w32] [--family F]...\n"
 	       "                           [--kernel K] [--json] [--bench-size LOG2]\n"
-	       "Runs every kernel of every family on each GPU against a float64 CPU\n"
-	       "reference and measures its bandwidth over buffers of 2^LOG2 x 8 bytes\n"
+	       "Runs every kernel of every family (or of each --family F, in order) on\n"
+	       "each GPU against a float64 CPU reference and measures its bandwidth over\n"
+	       "buffers of 2^LOG2 x 8 bytes\n"
 	       "(default 24 on a GPU: 128 MiB; 16 on a host device; 0: off).\n"
 	       "--device host runs them on the CPU\n"
 	       "instead (wave 64 and wave 32; host-w64 or host-w32 for one).\n"
@@ -201,7 +202,8 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *family = NULL, *only = NULL;
+	const char *only = NULL;
+	char **asked = NULL;            /* --family, each once, in the order given */
 	uint64_t device = UINT64_MAX, log2n = UINT64_MAX;       /* MAX: the device's default */
 	const char *host = NULL;        /* --device host, host-w64 or host-w32 */
 	struct out o = { 0 };
@@ -227,11 +229,16 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (!hr_name_is_safe(optarg)) {
+			if (!hr_name_is_valid(optarg)) {
 				cli_usage_error("selftest", "--family: invalid name '%s'", optarg);
 				return EXIT_USAGE;
 			}
-			family = optarg;
+			if (!asked && !(asked = hr_strv_new()))
+				return EXIT_FAILED;
+			if (!hr_strv_contains(asked, optarg) && hr_strv_push(&asked, optarg) < 0) {
+				hr_strv_free(asked);
+				return EXIT_FAILED;
+			}
 			break;
 		case 'k':
 			only = optarg;
@@ -247,19 +254,24 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 			o.j = &j;
 			break;
 		case 'h':
+			hr_strv_free(asked);
 			usage();
 			return EXIT_OK;
 		default:
+			hr_strv_free(asked);
 			return cli_try_help("selftest");
 		}
 	}
 	if (optind < argc) {
 		cli_usage_error("selftest", "unexpected argument '%s'", argv[optind]);
+		hr_strv_free(asked);
 		return EXIT_USAGE;
 	}
 	ctx = cli_ctx(cli);
-	if (!ctx)
+	if (!ctx) {
+		hr_strv_free(asked);
 		return EXIT_USAGE;
+	}
 	if (o.j) {
 		/* Valid JSON on stdout whatever happens next. */
 		json_init(&j, stdout);
@@ -278,16 +290,20 @@ int cmd_selftest(struct cli *cli, int argc, char **argv)
 		r = EXIT_USAGE;
 		goto out;
 	}
-	if (family) {
-		struct hr_family *fam;
+	if (asked) {
+		/* Every --family must exist before anything runs. */
+		for (char **f = asked; *f; f++) {
+			struct hr_family *fam;
 
-		r = hr_plugins_family(ctx, family, &fam);
-		if (r < 0 || !(families = hr_strv_new()) || hr_strv_push(&families, family) < 0) {
-			cli_error("selftest: --family %s: %s", family,
-			          r < 0 ? "no such family (see hanzo-rocm plugins)" : "out of memory");
-			r = EXIT_USAGE;
-			goto out;
+			if (hr_plugins_family(ctx, *f, &fam) < 0) {
+				cli_error("selftest: --family %s: no such family (see hanzo-rocm plugins)",
+				          *f);
+				r = EXIT_USAGE;
+				goto out;
+			}
 		}
+		families = asked;
+		asked = NULL;
 	} else if ((r = hr_plugins_families(ctx, &families)) < 0 || !families[0]) {
 		cli_error("selftest: no kernel families found%s%s", r < 0 ? ": " : "",
 		          r < 0 ? hanzo_rocm_strerror(r) : " (see hanzo-rocm plugins)");
@@ -325,5 +341,6 @@ out:
 		json_finish(&j);
 	}
 	hr_strv_free(families);
+	hr_strv_free(asked);
 	return r;
 }

@@ -122,7 +122,7 @@ static char **wanted_targets(struct hanzo_rocm *ctx)
 static void one_toolchain(struct hanzo_rocm *ctx, const struct hr_platform_facts *f,
                           char *const *wanted, struct json *j)
 {
-	enum hr_compiler kind = f->compiler;
+	enum hr_compiler kind = f->cc->kind;
 	const char *kname = hr_compiler_name(kind);
 	enum hr_platform plat = f->id;
 	struct hr_toolchain *tc = NULL;
