@@ -432,14 +432,25 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 
 /*
  * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
- * as quantize_q8_1 + mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a
- * launch (the q8_1 form: twice the f32 form's bandwidth on an H100,
- * doc/BENCHMARKS.md), on a workspace of 8 columns' q8_1 blocks reused
- * batch after batch (stream order keeps them apart).
+ * as quantize_q8_1_soa + mul_mat_vec_Q_q8_1_soa_cudaB, B = 1..8 columns of
+ * y a launch (the q8_1 form: about twice the f32 form's bandwidth on an
+ * H100, doc/BENCHMARKS.md; y's q8_1 blocks struct of arrays, so a warp's
+ * loads of y are whole cache lines), on a workspace of 8 columns' q8_1
+ * blocks reused batch after batch (stream order keeps them apart) - except
+ * one column against at most QMV_F32_MAX weights, which runs the f32 form,
+ * the kernel itself: one launch where the q8_1 form takes two, and at that
+ * size the launch, not the weights' bytes, is the time (doc/BENCHMARKS.md).
  */
 #define Q8_1_BYTES 36u
 #define QMV_PREFIX "dequantize_mul_mat_vec_"
 #define QMV_MAX_B 8u
+#define QMV_F32_MAX ((uint64_t)1 << 22)
+
+/* The form hanzo_rocm_op_run takes for batch columns of y (0: 1). */
+static bool qmv_f32(uint64_t rows, uint64_t cols, uint64_t batch)
+{
+	return batch <= 1 && rows <= QMV_F32_MAX && cols <= QMV_F32_MAX / (rows ? rows : 1);
+}
 
 static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
 {
@@ -460,7 +471,7 @@ static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t 
 {
 
 	memset(p, 0, sizeof(*p));
-	p->form = "q8_1";
+	p->form = qmv_f32(rows, cols, 1) ? "f32" : "q8_1";
 	if (rows == 0 || cols == 0)
 		return 0;
 	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
@@ -492,15 +503,22 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 	memcpy(&vx, nvx->value, sizeof(vx));
 	if (!vx || (a->workspace_size && !a->workspace))
 		return -EINVAL;
-	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1", &quant);
+	if (qmv_f32(rows, cols, batch)) {
+		const float *y = a->src;
+		float *dst = a->dst;
+		void *fa[] = { &vx, &y, &dst, &icols, &irows };
+
+		return hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, fa);
+	}
+	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1_soa", &quant);
 	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
-		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_soa_cuda%u", fmt, b);
 		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
 	}
 	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
 		unsigned b = (unsigned)(batch % QMV_MAX_B);
 
-		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_soa_cuda%u", fmt, b);
 		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
 	}
 	if (r < 0)
@@ -661,7 +679,7 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
 		return -ENOSPC;
 	}
-	if (is(p.form, "q8_1")) {
+	if (is(p.form, "q8_1") || is(p.form, "f32")) {
 		unsigned block;
 		char fmt[32];
 
