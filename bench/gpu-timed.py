@@ -440,13 +440,6 @@ def rand_blocks(q, nrows, ncols, g):
     return blk
 
 
-def q8_1_planar(yq, ncols):
-    """ggml's q8_1 blocks of one column -> quantize_q8_1_soa's layout: the
-    column's q bytes, then its {d, s} words."""
-    b = yq.view(-1, 36)
-    return torch.cat([b[:, 4:].reshape(-1), b[:, :4].reshape(-1)])
-
-
 def q8_1_decode(yq, ncols):
     """q8_1 blocks (36 bytes: f16 d, f16 s, 32 int8) -> float32."""
     b = yq.view(-1, 36)
@@ -485,15 +478,6 @@ def sec_quant():
     torch.cuda.synchronize()
     yd = torch.stack([q8_1_decode(yq[j * QCOLS // 32 * 36:(j + 1) * QCOLS // 32 * 36], QCOLS)
                       for j in range(B)])
-    # the op's planar q8_1 (quantize_q8_1_soa): the same bytes, reordered
-    ys = torch.empty_like(yq)
-    launcher([(kernel("quantized", "quantize_q8_1_soa"), B, QCOLS // 32,
-               [p(y), p(ys), kx, C.c_int(QCOLS)])])()
-    torch.cuda.synchronize()
-    cb = QCOLS // 32 * 36
-    if not all(torch.equal(ys[j * cb:(j + 1) * cb], q8_1_planar(yq[j * cb:(j + 1) * cb], QCOLS))
-               for j in range(B)):
-        raise RuntimeError("quantize_q8_1_soa is not quantize_q8_1's bytes, planar")
     print(f"{'format':6s} {'kernel':26s} {'geometry':>14s} {'GB/s':>6s} {'%copy':>6s} {'err':>8s}",
           flush=True)
     for q, (nb, qk, _) in QF.items():
@@ -558,15 +542,13 @@ def sec_quant():
             geos = [("work", None, 0)] + [("work+4", None, 4)] * MISALIGN + \
                 [(f"{b}/{r}r", b, r) for b, r in GEOS]
             for kname, batch in [(f"dequantize_mul_mat_vec_{q}", 0)] + \
-                    [(f"mul_mat_vec_{q}_q8_1_cuda{b}", b) for b in (1, 2, 4, 8)] + \
-                    [(f"mul_mat_vec_{q}_q8_1_soa_cuda{b}", b) for b in (1, 2, 4, 8)]:
+                    [(f"mul_mat_vec_{q}_q8_1_cuda{b}", b) for b in (1, 2, 4, 8)]:
                 k = kernel("quantized", kname)
                 t1 = None
-                soa = "_soa_" in kname
-                for gname, blk, rpb in (geos[:1] if soa else geos):
-                    def mk(w, k=k, batch=batch, blk=blk, rpb=rpb, soa=soa):
+                for gname, blk, rpb in geos:
+                    def mk(w, k=k, batch=batch, blk=blk, rpb=rpb):
                         keep = None
-                        pw, py = p(w), p((ys if soa else yq) if batch else y)
+                        pw, py = p(w), p(yq if batch else y)
                         if blk is None and rpb:     # work+4: shifted copies
                             keep = (shifted(w), shifted(yq if batch else y))
                             pw, py = C.c_uint64(keep[0][1]), C.c_uint64(keep[1][1])
@@ -594,8 +576,8 @@ def sec_quant():
                           f"{e:8.2g}", flush=True)
                     record("quant", fmt=q, op=kname, batch=batch, geometry=gname, ms=ms, gbps=gb,
                            pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
-            # what a caller gets: hanzo_rocm_op_run (quantize_q8_1_soa + the
-            # planar q8_1 form here), batch 1 and 8, the quantize included
+            # what a caller gets: hanzo_rocm_op_run (quantize_q8_1 + the q8_1
+            # form here), batch 1 and 8, the quantize included
             kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}")
             for batch in (1, 8):
                 vxs = [C.c_void_p(w.data_ptr()) for w in ws]
@@ -613,15 +595,16 @@ def sec_quant():
                        pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
             del runs, vxs
             # the op's form choice at batch 1: the f32 form (one launch)
-            # against quantize + the planar q8_1 form, on smaller weights
-            kqs, k1 = kernel("quantized", "quantize_q8_1_soa"), kernel("quantized", f"mul_mat_vec_{q}_q8_1_soa_cuda1")
+            # against quantize + the q8_1 form, on smaller weights (at most
+            # 120 copies: a queue of ~1000 launches behind the spin blocks)
+            k1 = kernel("quantized", f"mul_mat_vec_{q}_q8_1_cuda1")
             for rows in SMALL:
                 sb = rows * QCOLS // qk * nb
-                sws = copies(sb, lambda i: ws[i % len(ws)][:rows * QCOLS // qk].clone())
+                sws = copies(sb, lambda i: ws[i % len(ws)][:rows * QCOLS // qk].clone())[:120]
                 tf = gpu_time([launcher([(kop, rows, QCOLS, [p(w), p(y), p(dst), C.c_int(QCOLS), C.c_int(rows)])])
                                for w in sws])
-                tq = gpu_time([launcher([(kqs, 1, QCOLS // 32, [p(y), p(ys), kx, C.c_int(QCOLS)]),
-                                         (k1, rows, QCOLS, [p(w), p(ys), p(dst), C.c_int(QCOLS), C.c_int(rows),
+                tq = gpu_time([launcher([(kq, 1, QCOLS, [p(y), p(yq), kx, C.c_int(QCOLS)]),
+                                         (k1, rows, QCOLS, [p(w), p(yq), p(dst), C.c_int(QCOLS), C.c_int(rows),
                                                             C.c_int(QCOLS), C.c_int(rows)])]) for w in sws])
                 print(f"{q:6s} {'forms at ' + str(rows) + ' rows':26s} {'f32/q8_1 us':>14s} "
                       f"{1000 * tf:7.2f} {1000 * tq:7.2f}", flush=True)
@@ -630,6 +613,8 @@ def sec_quant():
         except Exception as ex:
             print(f"{q:6s} FAILED: {ex}", flush=True)
             record("quant", fmt=q, error=str(ex))
+            # a failed spin doubled to its limit: start the next format afresh
+            __import__("gpu_spin").SPIN[0] = 2_000_000
         del ws
 
 

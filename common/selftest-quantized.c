@@ -38,8 +38,6 @@
 #define QK 32
 enum qt { Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, NQT };
 enum op { OP_QUANTIZE, OP_DEQ_F32, OP_DEQ_F16, OP_GET_ROWS, OP_DMMV, OP_MMVQ };
-/* op bit: y in the planar (struct of arrays) q8_1 layout of quantize_q8_1_soa */
-#define OP_SOA (1 << 12)
 
 static const char *const qt_names[NQT] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
                                            "q4_K", "q5_K", "q6_K" };
@@ -320,27 +318,6 @@ static void quantize_q8_1_ref(const float *x, size_t n, size_t npad, uint8_t *y)
 	}
 }
 
-/* ncol columns of nb q8_1 blocks at y, in place, to quantize_q8_1_soa's
- * layout: a column's nb x 32 q bytes, then its nb x {d, s}. */
-static int q8_1_to_soa(uint8_t *y, size_t nb, size_t ncol)
-{
-	uint8_t *t = malloc(nb * Q8_1_BYTES);
-
-	if (!t)
-		return -1;
-	for (size_t c = 0; c < ncol; c++) {
-		uint8_t *col = y + c * nb * Q8_1_BYTES;
-
-		for (size_t b = 0; b < nb; b++) {
-			memcpy(t + b * QK, col + b * Q8_1_BYTES + 4, QK);
-			memcpy(t + nb * QK + b * 4, col + b * Q8_1_BYTES, 4);
-		}
-		memcpy(col, t, nb * Q8_1_BYTES);
-	}
-	free(t);
-	return 0;
-}
-
 /* n values (a multiple of 32): llama's test vector or uniform in [-1, 1). */
 static float *values(size_t n, bool cosine, uint64_t *rng)
 {
@@ -435,14 +412,15 @@ out:
 	free(got);
 }
 
-static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int c, bool soa,
+static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int c,
                          struct st_result *res)
 {
+	/* c 2: work of an element a thread, the kernel's 32-lanes-a-block path */
 	const int rows = c == 0 ? 1 : 3, kx = c == 0 ? 4096 : 750, kpad = c == 0 ? 4096 : 768;
 	const size_t n = (size_t)rows * (size_t)kx, ybytes = (size_t)rows * kpad / QK * Q8_1_BYTES;
 	uint64_t rng = 0x5851f42d4c957f2dULL ^ (uint64_t)c;
 	float *x = values(n + QK, c == 0, &rng);
-	uint8_t *want = calloc(1, ybytes), *got = malloc(ybytes + 16), *wsoa = NULL;
+	uint8_t *want = calloc(1, ybytes), *got = malloc(ybytes + 16);
 	struct bufs b = { { 0 } };
 	int kx_ = kx, kpad_ = kpad;
 	void *args[4] = { &b.p[0], &b.p[1], &kx_, &kpad_ };
@@ -455,35 +433,24 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 	for (int r = 0; r < rows; r++)
 		quantize_q8_1_ref(x + (size_t)r * kx, (size_t)kx, (size_t)kpad,
 		                  want + (size_t)r * kpad / QK * Q8_1_BYTES);
-	/* soa: want in the planar layout (wsoa) for the byte comparison */
-	if (soa && (!(wsoa = malloc(ybytes)) ||
-	            (memcpy(wsoa, want, ybytes), q8_1_to_soa(wsoa, (size_t)kpad / QK, (size_t)rows)) < 0)) {
-		st_fail(res, "out of memory");
-		goto out;
-	}
 	if (st_dbuf_new(d, x, n * 4, &b.p[0]) < 0 || st_dbuf_new(d, NULL, ybytes, &b.p[1]) < 0) {
 		st_fail(res, "device buffers");
 		goto out;
 	}
 	/* elementwise2d: grid y = the rows, x over the q8_1 blocks of a row. */
-	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)kpad / QK, args, res) < 0)
+	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)(c == 2 ? kpad : kpad / QK), args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[1], got, ybytes + 16) < 0) {
 		st_fail(res, "copy back");
 		goto out;
 	}
 	for (size_t i = 0; i < ybytes; i++) {
-		const uint8_t w = soa ? wsoa[i] : want[i];
-
-		if (got[i] != w) {
-			st_fail(res, "%s byte %zu: got 0x%02x, want 0x%02x", soa ? "planar" : "block",
-			        soa ? i : i % Q8_1_BYTES, got[i], w);
+		if (got[i] != want[i]) {
+			st_fail(res, "block %zu byte %zu: got 0x%02x, want 0x%02x", i / Q8_1_BYTES,
+			        i % Q8_1_BYTES, got[i], want[i]);
 			break;
 		}
 	}
-	/* the round trip below reads ggml's layout: equal bytes, so want's */
-	if (soa && res->ok)
-		memcpy(got, want, ybytes);
 	for (int r = 0; r < rows; r++) {
 		for (int i = 0; i < kx; i++) {
 			const uint8_t *blk = got + ((size_t)r * kpad / QK + (size_t)i / QK) * Q8_1_BYTES;
@@ -501,7 +468,6 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 out:
 	bufs_free(d, &b);
 	free(x);
-	free(wsoa);
 	free(want);
 	free(got);
 }
@@ -594,7 +560,7 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 	const bool q8 = (k->op & 15) == OP_MMVQ;
 	const size_t bk = qk(t);
 	/* ncols a whole number of blocks: 736 -> 768 for the K-quants */
-	const int nb = q8 ? k->op >> 8 & 15 : 1, rows = c->rows;
+	const int nb = q8 ? k->op >> 8 : 1, rows = c->rows;
 	const int ncols = (int)((c->ncols + bk - 1) / bk * bk);
 	const int npad = (ncols + 511) / 512 * 512, nrows_dst = rows + 3;
 	const size_t bb = qt_bytes[t], rb = (size_t)ncols / bk * bb;
@@ -616,20 +582,8 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 	for (int j = 0; j < nb; j++)
 		quantize_q8_1_ref(y + (size_t)j * ncols, (size_t)ncols, (size_t)npad,
 		                  yq + (size_t)j * npad / QK * Q8_1_BYTES);
-	if (k->op & OP_SOA) {
-		/* the kernel reads the planar copy; the reference below ggml's */
-		uint8_t *ys = malloc(ybytes);
-
-		if (!ys || (memcpy(ys, yq, ybytes), q8_1_to_soa(ys, (size_t)npad / QK, (size_t)nb)) < 0 ||
-		    st_dbuf_new(d, ys, ybytes, &b.p[1]) < 0) {
-			free(ys);
-			st_fail(res, "device buffers");
-			goto out;
-		}
-		free(ys);
-	}
 	if (st_dbuf_new(d, blk, rows * rb, &b.p[0]) < 0 ||
-	    (!(k->op & OP_SOA) && st_dbuf_new(d, q8 ? (const void *)yq : y, q8 ? ybytes : (size_t)ncols * 4, &b.p[1]) < 0) ||
+	    st_dbuf_new(d, q8 ? (const void *)yq : y, q8 ? ybytes : (size_t)ncols * 4, &b.p[1]) < 0 ||
 	    st_dbuf_new(d, NULL, dn * 4, &b.p[2]) < 0) {
 		st_fail(res, "device buffers");
 		goto out;
@@ -699,11 +653,11 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
                void (*emit)(void *data, const struct st_result *r), void *data)
 {
 	static const char *const deq_cases[2] = { "cos4096", "randblocks" };
-	static const char *const q_cases[2] = { "cos4096", "3x750pad768" };
+	static const char *const q_cases[3] = { "cos4096", "3x750pad768", "3x750lanes" };
 	const int op = k->op & 15;
 	int failed = 0;
 
-	for (int c = 0; c < (op >= OP_DMMV ? 3 : 2); c++) {
+	for (int c = 0; c < (op >= OP_DMMV || op == OP_QUANTIZE ? 3 : 2); c++) {
 		struct st_result res;
 
 		if (op == OP_GET_ROWS && c > 0)
@@ -712,7 +666,7 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 		                op == OP_GET_ROWS ? "7x96ids5" :
 		                op >= OP_DMMV ? mcases[c].name : deq_cases[c], 0);
 		if (op == OP_QUANTIZE)
-			run_quantize(d, kh, c, (k->op & OP_SOA) != 0, &res);
+			run_quantize(d, kh, c, &res);
 		else if (op == OP_GET_ROWS)
 			run_get_rows(d, k, kh, &res);
 		else if (op >= OP_DMMV)
@@ -745,9 +699,9 @@ int st_plan_quantized(const char *name, struct st_kernel *k)
 {
 	int t, op = -1;
 
-	if (strcmp(name, "quantize_q8_1") == 0 || strcmp(name, "quantize_q8_1_soa") == 0) {
+	if (strcmp(name, "quantize_q8_1") == 0) {
 		t = 0;
-		op = OP_QUANTIZE | (name[13] ? OP_SOA : 0);
+		op = OP_QUANTIZE;
 	} else if ((t = name_qt(name, "dequantize_block_", "_f32")) >= 0) {
 		op = OP_DEQ_F32;
 	} else if ((t = name_qt(name, "dequantize_block_", "_f16")) >= 0) {
@@ -763,9 +717,6 @@ int st_plan_quantized(const char *name, struct st_kernel *k)
 			snprintf(suf, sizeof(suf), "_q8_1_cuda%d", nb);
 			if ((t = name_qt(name, "mul_mat_vec_", suf)) >= 0)
 				op = OP_MMVQ | nb << 8;
-			snprintf(suf, sizeof(suf), "_q8_1_soa_cuda%d", nb);
-			if (op < 0 && (t = name_qt(name, "mul_mat_vec_", suf)) >= 0)
-				op = OP_MMVQ | nb << 8 | OP_SOA;
 		}
 	}
 	if (op < 0)

@@ -22,9 +22,6 @@
  *       dst[j * nrows_dst + r] = sum_c x[r, c] * y_j[c] for the B columns
  *       y_j, q8_1 rows of nrows_y (padded) elements; integer dot products
  *       (hr_dp4a: sdot4 / dp4a where the target has one, scalar otherwise).
- *   quantize_q8_1_soa, mul_mat_vec_Q_q8_1_soa_cudaB: the same with y's
- *       q8_1 blocks struct of arrays (hanzo_rocm_op_run's internal layout:
- *       a column's q bytes, then its {d, s}; below).
  *
  * Why only 2-byte loads on block fields: blocks are 18, 20, 22, 24, 34,
  * 36, 144, 176 and 210 bytes, so a block (and so its 32-bit words) is only 2-byte aligned;
@@ -456,25 +453,41 @@ HR_DEVICE float dot_f32(const unit &u, const float *y)
 
 /* ------------------------------------------------------------------ */
 
-/*
- * quantize_q8_1: row blockIdx.y's blocks as ggml stores them (36 bytes
- * each).  quantize_q8_1_soa: the same bytes of a row laid out struct of
- * arrays, the layout hanzo_rocm_op_run's quantized mat-vec uses internally:
- * the row's nb blocks' 32 q bytes each (nb x 32 bytes), then their {f16 d,
- * f16 s} (nb x 4 bytes).  A warp's lanes then read adjacent 32-byte q runs
- * (two 16-byte loads: 8 cache lines a load) where 36-byte blocks made each
- * warp-wide 32-bit load of y touch 9 lines (doc/BENCHMARKS.md).
- */
-template <bool SOA>
-HR_DEVICE void quantize_q8_1_rows(const float *x, void *vy, int kx, int kx_padded)
+HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
 {
 	const uint64_t nb = kx_padded > 0 ? (uint64_t)kx_padded / QK : 0;
 	const float *xr = x + (uint64_t)blockIdx.y * (uint64_t)(kx > 0 ? kx : 0);
 	uint8_t *yr = (uint8_t *)vy + (uint64_t)blockIdx.y * nb * Q8_1_BYTES;
 
+	/*
+	 * A grid of a thread an element (hanzo_rocm_op_run's launch: work =
+	 * rows x kx_padded): 32 lanes a block, one element each, amax and the
+	 * sum by shuffles, a byte store a lane (adjacent lanes, adjacent bytes).
+	 * One thread a block (the catalogue's work, rows x blocks) read its 32
+	 * floats and wrote its block alone: 128 threads for a 4096-float row,
+	 * ~4 us on an H100 ahead of a ~17 us mat-vec (doc/BENCHMARKS.md).
+	 * blockDim.x a multiple of 32 keeps a block's 32 lanes in one wave.
+	 */
+	if (hr_global_size() >= nb * QK && blockDim.x % QK == 0) {
+		const uint64_t i = hr_global_id(), ib = i / QK;
+
+		if (ib < nb) {          /* whole groups of 32 lanes: uniform */
+			const float v = i < (uint64_t)(kx > 0 ? kx : 0) ? xr[i] : 0.0f;
+			const float amax = hr_wave_max(fabsf(v), QK);
+			const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+			const int q = (int)roundf(v * id), sum = hr_wave_sum(q, QK);
+			uint8_t *b = yr + ib * Q8_1_BYTES;
+
+			b[4 + i % QK] = (uint8_t)(q & 0xff);
+			if (i % QK == 0) {
+				*(uint16_t *)b = hr_f32_to_f16(d).bits;
+				*(uint16_t *)(b + 2) = hr_f32_to_f16(d * (float)sum).bits;
+			}
+		}
+		return;
+	}
 	HR_GRID_STRIDE_LOOP(ib, nb) {
-		uint8_t *q = SOA ? yr + ib * QK : yr + ib * Q8_1_BYTES + 4;
-		uint8_t *ds = SOA ? yr + nb * QK + ib * 4 : yr + ib * Q8_1_BYTES;
+		uint8_t *b = yr + ib * Q8_1_BYTES;
 		float v[QK], amax = 0.0f;
 		int sum = 0;
 
@@ -490,21 +503,11 @@ HR_DEVICE void quantize_q8_1_rows(const float *x, void *vy, int kx, int kx_padde
 			const int q0 = (int)roundf(v[j] * id), q1 = (int)roundf(v[j + 1] * id);
 
 			sum += q0 + q1;
-			*(uint16_t *)(q + j) = (uint16_t)((q0 & 0xff) | (q1 & 0xff) << 8);
+			*(uint16_t *)(b + 4 + j) = (uint16_t)((q0 & 0xff) | (q1 & 0xff) << 8);
 		}
-		*(uint16_t *)ds = hr_f32_to_f16(d).bits;
-		*(uint16_t *)(ds + 2) = hr_f32_to_f16(d * (float)sum).bits;
+		*(uint16_t *)b = hr_f32_to_f16(d).bits;
+		*(uint16_t *)(b + 2) = hr_f32_to_f16(d * (float)sum).bits;
 	}
-}
-
-HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
-{
-	quantize_q8_1_rows<false>(x, vy, kx, kx_padded);
-}
-
-HR_KERNEL void quantize_q8_1_soa(const float *x, void *vy, int kx, int kx_padded)
-{
-	quantize_q8_1_rows<true>(x, vy, kx, kx_padded);
 }
 
 /*
@@ -631,47 +634,6 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
 }
 
 /*
- * Block ib of a column of nb planar q8_1 blocks at col (quantize_q8_1_soa):
- * al 2: col 16-byte aligned (two 16-byte loads of q), 1: 4-byte aligned,
- * 0: any (byte loads).
- */
-HR_DEVICE void load_q8_1_soa(const uint8_t *col, uint64_t nb, uint64_t ib, int al, uint32_t *v,
-                             float *d8, float *s8)
-{
-	const uint8_t *q = col + ib * QK, *ds = col + nb * QK + ib * 4;
-
-	if (al == 2) {
-		const hr_vecn<uint32_t, 4> *qv = (const hr_vecn<uint32_t, 4> *)(const void *)q;
-		const hr_vecn<uint32_t, 4> a = qv[0], b = qv[1];
-
-#pragma unroll
-		for (int w = 0; w < 4; w++) {
-			v[w] = a.v[w];
-			v[4 + w] = b.v[w];
-		}
-	} else if (al == 1) {
-#pragma unroll
-		for (int w = 0; w < 8; w++)
-			v[w] = ((const uint32_t *)(const void *)q)[w];
-	} else {
-		for (int w = 0; w < 8; w++)
-			v[w] = ld32(q + 4 * w);
-	}
-	if (al) {
-		const uint32_t w = *(const uint32_t *)(const void *)ds;
-		hr_f16 h;
-
-		h.bits = (uint16_t)(w & 0xffffu);
-		*d8 = hr_f16_to_f32(h);
-		h.bits = (uint16_t)(w >> 16);
-		*s8 = hr_f16_to_f32(h);
-	} else {
-		*d8 = ldh(ds);
-		*s8 = ldh(ds + 2);
-	}
-}
-
-/*
  * acc[i][j] += row i . column j over U units iu, iu + step, ... (U * step
  * past iu inside the row) for the nv (1..R) rows at xr, xr + row_bytes, ...
  * Every unit of x is loaded before any is used: U * R units' loads in flight
@@ -681,9 +643,9 @@ HR_DEVICE void load_q8_1_soa(const uint8_t *col, uint64_t nb, uint64_t ib, int a
  * per row: with f32 y, 128 bytes of it against 18 of a q4_0 unit).
  * Q8: y is B columns of q8_1 blocks (nby a column), else one f32 column.
  */
-template <typename F, int B, bool Q8, bool S, int R, int U>
+template <typename F, int B, bool Q8, int R, int U>
 HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t iu, uint64_t step, bool fast, int yal, float (*acc)[B])
+                       uint64_t iu, uint64_t step, bool fast, bool yal, float (*acc)[B])
 {
 	const int per = F::qk / QK;
 	unit u[U][R];
@@ -708,12 +670,8 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 				uint32_t v[8];
 				float d8, s8;
 
-				if (S)
-					load_q8_1_soa((const uint8_t *)vy + (uint64_t)j * nby * Q8_1_BYTES,
-					              nby, ik, yal, v, &d8, &s8);
-				else
-					load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES,
-					          yal != 0, v, &d8, &s8);
+				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
+				          v, &d8, &s8);
 #pragma unroll
 				for (int i = 0; i < R; i++)
 					if (i < nv)
@@ -722,7 +680,7 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 		} else {
 			float yb[QK];
 
-			load_y_f32((const float *)vy + ik * QK, yal != 0, yb);
+			load_y_f32((const float *)vy + ik * QK, yal, yb);
 #pragma unroll
 			for (int i = 0; i < R; i++)
 				if (i < nv)
@@ -732,88 +690,17 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 }
 
 /* The units first, first + step, ... < nu: U at a time, then one by one. */
-template <typename F, int B, bool Q8, bool S, int R, int U>
+template <typename F, int B, bool Q8, int R, int U>
 HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t nu, uint64_t first, uint64_t step, bool fast, int yal,
+                       uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
                        float (*acc)[B])
 {
 	uint64_t iu = first;
 
 	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
-		mv_step<F, B, Q8, S, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 	for (; iu < nu; iu += step)
-		mv_step<F, B, Q8, S, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
-}
-
-/*
- * The f32 form in the wave-per-row mapping: each step the wave's lanes take
- * units base + lane, and y's floats for those units (ws x 32, contiguous)
- * are copied to the wave's slice of shared memory by 16-byte loads whose
- * lanes read adjacent 16 bytes (4 cache lines a warp-wide load, where a
- * lane reading its own unit's 128 bytes touched 32), each unit's 32 at a
- * stride of MV_YS floats (a phase of 8 lanes' 16-byte reads then falls on
- * distinct banks), and each lane reads its unit's back.  Only a wave
- * barrier: no block-wide wait.  acc[i][0] += row i . y for the nv rows.
- */
-#define MV_YS 36
-#define MV_STAGE_THREADS 128    /* the largest block the staged path takes */
-
-template <typename F, int R>
-HR_DEVICE void mv_rows_f32_staged(const uint8_t *xr, uint64_t row_bytes, int nv, const float *y,
-                                  uint64_t nu, int lane, int ws, float *sy, bool fast, bool y16,
-                                  float (*acc)[1])
-{
-	const int per = F::qk / QK;
-
-	for (uint64_t base = 0; base < nu; base += (uint64_t)ws) {
-		const uint64_t ik = base + (uint64_t)lane;
-		const bool have = ik < nu;
-		const uint64_t nf = (nu - base < (uint64_t)ws ? nu - base : (uint64_t)ws) * QK;
-		unit u[R];
-
-		/* x's loads first: in flight while y is staged */
-#pragma unroll
-		for (int i = 0; i < R; i++)
-			if (have && i < nv)
-				F::unpack(xr + (uint64_t)i * row_bytes + ik / per * F::bytes, (int)(ik % per),
-				          fast, u[i]);
-		hr_wave_barrier();      /* the last step's reads of sy are done */
-#pragma unroll
-		for (int m = 0; m < QK / 4; m++) {
-			const uint64_t f = ((uint64_t)m * (uint64_t)ws + (uint64_t)lane) * 4;
-
-			if (f < nf) {
-				const float *src = y + base * QK + f;
-				float *to = sy + f / QK * MV_YS + f % QK;
-
-				if (y16) {
-					*(hr_vecn<float, 4> *)to = *(const hr_vecn<float, 4> *)src;
-				} else {
-#pragma unroll
-					for (int e = 0; e < 4; e++)
-						to[e] = src[e];
-				}
-			}
-		}
-		hr_wave_barrier();
-		if (have) {
-			float yb[QK];
-			const hr_vecn<float, 4> *yv = (const hr_vecn<float, 4> *)(sy + lane * MV_YS);
-
-#pragma unroll
-			for (int k = 0; k < QK / 4; k++) {
-				const hr_vecn<float, 4> p = yv[k];
-
-#pragma unroll
-				for (int e = 0; e < 4; e++)
-					yb[4 * k + e] = p.v[e];
-			}
-#pragma unroll
-			for (int i = 0; i < R; i++)
-				if (i < nv)
-					acc[i][0] += dot_f32(u[i], yb);
-		}
-	}
+		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
 }
 
 /* Rows a wave takes at once (R) and units a lane loads at once (U) in the
@@ -836,9 +723,8 @@ struct mv_shape {
 	static constexpr int U = 1;
 };
 
-/* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns;
- * S: y in the planar layout of quantize_q8_1_soa). */
-template <typename F, int B, bool Q8, bool S = false>
+/* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
+template <typename F, int B, bool Q8>
 HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, int nrows,
                        int nrows_y, int ld)
 {
@@ -848,11 +734,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	const uint64_t nr = nrows > 0 ? (uint64_t)nrows : 0, ldd = ld > 0 ? (uint64_t)ld : 0;
 	const uint64_t row_bytes = nu / per * F::bytes;
 	/* 32-bit loads: x when it starts 4-byte aligned (ldw); q8_1 blocks
-	 * (36 bytes) when vy does; f32 y in 16-byte packs when y is 16-aligned;
-	 * planar q8_1 (S) in 16-byte loads when every column is 16-aligned */
-	const bool fast = hr_aligned_to(vx, 4);
-	const int yal = !hr_aligned_to(vy, Q8 ? 4 : 16) ? 0 :
-	                S && hr_aligned_to(vy, 16) && nby % 4 == 0 ? 2 : 1;
+	 * (36 bytes) when vy does; f32 y in 16-byte packs when y is 16-aligned */
+	const bool fast = hr_aligned_to(vx, 4), yal = hr_aligned_to(vy, Q8 ? 4 : 16);
 
 	if ((uint64_t)gridDim.x >= nr || blockDim.x < (unsigned)ws) {
 		for (uint64_t r = blockIdx.x; r < nr; r += gridDim.x) {
@@ -860,7 +743,7 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 
 			for (int j = 0; j < B; j++)
 				acc[0][j] = 0.0f;
-			mv_rows<F, B, Q8, S, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
+			mv_rows<F, B, Q8, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
 			                        nu, threadIdx.x, blockDim.x, fast, yal, acc);
 			for (int j = 0; j < B; j++) {
 				const float s = hr_block_reduce(acc[0][j], hr_op_sum());
@@ -875,10 +758,6 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	 * wave's contiguous share taken MV_R rows at a time. */
 	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
-	/* the f32 form's staged y: MV_YS floats a lane (blocks up to
-	 * MV_STAGE_THREADS; larger ones read y directly) */
-	__shared__ hr_vecn<float, 4> stage[Q8 ? 1 : MV_STAGE_THREADS * MV_YS / 4];
-	const bool staged = !Q8 && blockDim.x <= MV_STAGE_THREADS;
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
 	const uint64_t share = (nr + waves - 1) / waves;
 	const uint64_t end = (wave + 1) * share < nr ? (wave + 1) * share : nr;
@@ -890,20 +769,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		bool done = false;
-
-		if constexpr (!Q8) {
-			if (staged) {
-				mv_rows_f32_staged<F, MV_R>((const uint8_t *)vx + r * row_bytes, row_bytes, nv,
-				                            (const float *)vy, nu, (int)lane, ws,
-				                            (float *)stage + (threadIdx.x - lane) * MV_YS,
-				                            fast, yal != 0, acc);
-				done = true;
-			}
-		}
-		if (!done)
-			mv_rows<F, B, Q8, S, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv,
-			                                 vy, nby, nu, lane, (uint64_t)ws, fast, yal, acc);
+		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
@@ -922,7 +789,7 @@ HR_DEVICE void dequantize_mul_mat_vec(const void *vx, const float *y, float *dst
 	mat_vec<F, 1, false>(vx, y, dst, ncols, nrows, 0, 0);
 }
 
-template <typename F, int B, bool S>
+template <typename F, int B>
 HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int ncols_x,
                                 int nrows_x, int nrows_y, int nrows_dst)
 {
@@ -932,11 +799,11 @@ HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int 
 	const uint64_t cb = nrows_y > 0 ? (uint64_t)nrows_y / QK * Q8_1_BYTES : 0;
 
 	for (int j = 0; j < B; j++)
-		mat_vec<F, 1, true, S>(vx, (const uint8_t *)vy + (uint64_t)j * cb,
+		mat_vec<F, 1, true>(vx, (const uint8_t *)vy + (uint64_t)j * cb,
 		                    dst + (uint64_t)j * (uint64_t)(nrows_dst > 0 ? nrows_dst : 0), ncols_x,
 		                    nrows_x, nrows_y, nrows_dst);
 #else
-	mat_vec<F, B, true, S>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);
+	mat_vec<F, B, true>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);
 #endif
 }
 
@@ -945,13 +812,7 @@ HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int 
 						      int ncols_x, int nrows_x, int nrows_y, \
 						      int nrows_dst) \
 	{ \
-		mul_mat_vec_q8_1<fmt_##Q, B, false>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst); \
-	} \
-	HR_KERNEL void mul_mat_vec_##Q##_q8_1_soa_cuda##B(const void *vx, const void *vy, float *dst, \
-							  int ncols_x, int nrows_x, int nrows_y, \
-							  int nrows_dst) \
-	{ \
-		mul_mat_vec_q8_1<fmt_##Q, B, true>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst); \
+		mul_mat_vec_q8_1<fmt_##Q, B>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst); \
 	}
 
 #define QUANT(Q) \

@@ -432,14 +432,14 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 
 /*
  * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
- * as quantize_q8_1_soa + mul_mat_vec_Q_q8_1_soa_cudaB, B = 1..8 columns of
- * y a launch (the q8_1 form: about twice the f32 form's bandwidth on an
- * H100, doc/BENCHMARKS.md; y's q8_1 blocks struct of arrays, so a warp's
- * loads of y are whole cache lines), on a workspace of 8 columns' q8_1
- * blocks reused batch after batch (stream order keeps them apart) - except
- * one column against at most QMV_F32_MAX weights, which runs the f32 form,
- * the kernel itself: one launch where the q8_1 form takes two, and at that
- * size the launch, not the weights' bytes, is the time (doc/BENCHMARKS.md).
+ * as quantize_q8_1 (a thread an element: its 32-lanes-a-block path) +
+ * mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a launch (the q8_1 form:
+ * about twice the f32 form's bandwidth on an H100, doc/BENCHMARKS.md), on a
+ * workspace of 8 columns' q8_1 blocks reused batch after batch (stream
+ * order keeps them apart) - except one column against at most QMV_F32_MAX
+ * weights, which runs the f32 form, the kernel itself: one launch where the
+ * q8_1 form takes two; on an H100 it was the faster at 256 and 1024 rows of
+ * 4096 (5.0 / 8.8 us against 8.7 / 10.0), the slower from 2048 (14.6 / 11.9).
  */
 #define Q8_1_BYTES 36u
 #define QMV_PREFIX "dequantize_mul_mat_vec_"
@@ -510,15 +510,15 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 
 		return hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, fa);
 	}
-	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1_soa", &quant);
+	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1", &quant);
 	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
-		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_soa_cuda%u", fmt, b);
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
 		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
 	}
 	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
 		unsigned b = (unsigned)(batch % QMV_MAX_B);
 
-		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_soa_cuda%u", fmt, b);
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
 		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
 	}
 	if (r < 0)
@@ -533,7 +533,7 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 		void *qa[] = { &y, &vy, &icols, &icols };
 		void *ma[] = { &vx, &vy, &dst, &icols, &irows, &icols, &irows };
 
-		r = hanzo_rocm_kernel_launch_work(quant, b, cols / 32, a->stream, qa);
+		r = hanzo_rocm_kernel_launch_work(quant, b, cols, a->stream, qa);
 		if (r == 0)
 			r = hanzo_rocm_kernel_launch_work(mv[b], rows, cols, a->stream, ma);
 		if (r < 0)

@@ -6,7 +6,7 @@
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
 # finish), norm (four ops, each one-pass, split and apply) and rope for
 # f32 f64 f16 bf16, indexing (five ops for every ids and data dtype), sort,
-# quantized (8 formats, q8_1 mat-vec at batch 1..8, ggml's and the planar y) and conv (11 ops for
+# quantized (8 formats, q8_1 mat-vec at batch 1..8) and conv (11 ops for
 # f32 f64 f16 bf16, candle's info by value), in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
@@ -117,7 +117,6 @@ expected() {
 		done ;;
 	quantized)
 		printf 'quantize_q8_1\tconst float *x, void *vy, int kx, int kx_padded\n'
-		printf 'quantize_q8_1_soa\tconst float *x, void *vy, int kx, int kx_padded\n'
 		for q in q4_0 q4_1 q5_0 q5_1 q8_0 q4_K q5_K q6_K; do
 			printf 'dequantize_block_%s_f32\tconst void *vx, float *y, int k\n' $q
 			printf 'dequantize_block_%s_f16\tconst void *vx, hr_f16 *y, int k\n' $q
@@ -125,9 +124,6 @@ expected() {
 			printf 'dequantize_mul_mat_vec_%s\tconst void *vx, const float *y, float *dst, int ncols, int nrows\n' $q
 			for b in 1 2 3 4 5 6 7 8; do
 				printf 'mul_mat_vec_%s_q8_1_cuda%s\tconst void *vx, const void *vy, float *dst, int ncols_x, int nrows_x, int nrows_y, int nrows_dst\n' $q $b
-			done
-			for b in 1 2 3 4 5 6 7 8; do
-				printf 'mul_mat_vec_%s_q8_1_soa_cuda%s\tconst void *vx, const void *vy, float *dst, int ncols_x, int nrows_x, int nrows_y, int nrows_dst\n' $q $b
 			done
 		done ;;
 	conv)
