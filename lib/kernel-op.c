@@ -438,13 +438,16 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
  * workspace of 8 columns' q8_1 blocks reused batch after batch (stream
  * order keeps them apart) - except one column against at most QMV_F32_MAX
  * weights, which runs the f32 form, the kernel itself: one launch where the
- * q8_1 form takes two; on an H100 it was the faster at 256 and 1024 rows of
- * 4096 (5.0 / 8.8 us against 8.7 / 10.0), the slower from 2048 (14.6 / 11.9).
+ * q8_1 form takes two.  On an H100 (2026-11-25 04:10, doc/BENCHMARKS.md),
+ * batch 1 on 64 to 512 rows of 4096 the f32 form took 3.5-6.9 us and the
+ * q8_1 form 5.2-8.6 (a tie at 512 rows for q4_0 and q4_K: 6.15 / 6.19),
+ * from 1024 rows the q8_1 form was the faster in all 8 formats (7.0-9.2 us
+ * against 10.1-11.7).
  */
 #define Q8_1_BYTES 36u
 #define QMV_PREFIX "dequantize_mul_mat_vec_"
 #define QMV_MAX_B 8u
-#define QMV_F32_MAX ((uint64_t)1 << 22)
+#define QMV_F32_MAX ((uint64_t)1 << 21)
 
 /* The form hanzo_rocm_op_run takes for batch columns of y (0: 1). */
 static bool qmv_f32(uint64_t rows, uint64_t cols, uint64_t batch)
