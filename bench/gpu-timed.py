@@ -159,7 +159,7 @@ def geometry_ex(k, rows, cols):
     return g
 
 
-def op_runner(k, rows, cols, src=None, dst=None, named=()):
+def op_runner(k, rows, cols, src=None, dst=None, named=(), batch=0):
     """A callable running hanzo_rocm_op_run(k, rows, cols) with a workspace
     of the size the library asks for; named: [(name, ctypes value)]."""
     nws = C.c_size_t()
@@ -181,6 +181,7 @@ def op_runner(k, rows, cols, src=None, dst=None, named=()):
     a.workspace_size = nws.value
     a.named = arr
     a.n_named = len(named)
+    a.batch = batch
 
     def run():
         ck(hr.hanzo_rocm_op_run(k, rows, cols, C.byref(a)), "op_run")
@@ -411,7 +412,10 @@ if __import__("os").environ.get("HR_QUANT_FORMATS"):
 QROWS, QCOLS = 14336, 4096
 # raw geometries tried besides the library's: (block, rows a block)
 GEOS = [tuple(int(v) for v in g.split("/")) for g in
-        (__import__("os").environ.get("HR_MV_GEOS") or "128/4 128/8 128/16").split()]
+        (__import__("os").environ.get("HR_MV_GEOS") or "128/4 128/8 128/16").split() if g != "none"]
+# HR_QMV_SMALL="ROWS ...": the op's two forms at batch 1 on ROWS x 4096
+# weights (one launch of the f32 form against quantize + the q8_1 form)
+SMALL = [int(v) for v in (__import__("os").environ.get("HR_QMV_SMALL") or "").split()]
 # HR_MV_MISALIGN=1: also the library's geometry with the weights and y 4 bytes
 # past a 16-byte boundary: the kernels' 32-bit-load path (geometry "work+4")
 MISALIGN = __import__("os").environ.get("HR_MV_MISALIGN") == "1"
@@ -572,9 +576,45 @@ def sec_quant():
                           f"{e:8.2g}", flush=True)
                     record("quant", fmt=q, op=kname, batch=batch, geometry=gname, ms=ms, gbps=gb,
                            pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
+            # what a caller gets: hanzo_rocm_op_run (quantize_q8_1 + the q8_1
+            # form here), batch 1 and 8, the quantize included
+            kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}")
+            for batch in (1, 8):
+                vxs = [C.c_void_p(w.data_ptr()) for w in ws]
+                runs = [op_runner(kop, QROWS, QCOLS, src=y, dst=dst, named=[("vx", v)], batch=batch)
+                        for v in vxs]
+                dst.fill_(float("nan"))
+                runs[0]()
+                torch.cuda.synchronize()
+                e = mv_check(dst[:batch].double(), ref_q[:batch], absw, absyd[:, :batch], 1e-3)
+                ms = gpu_time(runs)
+                gb = gbps(wbytes, ms)
+                print(f"{q:6s} {'op_run batch ' + str(batch):26s} {runs[0].form:>14s} {gb:6.0f} "
+                      f"{pct(gb)} {e:8.2g}", flush=True)
+                record("quant", fmt=q, op="op_run", batch=batch, form=runs[0].form, ms=ms, gbps=gb,
+                       pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
+            del runs, vxs
+            # the op's form choice at batch 1: the f32 form (one launch)
+            # against quantize + the q8_1 form, on smaller weights (at most
+            # 120 copies: a queue of ~1000 launches behind the spin blocks)
+            k1 = kernel("quantized", f"mul_mat_vec_{q}_q8_1_cuda1")
+            for rows in SMALL:
+                sb = rows * QCOLS // qk * nb
+                sws = copies(sb, lambda i: ws[i % len(ws)][:rows * QCOLS // qk].clone())[:120]
+                tf = gpu_time([launcher([(kop, rows, QCOLS, [p(w), p(y), p(dst), C.c_int(QCOLS), C.c_int(rows)])])
+                               for w in sws])
+                tq = gpu_time([launcher([(kq, 1, QCOLS, [p(y), p(yq), kx, C.c_int(QCOLS)]),
+                                         (k1, rows, QCOLS, [p(w), p(yq), p(dst), C.c_int(QCOLS), C.c_int(rows),
+                                                            C.c_int(QCOLS), C.c_int(rows)])]) for w in sws])
+                print(f"{q:6s} {'forms at ' + str(rows) + ' rows':26s} {'f32/q8_1 us':>14s} "
+                      f"{1000 * tf:7.2f} {1000 * tq:7.2f}", flush=True)
+                record("quant", fmt=q, op="forms_batch1", rows=rows, f32_ms=tf, q8_1_ms=tq)
+                del sws
         except Exception as ex:
             print(f"{q:6s} FAILED: {ex}", flush=True)
             record("quant", fmt=q, error=str(ex))
+            # a failed spin doubled to its limit: start the next format afresh
+            __import__("gpu_spin").SPIN[0] = 2_000_000
         del ws
 
 

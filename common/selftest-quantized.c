@@ -415,6 +415,7 @@ out:
 static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int c,
                          struct st_result *res)
 {
+	/* c 2: work of an element a thread, the kernel's 32-lanes-a-block path */
 	const int rows = c == 0 ? 1 : 3, kx = c == 0 ? 4096 : 750, kpad = c == 0 ? 4096 : 768;
 	const size_t n = (size_t)rows * (size_t)kx, ybytes = (size_t)rows * kpad / QK * Q8_1_BYTES;
 	uint64_t rng = 0x5851f42d4c957f2dULL ^ (uint64_t)c;
@@ -437,7 +438,7 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 		goto out;
 	}
 	/* elementwise2d: grid y = the rows, x over the q8_1 blocks of a row. */
-	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)kpad / QK, args, res) < 0)
+	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)(c == 2 ? kpad : kpad / QK), args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[1], got, ybytes + 16) < 0) {
 		st_fail(res, "copy back");
@@ -652,11 +653,11 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
                void (*emit)(void *data, const struct st_result *r), void *data)
 {
 	static const char *const deq_cases[2] = { "cos4096", "randblocks" };
-	static const char *const q_cases[2] = { "cos4096", "3x750pad768" };
+	static const char *const q_cases[3] = { "cos4096", "3x750pad768", "3x750lanes" };
 	const int op = k->op & 15;
 	int failed = 0;
 
-	for (int c = 0; c < (op >= OP_DMMV ? 3 : 2); c++) {
+	for (int c = 0; c < (op >= OP_DMMV || op == OP_QUANTIZE ? 3 : 2); c++) {
 		struct st_result res;
 
 		if (op == OP_GET_ROWS && c > 0)

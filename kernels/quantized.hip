@@ -459,6 +459,33 @@ HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
 	const float *xr = x + (uint64_t)blockIdx.y * (uint64_t)(kx > 0 ? kx : 0);
 	uint8_t *yr = (uint8_t *)vy + (uint64_t)blockIdx.y * nb * Q8_1_BYTES;
 
+	/*
+	 * A grid of a thread an element (hanzo_rocm_op_run's launch: work =
+	 * rows x kx_padded): 32 lanes a block, one element each, amax and the
+	 * sum by shuffles, a byte store a lane (adjacent lanes, adjacent bytes).
+	 * One thread a block (the catalogue's work, rows x blocks) read its 32
+	 * floats and wrote its block alone: 128 threads for a 4096-float row,
+	 * ~4 us on an H100 ahead of a ~17 us mat-vec (doc/BENCHMARKS.md).
+	 * blockDim.x a multiple of 32 keeps a block's 32 lanes in one wave.
+	 */
+	if (hr_global_size() >= nb * QK && blockDim.x % QK == 0) {
+		const uint64_t i = hr_global_id(), ib = i / QK;
+
+		if (ib < nb) {          /* whole groups of 32 lanes: uniform */
+			const float v = i < (uint64_t)(kx > 0 ? kx : 0) ? xr[i] : 0.0f;
+			const float amax = hr_wave_max(fabsf(v), QK);
+			const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+			const int q = (int)roundf(v * id), sum = hr_wave_sum(q, QK);
+			uint8_t *b = yr + ib * Q8_1_BYTES;
+
+			b[4 + i % QK] = (uint8_t)(q & 0xff);
+			if (i % QK == 0) {
+				*(uint16_t *)b = hr_f32_to_f16(d).bits;
+				*(uint16_t *)(b + 2) = hr_f32_to_f16(d * (float)sum).bits;
+			}
+		}
+		return;
+	}
 	HR_GRID_STRIDE_LOOP(ib, nb) {
 		uint8_t *b = yr + ib * Q8_1_BYTES;
 		float v[QK], amax = 0.0f;

@@ -174,7 +174,8 @@ int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
  * wide form rows x padded cols x bytes per column; attention's decode with
  * one split none; 0: the kernel takes no workspace), and what
  * hanzo_rocm_op_run would do with it: its form ("single", "one-pass",
- * "split", "shared", "wide"; a static string), its number of launches and
+ * "split", "shared", "wide"; the quantized mat-vec "q8_1" or, for one
+ * column of y, "f32"; a static string), its number of launches and
  * the workspace it needs (hanzo_rocm_op_workspace's bytes).  Set .size to
  * sizeof(struct hanzo_rocm_geometry_ex): the library fills only what size
  * covers (the struct may grow).  Where the kernel's own launch cannot take

@@ -432,14 +432,28 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 
 /*
  * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
- * as quantize_q8_1 + mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a
- * launch (the q8_1 form: twice the f32 form's bandwidth on an H100,
- * doc/BENCHMARKS.md), on a workspace of 8 columns' q8_1 blocks reused
- * batch after batch (stream order keeps them apart).
+ * as quantize_q8_1 (a thread an element: its 32-lanes-a-block path) +
+ * mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a launch (the q8_1 form:
+ * about twice the f32 form's bandwidth on an H100, doc/BENCHMARKS.md), on a
+ * workspace of 8 columns' q8_1 blocks reused batch after batch (stream
+ * order keeps them apart) - except one column against at most QMV_F32_MAX
+ * weights, which runs the f32 form, the kernel itself: one launch where the
+ * q8_1 form takes two.  On an H100 (2026-11-25 04:10, doc/BENCHMARKS.md),
+ * batch 1 on 64 to 512 rows of 4096 the f32 form took 3.5-6.9 us and the
+ * q8_1 form 5.2-8.6 (a tie at 512 rows for q4_0 and q4_K: 6.15 / 6.19),
+ * from 1024 rows the q8_1 form was the faster in all 8 formats (7.0-9.2 us
+ * against 10.1-11.7).
  */
 #define Q8_1_BYTES 36u
 #define QMV_PREFIX "dequantize_mul_mat_vec_"
 #define QMV_MAX_B 8u
+#define QMV_F32_MAX ((uint64_t)1 << 21)
+
+/* The form hanzo_rocm_op_run takes for batch columns of y (0: 1). */
+static bool qmv_f32(uint64_t rows, uint64_t cols, uint64_t batch)
+{
+	return batch <= 1 && rows <= QMV_F32_MAX && cols <= QMV_F32_MAX / (rows ? rows : 1);
+}
 
 static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
 {
@@ -460,7 +474,7 @@ static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t 
 {
 
 	memset(p, 0, sizeof(*p));
-	p->form = "q8_1";
+	p->form = qmv_f32(rows, cols, 1) ? "f32" : "q8_1";
 	if (rows == 0 || cols == 0)
 		return 0;
 	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
@@ -492,6 +506,13 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 	memcpy(&vx, nvx->value, sizeof(vx));
 	if (!vx || (a->workspace_size && !a->workspace))
 		return -EINVAL;
+	if (qmv_f32(rows, cols, batch)) {
+		const float *y = a->src;
+		float *dst = a->dst;
+		void *fa[] = { &vx, &y, &dst, &icols, &irows };
+
+		return hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, fa);
+	}
 	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1", &quant);
 	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
 		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
@@ -515,7 +536,7 @@ static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, 
 		void *qa[] = { &y, &vy, &icols, &icols };
 		void *ma[] = { &vx, &vy, &dst, &icols, &irows, &icols, &irows };
 
-		r = hanzo_rocm_kernel_launch_work(quant, b, cols / 32, a->stream, qa);
+		r = hanzo_rocm_kernel_launch_work(quant, b, cols, a->stream, qa);
 		if (r == 0)
 			r = hanzo_rocm_kernel_launch_work(mv[b], rows, cols, a->stream, ma);
 		if (r < 0)
@@ -670,7 +691,7 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
 		return -ENOSPC;
 	}
-	if (is(p.form, "q8_1")) {
+	if (is(p.form, "q8_1") || is(p.form, "f32")) {
 		unsigned block;
 		char fmt[32];
 

@@ -341,9 +341,11 @@ static void test_geometry_ex(unsigned dev)
 
 /*
  * The quantized mat-vec operation: q8_0 weights (37 rows x 256), 11 columns
- * of y (a launch of 8 then of 3), against float64 of the dequantized
- * weights; the q8_1 activations' rounding bounds the error (1% of
- * sum |w||y|; a column left out or misplaced is off by the whole).
+ * of y (the q8_1 form: a launch of 8 then of 3), against float64 of the
+ * dequantized weights; the q8_1 activations' rounding bounds the error (1%
+ * of sum |w||y|; a column left out or misplaced is off by the whole).  One
+ * column of y against so few weights takes the f32 form (one launch, the
+ * faster there): within 1e-5, where the q8_1 form's rounding is ~1e-3.
  */
 static void test_quantized(unsigned dev)
 {
@@ -371,9 +373,12 @@ static void test_quantized(unsigned dev)
 	for (size_t i = 0; i < B * C; i++)
 		y[i] = rnd();
 	is_int(hanzo_rocm_kernel_geometry_ex(k, R, C, &gx), 0, "dev %u: q8_0 mat-vec 37 x 256: geometry_ex", dev);
-	ok(strcmp(gx.op_form, "q8_1") == 0 && gx.op_workspace == 8 * C / 32 * 36,
-	   "dev %u:   ... the q8_1 form, 8 columns of q8_1 blocks (%s, %zu)", dev, gx.op_form,
-	   gx.op_workspace);
+	ok(strcmp(gx.op_form, "f32") == 0 && gx.op_passes == 1 && gx.op_workspace == 8 * C / 32 * 36,
+	   "dev %u:   ... the f32 form, one launch; workspace 8 columns of q8_1 blocks (%s, %u, %zu)",
+	   dev, gx.op_form, gx.op_passes, gx.op_workspace);
+	is_int(hanzo_rocm_kernel_geometry_ex(k, 14336, 4096, &gx), 0, "dev %u: 14336 x 4096: geometry_ex", dev);
+	ok(strcmp(gx.op_form, "q8_1") == 0 && gx.op_passes == 2,
+	   "dev %u:   ... the q8_1 form, two launches (%s, %u)", dev, gx.op_form, gx.op_passes);
 	is_int(hanzo_rocm_op_workspace(k, R, C, &bytes), 0, "dev %u:   ... op_workspace", dev);
 	ws = malloc(bytes ? bytes : 1);
 	const void *vx = w;
@@ -413,6 +418,30 @@ static void test_quantized(unsigned dev)
 				worst = e;
 		}
 	ok(all, "dev %u:   ... every column matches float64 (worst %.3g of sum |w||y|)", dev, worst);
+	oa.batch = 1;
+	oa.src = y + 3 * C;
+	for (size_t r = 0; r < R; r++)
+		dst[r] = NAN;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "dev %u: one column of y runs", dev);
+	all = true;
+	worst = 0;
+	for (size_t r = 0; r < R; r++) {
+		double ref = 0, mag = 0;
+
+		for (size_t c = 0; c < C; c++) {
+			double wv = (double)(int8_t)w[(r * C / 32 + c / 32) * BLK + 2 + c % 32] / 64.0;
+
+			ref += wv * y[3 * C + c];
+			mag += fabs(wv * y[3 * C + c]);
+		}
+		double e = fabs(dst[r] - ref) / mag;
+
+		if (!(e <= 1e-5))
+			all = false;
+		if (e > worst)
+			worst = e;
+	}
+	ok(all, "dev %u:   ... the f32 form: within 1e-5 of float64 (worst %.3g)", dev, worst);
 out:
 	free(w);
 	free(y);
