@@ -238,6 +238,15 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 	const uint32_t nkt = (kk + CONV_BK - 1) / CONV_BK;
 	const int tid = (int)threadIdx.x, row = tid % CONV_BM, kg = tid / CONV_BM;
 	const int wave = tid / HR_MMA_WAVE, wm0 = 32 * (wave % 2), wn0 = CONV_WN * (wave / 2);
+	/*
+	 * Weights with K contiguous (a contiguous (c_out, c_in, kh, kw) tensor,
+	 * rows of k0 elements): thread t loads 8 consecutive k of channel t / 4
+	 * (4 threads a 64-byte run, one 16-byte load where aligned) instead of
+	 * one channel a lane in the tap walk (32 cache lines a load).
+	 */
+	const bool bpk = k3 == 1 && k2 == w_k && k1 == khw;
+	const bool bvec = bpk && k0 % CONV_KT == 0 && hr_aligned_to(kernel, 16);
+	const int brow = bpk ? tid / 4 : row, bcol = bpk ? tid % 4 * CONV_KT : kg * CONV_KT;
 
 	alignas(16) __shared__ T as[CONV_BM][CONV_LD];
 	alignas(16) __shared__ T bs[CONV_BN][CONV_LD];
@@ -245,13 +254,14 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 
 	for (uint64_t tile = blockIdx.x; tile < (uint64_t)tm * tn; tile += gridDim.x) {
 		const uint32_t m = (uint32_t)(tile % tm) * CONV_BM + (uint32_t)row;
-		const uint32_t n0 = (uint32_t)(tile / tm) * CONV_BN, n = n0 + (uint32_t)row;
-		const bool mok = m < m_all, nok = n < c_out;
+		const uint32_t n0 = (uint32_t)(tile / tm) * CONV_BN;
+		const bool mok = m < m_all;
 		const uint32_t b = mok ? m / hw : 0, pix = mok ? m % hw : 0;
 		const uint32_t oy = pix / w_out * stride, ox = pix % w_out * stride;
 		/* The pixel's offset at tap (0, 0, 0), modulo 2^32 (it may lie in the padding). */
 		const uint32_t abase = b * s0 + (oy - padding) * s2 + (ox - padding) * s3;
-		const uint32_t bbase = n * k0;
+		const uint32_t nw = n0 + (uint32_t)brow, bbase = nw * k0;
+		const bool nok = nw < c_out;
 		hr_vecn<uint16_t, CONV_KT> ra, rb;
 		hr_mma_acc acc[2][CONV_FN];
 
@@ -259,6 +269,20 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 		auto gather = [&](uint32_t kt) {
 			const uint32_t kf = kt * CONV_BK + (uint32_t)kg * CONV_KT;
 			uint32_t ic = kf / khw, r = kf % khw, ky = r / w_k, kx = r % w_k;
+
+			if (bpk) {
+				const uint32_t kb = kt * CONV_BK + (uint32_t)bcol;
+
+				if (bvec && nok && kb + CONV_KT <= kk) {
+					rb = *(const hr_vecn<uint16_t, CONV_KT> *)(const void *)
+						(kernel + bbase + kb);
+				} else {
+#pragma unroll
+					for (int j = 0; j < CONV_KT; j++)
+						rb.v[j] = nok && kb + (uint32_t)j < kk ?
+							  kernel[bbase + kb + (uint32_t)j].bits : 0;
+				}
+			}
 
 #pragma unroll
 			for (int j = 0; j < CONV_KT; j++) {
@@ -268,7 +292,9 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 						ox + dx - padding < w_in;
 
 				ra.v[j] = in ? src[abase + ic * s1 + dy * s2 + dx * s3].bits : 0;
-				rb.v[j] = nok && kok ? kernel[bbase + ic * k1 + ky * k2 + kx * k3].bits : 0;
+				if (!bpk)
+					rb.v[j] = nok && kok ?
+						  kernel[bbase + ic * k1 + ky * k2 + kx * k3].bits : 0;
 				if (++kx == w_k) {
 					kx = 0;
 					if (++ky == h_k) {
@@ -288,7 +314,7 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 		for (uint32_t kt = 0; kt < nkt; kt++) {
 			__syncthreads();        /* the previous slice is consumed */
 			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&as[row][kg * CONV_KT] = ra;
-			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&bs[row][kg * CONV_KT] = rb;
+			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&bs[brow][bcol] = rb;
 			__syncthreads();
 			if (kt + 1 < nkt)
 				gather(kt + 1);
@@ -678,7 +704,9 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 /* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
-#define HR_CONV_OPS(S, T) \
+/* LB: conv2d's launch bounds (f16/bf16: 1024, so that the implicit GEMM's
+ * registers never refuse a block the direct path takes). */
+#define HR_CONV_OPS(S, T, LB) \
 	HR_KERNEL void conv1d_##S(size_t src_numel, size_t l_out, size_t stride, \
 				  size_t padding, size_t dilation, HR_LAYOUT_PARAM(info), \
 				  const T *src, const T *kernel, T *dst) \
@@ -686,9 +714,10 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 		(void)src_numel; \
 		conv1d<T>(l_out, stride, padding, dilation, info, src, kernel, dst); \
 	} \
-	HR_KERNEL void conv2d_##S(size_t src_numel, size_t w_out, size_t h_out, size_t stride, \
-				  size_t padding, size_t dilation, HR_LAYOUT_PARAM(info), \
-				  const T *src, const T *kernel, T *dst) \
+	HR_KERNEL void LB conv2d_##S(size_t src_numel, size_t w_out, size_t h_out, \
+				     size_t stride, size_t padding, size_t dilation, \
+				     HR_LAYOUT_PARAM(info), const T *src, const T *kernel, \
+				     T *dst) \
 	{ \
 		(void)src_numel; \
 		conv2d_any<T>(w_out, h_out, stride, padding, dilation, info, src, kernel, dst); \
@@ -760,7 +789,7 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 				       src, dst); \
 	}
 
-HR_CONV_OPS(f32, float)
-HR_CONV_OPS(f64, double)
-HR_CONV_OPS(f16, hr_f16)
-HR_CONV_OPS(bf16, hr_bf16)
+HR_CONV_OPS(f32, float, )
+HR_CONV_OPS(f64, double, )
+HR_CONV_OPS(f16, hr_f16, __launch_bounds__(1024))
+HR_CONV_OPS(bf16, hr_bf16, __launch_bounds__(1024))
