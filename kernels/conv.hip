@@ -66,7 +66,7 @@
  * Every kernel is a grid-stride loop over its outputs: any 1-D grid is
  * correct.  No shared memory, but conv2d_f16/bf16: in 256-thread blocks on
  * a target with matrix units they run an implicit GEMM over tiles of dst
- * (conv2d_mma below; 19456 static shared bytes).
+ * (conv2d_mma below; 20480 static shared bytes).
  */
 #include "hr-kernel.h"
 
@@ -166,11 +166,15 @@ HR_DEVICE void conv2d(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t 
  * inf there gives NaN, as an explicit zero padding would; the direct path
  * skips the term).
  *
- * The thread with index t loads pixel t % 64 of A and channel t % 64 of B,
- * both at taps 8 (t / 64) .. + 8 of the slice: the tap walk is uniform in a
- * wave (scalar registers on AMD).  Offsets are 32-bit: conv_mma_fits sends
- * larger tensors, other block sizes and empty shapes to the direct path,
- * so every launch geometry stays correct.
+ * The thread with index t loads pixel t % 64 of A at taps 8 (t / 64) .. + 8
+ * of the slice; the slice's taps (input offset, dy, dx, weight offset) are
+ * decoded once a block into a double-buffered table in shared memory (the
+ * next slice's while this one is stored), read by a wave at one address.
+ * Weights: see bpk below.  Offsets are 32-bit: conv_mma_fits sends larger
+ * tensors, other block sizes and empty shapes to the direct path, so every
+ * launch geometry stays correct.  Measured on the H100 (doc/BENCHMARKS.md):
+ * 0.68x cuDNN at 8 x 64 x 56^2, 64 x 64 x 3^2; each thread decoding its own
+ * taps 0.59x; weights gathered one channel a lane 0.28x.
  */
 #if HR_MMA != HR_MMA_NONE
 #define CONV_BLOCK 256
@@ -242,7 +246,7 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 	 * Weights with K contiguous (a contiguous (c_out, c_in, kh, kw) tensor,
 	 * rows of k0 elements): thread t loads 8 consecutive k of channel t / 4
 	 * (4 threads a 64-byte run, one 16-byte load where aligned) instead of
-	 * one channel a lane in the tap walk (32 cache lines a load).
+	 * one channel a lane (32 cache lines a load).
 	 */
 	const bool bpk = k3 == 1 && k2 == w_k && k1 == khw;
 	const bool bvec = bpk && k0 % CONV_KT == 0 && hr_aligned_to(kernel, 16);
@@ -251,6 +255,23 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 	alignas(16) __shared__ T as[CONV_BM][CONV_LD];
 	alignas(16) __shared__ T bs[CONV_BN][CONV_LD];
 	alignas(16) __shared__ T cs[CONV_BN][CONV_LDC];
+	/* Slice kt's taps in taps[kt % 2]: input offset, dy, dx, weight offset. */
+	alignas(16) __shared__ uint32_t taps[2][CONV_BK][4];
+
+	auto fill = [&](uint32_t kt) {
+		const uint32_t k = kt * CONV_BK + (uint32_t)tid;
+
+		if (tid < CONV_BK && k < kk) {
+			const uint32_t ic = k / khw, r = k % khw, ky = r / w_k, kx = r % w_k;
+			const uint32_t dy = ky * dilation, dx = kx * dilation;
+			uint32_t *e = taps[kt % 2][tid];
+
+			e[0] = ic * s1 + dy * s2 + dx * s3;
+			e[1] = dy;
+			e[2] = dx;
+			e[3] = ic * k1 + ky * k2 + kx * k3;
+		}
+	};
 
 	for (uint64_t tile = blockIdx.x; tile < (uint64_t)tm * tn; tile += gridDim.x) {
 		const uint32_t m = (uint32_t)(tile % tm) * CONV_BM + (uint32_t)row;
@@ -268,7 +289,7 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 		/* Slice kt's taps of this thread into ra (input) and rb (weights). */
 		auto gather = [&](uint32_t kt) {
 			const uint32_t kf = kt * CONV_BK + (uint32_t)kg * CONV_KT;
-			uint32_t ic = kf / khw, r = kf % khw, ky = r / w_k, kx = r % w_k;
+			const uint32_t (*tp)[4] = &taps[kt % 2][kg * CONV_KT];
 
 			if (bpk) {
 				const uint32_t kb = kt * CONV_BK + (uint32_t)bcol;
@@ -287,21 +308,13 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 #pragma unroll
 			for (int j = 0; j < CONV_KT; j++) {
 				const bool kok = kf + (uint32_t)j < kk;
-				const uint32_t dy = ky * dilation, dx = kx * dilation;
-				const bool in = mok && kok && oy + dy - padding < h_in &&
-						ox + dx - padding < w_in;
+				const hr_vecn<uint32_t, 4> e = *(const hr_vecn<uint32_t, 4> *)(const void *)tp[j];
+				const bool in = mok && kok && oy + e.v[1] - padding < h_in &&
+						ox + e.v[2] - padding < w_in;
 
-				ra.v[j] = in ? src[abase + ic * s1 + dy * s2 + dx * s3].bits : 0;
+				ra.v[j] = in ? src[abase + e.v[0]].bits : 0;
 				if (!bpk)
-					rb.v[j] = nok && kok ?
-						  kernel[bbase + ic * k1 + ky * k2 + kx * k3].bits : 0;
-				if (++kx == w_k) {
-					kx = 0;
-					if (++ky == h_k) {
-						ky = 0;
-						ic++;
-					}
-				}
+					rb.v[j] = nok && kok ? kernel[bbase + e.v[3]].bits : 0;
 			}
 		};
 
@@ -310,11 +323,15 @@ HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint3
 #pragma unroll
 			for (int j = 0; j < CONV_FN; j++)
 				hr_mma_zero(acc[i][j]);
+		fill(0);
+		__syncthreads();        /* taps[0] is in (and read by no one) */
 		gather(0);
 		for (uint32_t kt = 0; kt < nkt; kt++) {
 			__syncthreads();        /* the previous slice is consumed */
 			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&as[row][kg * CONV_KT] = ra;
 			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&bs[brow][bcol] = rb;
+			if (kt + 1 < nkt)
+				fill(kt + 1);   /* taps[(kt + 1) % 2] was last read before the barrier above */
 			__syncthreads();
 			if (kt + 1 < nkt)
 				gather(kt + 1);
