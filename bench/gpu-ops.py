@@ -12,9 +12,10 @@ buffers and stream, every result checked against torch BEFORE it is timed.
 
 ops: argsort (hanzo_rocm_op_run on asort_asc_T: the shared-memory form, or
   the wide form on a workspace when the row does not fit) vs torch.argsort;
-  conv2d (the direct conv2d_T kernel, and im2col_T + torch.matmul, candle's
-  path) vs torch.nn.functional.conv2d; max/avg_pool2d, upsample nearest and
-  bilinear (2x) vs torch.  GB/s = minimal bytes (inputs once, outputs once)
+  conv2d (conv2d_T: direct for f32, the implicit GEMM on the matrix units
+  for bf16 - bench/gpu-conv.py times more shapes - and im2col_T +
+  torch.matmul, candle's path) vs torch.nn.functional.conv2d;
+  max/avg_pool2d, upsample nearest and bilinear (2x) vs torch.  GB/s = minimal bytes (inputs once, outputs once)
   / time, the same for both; ratio = torch time / ours.
 decode: paged attention decode (hanzo_rocm_op_run on paged_attention_d128_T:
   split-K + combine when the library picks splits) over a paged KV cache
@@ -136,9 +137,10 @@ def sec_ops():
                 raise RuntimeError(msg)
             tt = gpu_time([lambda: F.conv2d(x, w, padding=1)])
             to = gpu_time([direct])
-            print(f"{'conv2d direct ' + s:22s} {'8x64x56x56, 64x64x3x3':>30s} "
+            form = "direct" if dt == torch.float32 else "mma"
+            print(f"{'conv2d ' + form + ' ' + s:22s} {'8x64x56x56, 64x64x3x3':>30s} "
                   f"{flop / tt / 1e9:7.1f} {flop / to / 1e9:7.1f} {tt / to:6.2f}  (TFLOP/s)", flush=True)
-            T.record("ops", op=f"conv2d direct {s}", torch_tflops=flop / tt / 1e9,
+            T.record("ops", op=f"conv2d {form} {s}", torch_tflops=flop / tt / 1e9,
                      tflops=flop / to / 1e9, ratio=tt / to)
             # candle's path: im2col (ours) then a matmul (torch's cuBLAS)
             col = torch.empty(B, H, W, Ci, K, K, dtype=dt, device="cuda")

@@ -31,3 +31,6 @@ bench_launch_exdev_LDADD = lib/libhanzo-rocm-internal.la -ldl
 # Issue 29's tables (rows, index, ops, decode, the stream check) on the lent
 # NVIDIA machine: bench/gpu-rows-ops.sh BUILDDIR OUTDIR [CACHEDIR].
 EXTRA_DIST += bench/gpu-ops.py bench/gpu-rows-ops.sh
+# conv2d f16/bf16/f32 against torch's F.conv2d on the lent NVIDIA machine
+# (issue 29; by hand: python3 bench/gpu-conv.py LIBHANZO [--json OUT]).
+EXTRA_DIST += bench/gpu-conv.py

@@ -45,83 +45,95 @@ struct ccase {
 	size_t b, ci, co, h, w, kh, kw;
 	size_t stride, pad, dil, opad, sy, sx, oh, ow;
 	double scale_h, scale_w;
-	unsigned grid;                  /* blocks of 64 threads */
+	unsigned grid;                  /* blocks of 64 threads (of block threads) */
 	bool strided, nan, align, has_scale;
+	unsigned block;                 /* 0: 64 */
 };
 
-/* name, b ci co h w kh kw, stride pad dil opad sy sx oh ow, sh sw, grid, strided nan align has_scale */
+/* name, b ci co h w kh kw, stride pad dil opad sy sx oh ow, sh sw, grid, strided nan align has_scale, block */
 static const struct ccase conv1d_cases[] = {
-	{ "k3", 2, 3, 5, 1, 37, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2p2", 1, 4, 3, 1, 29, 1, 5, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
-	{ "s3p1d2", 3, 2, 4, 1, 31, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
-	{ "wide", 1, 1, 2, 1, 7, 1, 7, 1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 5, false, false, false, false },
+	{ "k3", 2, 3, 5, 1, 37, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2p2", 1, 4, 3, 1, 29, 1, 5, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false, 0 },
+	{ "s3p1d2", 3, 2, 4, 1, 31, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false, 0 },
+	{ "wide", 1, 1, 2, 1, 7, 1, 7, 1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 5, false, false, false, false, 0 },
 };
 
 static const struct ccase conv2d_cases[] = {
-	{ "k3p1", 1, 3, 4, 11, 13, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2", 2, 2, 3, 9, 14, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
-	{ "s2p2d2", 1, 3, 2, 12, 10, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
-	{ "k1", 2, 1, 3, 7, 5, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, false, false, false, false },
+	{ "k3p1", 1, 3, 4, 11, 13, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2", 2, 2, 3, 9, 14, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false, 0 },
+	{ "s2p2d2", 1, 3, 2, 12, 10, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false, 0 },
+	{ "k1", 2, 1, 3, 7, 5, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 4, false, false, false, false, 0 },
+	/*
+	 * 256-thread blocks: f16/bf16 take the implicit GEMM on the matrix
+	 * units (conv2d_mma) where the target has them (the host: MFMA at
+	 * wave 64, WMMA at wave 32).  Pixels not a multiple of the 64-row
+	 * tile, K = c_in x kh x kw not a multiple of the 32-wide slice, c_out
+	 * below and past one 64-channel tile, stride, padding and dilation;
+	 * fewer blocks than tiles (the grid-stride over tiles).
+	 */
+	{ "mma-k3p1", 2, 5, 19, 13, 11, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 2, false, false, false, false, 256 },
+	{ "mma-s2d2", 1, 7, 70, 17, 15, 3, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 3, true, false, false, false, 256 },
+	{ "mma-k1", 3, 40, 33, 6, 7, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false, 256 },
 };
 
 static const struct ccase convt1d_cases[] = {
-	{ "k3", 2, 3, 4, 1, 13, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2p1op1", 1, 2, 3, 1, 11, 1, 4, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
-	{ "s3p2d2op2", 2, 3, 2, 1, 9, 1, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "k3", 2, 3, 4, 1, 13, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2p1op1", 1, 2, 3, 1, 11, 1, 4, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, true, false, false, false, 0 },
+	{ "s3p2d2op2", 2, 3, 2, 1, 9, 1, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 2, true, false, false, false, 0 },
 };
 
 static const struct ccase convt2d_cases[] = {
-	{ "k3", 1, 2, 3, 7, 9, 3, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2p1op1", 2, 3, 2, 5, 6, 3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
-	{ "s3p1d2op2", 1, 2, 3, 6, 5, 2, 3, 3, 1, 2, 2, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "k3", 1, 2, 3, 7, 9, 3, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2p1op1", 2, 3, 2, 5, 6, 3, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 2, true, false, false, false, 0 },
+	{ "s3p1d2op2", 1, 2, 3, 6, 5, 2, 3, 3, 1, 2, 2, 0, 0, 0, 0, 0, 0, 1, true, false, false, false, 0 },
 };
 
 static const struct ccase im2col1d_cases[] = {
-	{ "k3", 2, 3, 0, 1, 17, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2p2", 1, 2, 0, 1, 19, 1, 4, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
-	{ "s3p1d2", 2, 3, 0, 1, 23, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "k3", 2, 3, 0, 1, 17, 1, 3, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2p2", 1, 2, 0, 1, 19, 1, 4, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false, 0 },
+	{ "s3p1d2", 2, 3, 0, 1, 23, 1, 3, 3, 1, 2, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false, 0 },
 };
 
 /* col2im1d: src (b, l_in = w, c_out = co, k_size = kw), contiguous. */
 static const struct ccase col2im1d_cases[] = {
-	{ "s1", 2, 0, 3, 1, 13, 1, 4, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2", 1, 0, 2, 1, 11, 1, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false },
-	{ "s3", 2, 0, 3, 1, 7, 1, 3, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, false, false, false, false },
-	{ "gaps", 1, 0, 2, 1, 9, 1, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false },
+	{ "s1", 2, 0, 3, 1, 13, 1, 4, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2", 1, 0, 2, 1, 11, 1, 5, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false, 0 },
+	{ "s3", 2, 0, 3, 1, 7, 1, 3, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, false, false, false, false, 0 },
+	{ "gaps", 1, 0, 2, 1, 9, 1, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, false, false, false, false, 0 },
 };
 
 static const struct ccase im2col_cases[] = {
-	{ "k3p1", 1, 3, 0, 9, 11, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "s2", 2, 2, 0, 10, 7, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false },
-	{ "s2p2d2", 1, 2, 0, 11, 12, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false },
+	{ "k3p1", 1, 3, 0, 9, 11, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "s2", 2, 2, 0, 10, 7, 3, 2, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, true, false, false, false, 0 },
+	{ "s2p2d2", 1, 2, 0, 11, 12, 3, 3, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, true, false, false, false, 0 },
 };
 
 static const struct ccase pool_cases[] = {
-	{ "k2s2", 2, 3, 0, 11, 13, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 3, false, false, false, false },
-	{ "k3x2s2x3", 1, 2, 0, 9, 14, 3, 2, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 1, true, false, false, false },
-	{ "overlap", 1, 3, 0, 7, 8, 3, 3, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 2, true, false, false, false },
-	{ "nan", 1, 2, 0, 9, 10, 2, 3, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, false, true, false, false },
+	{ "k2s2", 2, 3, 0, 11, 13, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 3, false, false, false, false, 0 },
+	{ "k3x2s2x3", 1, 2, 0, 9, 14, 3, 2, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 1, true, false, false, false, 0 },
+	{ "overlap", 1, 3, 0, 7, 8, 3, 3, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 2, true, false, false, false, 0 },
+	{ "nan", 1, 2, 0, 9, 10, 2, 3, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, false, true, false, false, 0 },
 	/* 8 outputs a row: the kernels' 4-outputs-a-thread path */
-	{ "k2s2-row8", 2, 3, 0, 11, 17, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, true, false, false, false },
+	{ "k2s2-row8", 2, 3, 0, 11, 17, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 2, true, false, false, false, 0 },
 };
 
 static const struct ccase nearest_cases[] = {
-	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false },
-	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false },
-	{ "x2x3", 1, 2, 0, 6, 6, 0, 0, 0, 0, 0, 0, 0, 0, 12, 18, 0, 0, 2, false, false, false, false },
-	{ "row12", 2, 3, 0, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 10, 12, 0, 0, 2, true, false, false, false },
+	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false, 0 },
+	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false, 0 },
+	{ "x2x3", 1, 2, 0, 6, 6, 0, 0, 0, 0, 0, 0, 0, 0, 12, 18, 0, 0, 2, false, false, false, false, 0 },
+	{ "row12", 2, 3, 0, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 10, 12, 0, 0, 2, true, false, false, false, 0 },
 };
 
 static const struct ccase bilinear_cases[] = {
-	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false },
-	{ "up_corners", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 2, false, false, true, false },
-	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false },
-	{ "down_corners", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 2, true, false, true, false },
+	{ "up", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 3, false, false, false, false, 0 },
+	{ "up_corners", 1, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 13, 0, 0, 2, false, false, true, false, 0 },
+	{ "down", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 1, true, false, false, false, 0 },
+	{ "down_corners", 2, 2, 0, 9, 8, 0, 0, 0, 0, 0, 0, 0, 0, 4, 5, 0, 0, 2, true, false, true, false, 0 },
 	/* Factors that do not match the sizes: positions past the image. */
-	{ "scale", 1, 2, 0, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 9, 11, 2.0, 1.5, 1, false, false, false, true },
-	{ "one_corners", 1, 2, 0, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, true, false, true, false },
+	{ "scale", 1, 2, 0, 4, 6, 0, 0, 0, 0, 0, 0, 0, 0, 9, 11, 2.0, 1.5, 1, false, false, false, true, 0 },
+	{ "one_corners", 1, 2, 0, 6, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, true, false, true, false, 0 },
 	/* 16 outputs a row: the kernel's 4-outputs-a-thread path */
-	{ "row16", 2, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 16, 0, 0, 2, true, false, false, false },
+	{ "row16", 2, 3, 0, 5, 7, 0, 0, 0, 0, 0, 0, 0, 0, 11, 16, 0, 0, 2, true, false, false, false, 0 },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -643,7 +655,7 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	}
 	g->src = x.dev;
 	g->ker = kt.dev;
-	if (st_launch_sync(d, kh, c->grid, 1, 64, g->a, res) < 0)
+	if (st_launch_sync(d, kh, c->grid, 1, c->block ? c->block : 64, g->a, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, g->dst, got, bytes) < 0) {
 		st_fail(res, "copy back");

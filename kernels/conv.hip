@@ -64,7 +64,9 @@
  *    dividing by zero or reading out of bounds.
  *
  * Every kernel is a grid-stride loop over its outputs: any 1-D grid is
- * correct.  No shared memory.
+ * correct.  No shared memory, but conv2d_f16/bf16: in 256-thread blocks on
+ * a target with matrix units they run an implicit GEMM over tiles of dst
+ * (conv2d_mma below; 20480 static shared bytes).
  */
 #include "hr-kernel.h"
 
@@ -143,6 +145,251 @@ HR_DEVICE void conv2d(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t 
 		}
 		dst[i] = hr_from_compute<T>(d);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* conv2d on the matrix units (f16/bf16): implicit GEMM                 */
+/* ------------------------------------------------------------------ */
+/*
+ * dst = A B with M = b * h_out * w_out output pixels, N = c_out, K = c_in *
+ * h_k * w_k (the weight's own (ci, ky, kx) order): A[m][k] is the input
+ * under tap k of pixel m (0 in the padding), gathered from the NCHW source
+ * through its strides; B[k][n] the weight of output channel n.  A block of
+ * CONV_BLOCK threads takes 64 x 64 tiles of dst (grid-stride over tiles,
+ * M fastest); 32-wide K slices go through registers (the next slice's
+ * loads are in flight while the matrix units work on this one) into shared
+ * memory, then through kernels/hr-matrix.h's fragments (MFMA, WMMA or
+ * mma.sync; the host emulates the AMD ones lane for lane).  Each wave owns
+ * 32 x (16 or 32) of the tile.  The tile is staged in shared memory so the
+ * stores run along w.  Masking: pixels past M, channels past N and taps
+ * past K load 0 and are not stored; taps in the padding load 0 (a weight of
+ * inf there gives NaN, as an explicit zero padding would; the direct path
+ * skips the term).
+ *
+ * The thread with index t loads pixel t % 64 of A at taps 8 (t / 64) .. + 8
+ * of the slice; the slice's taps (input offset, dy, dx, weight offset) are
+ * decoded once a block into a double-buffered table in shared memory (the
+ * next slice's while this one is stored), read by a wave at one address.
+ * Weights: see bpk below.  Offsets are 32-bit: conv_mma_fits sends larger
+ * tensors, other block sizes and empty shapes to the direct path, so every
+ * launch geometry stays correct.  Measured on the H100 (doc/BENCHMARKS.md):
+ * 0.68x cuDNN at 8 x 64 x 56^2, 64 x 64 x 3^2; each thread decoding its own
+ * taps 0.59x; weights gathered one channel a lane 0.28x.
+ */
+#if HR_MMA != HR_MMA_NONE
+#define CONV_BLOCK 256
+#define CONV_BM 64
+#define CONV_BN 64
+#define CONV_BK 32
+#define CONV_LD (CONV_BK + 8)           /* 80-byte rows: 16-byte aligned, no bank conflicts */
+#define CONV_LDC (CONV_BM + 8)
+#define CONV_NW (CONV_BLOCK / HR_MMA_WAVE)
+#define CONV_WN (2 * CONV_BN / CONV_NW) /* 2 waves along M (32 rows each) */
+#define CONV_FN (CONV_WN / 16)
+#define CONV_KT (CONV_BM * CONV_BK / CONV_BLOCK)  /* taps a thread loads a slice: 8 */
+
+template <typename T> struct conv_is_half { static const bool value = false; };
+template <> struct conv_is_half<hr_f16> { static const bool value = true; };
+template <> struct conv_is_half<hr_bf16> { static const bool value = true; };
+
+/* x <= lim for each term's largest index, and the sum too (all < 2^31). */
+HR_DEVICE bool conv_mma_span(const uint64_t *dims, const uint64_t *st, int n, uint64_t lim)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (dims[i] == 0 || dims[i] > lim || st[i] > lim)
+			return false;
+		s += (dims[i] - 1) * st[i];
+	}
+	return s <= lim;
+}
+
+HR_DEVICE bool conv_mma_fits(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t padding,
+			     uint64_t dilation, const hr_layout &info)
+{
+	const uint64_t *v = info.v, lim = 0x7fffffffu;
+	const uint64_t kd[4] = { v[8], v[1], v[10], v[11] };    /* c_out, c_in, h_k, w_k */
+
+	if (blockDim.x != CONV_BLOCK || blockDim.y != 1 || blockDim.z != 1)
+		return false;
+	if (w_out == 0 || h_out == 0 || w_out > lim || h_out > lim || stride > lim ||
+	    padding > lim || dilation > lim)
+		return false;
+	if (!conv_mma_span(v, v + 4, 4, lim) || !conv_mma_span(kd, v + 12, 4, lim))
+		return false;
+	if (kd[1] * kd[2] > lim || kd[1] * kd[2] * kd[3] > lim ||
+	    v[0] * v[8] > lim / (h_out * w_out) ||
+	    (h_out - 1) * stride + (kd[2] - 1) * dilation > lim ||
+	    (w_out - 1) * stride + (kd[3] - 1) * dilation > lim)
+		return false;
+	return true;
+}
+
+template <typename T>
+HR_DEVICE void conv2d_mma(uint32_t w_out, uint32_t h_out, uint32_t stride, uint32_t padding,
+			  uint32_t dilation, const hr_layout &info, const T *src, const T *kernel,
+			  T *dst)
+{
+	const uint64_t *v = info.v;
+	const uint32_t nb = (uint32_t)v[0], c_in = (uint32_t)v[1], h_in = (uint32_t)v[2];
+	const uint32_t w_in = (uint32_t)v[3], s0 = (uint32_t)v[4], s1 = (uint32_t)v[5];
+	const uint32_t s2 = (uint32_t)v[6], s3 = (uint32_t)v[7], c_out = (uint32_t)v[8];
+	const uint32_t h_k = (uint32_t)v[10], w_k = (uint32_t)v[11], k0 = (uint32_t)v[12];
+	const uint32_t k1 = (uint32_t)v[13], k2 = (uint32_t)v[14], k3 = (uint32_t)v[15];
+	const uint32_t hw = h_out * w_out, m_all = nb * hw, khw = h_k * w_k, kk = c_in * khw;
+	const uint32_t tm = (m_all + CONV_BM - 1) / CONV_BM, tn = (c_out + CONV_BN - 1) / CONV_BN;
+	const uint32_t nkt = (kk + CONV_BK - 1) / CONV_BK;
+	const int tid = (int)threadIdx.x, row = tid % CONV_BM, kg = tid / CONV_BM;
+	const int wave = tid / HR_MMA_WAVE, wm0 = 32 * (wave % 2), wn0 = CONV_WN * (wave / 2);
+	/*
+	 * Weights with K contiguous (a contiguous (c_out, c_in, kh, kw) tensor,
+	 * rows of k0 elements): thread t loads 8 consecutive k of channel t / 4
+	 * (4 threads a 64-byte run, one 16-byte load where aligned) instead of
+	 * one channel a lane (32 cache lines a load).
+	 */
+	const bool bpk = k3 == 1 && k2 == w_k && k1 == khw;
+	const bool bvec = bpk && k0 % CONV_KT == 0 && hr_aligned_to(kernel, 16);
+	const int brow = bpk ? tid / 4 : row, bcol = bpk ? tid % 4 * CONV_KT : kg * CONV_KT;
+
+	alignas(16) __shared__ T as[CONV_BM][CONV_LD];
+	alignas(16) __shared__ T bs[CONV_BN][CONV_LD];
+	alignas(16) __shared__ T cs[CONV_BN][CONV_LDC];
+	/* Slice kt's taps in taps[kt % 2]: input offset, dy, dx, weight offset. */
+	alignas(16) __shared__ uint32_t taps[2][CONV_BK][4];
+
+	auto fill = [&](uint32_t kt) {
+		const uint32_t k = kt * CONV_BK + (uint32_t)tid;
+
+		if (tid < CONV_BK && k < kk) {
+			const uint32_t ic = k / khw, r = k % khw, ky = r / w_k, kx = r % w_k;
+			const uint32_t dy = ky * dilation, dx = kx * dilation;
+			uint32_t *e = taps[kt % 2][tid];
+
+			e[0] = ic * s1 + dy * s2 + dx * s3;
+			e[1] = dy;
+			e[2] = dx;
+			e[3] = ic * k1 + ky * k2 + kx * k3;
+		}
+	};
+
+	for (uint64_t tile = blockIdx.x; tile < (uint64_t)tm * tn; tile += gridDim.x) {
+		const uint32_t m = (uint32_t)(tile % tm) * CONV_BM + (uint32_t)row;
+		const uint32_t n0 = (uint32_t)(tile / tm) * CONV_BN;
+		const bool mok = m < m_all;
+		const uint32_t b = mok ? m / hw : 0, pix = mok ? m % hw : 0;
+		const uint32_t oy = pix / w_out * stride, ox = pix % w_out * stride;
+		/* The pixel's offset at tap (0, 0, 0), modulo 2^32 (it may lie in the padding). */
+		const uint32_t abase = b * s0 + (oy - padding) * s2 + (ox - padding) * s3;
+		const uint32_t nw = n0 + (uint32_t)brow, bbase = nw * k0;
+		const bool nok = nw < c_out;
+		hr_vecn<uint16_t, CONV_KT> ra, rb;
+		hr_mma_acc acc[2][CONV_FN];
+
+		/* Slice kt's taps of this thread into ra (input) and rb (weights). */
+		auto gather = [&](uint32_t kt) {
+			const uint32_t kf = kt * CONV_BK + (uint32_t)kg * CONV_KT;
+			const uint32_t (*tp)[4] = &taps[kt % 2][kg * CONV_KT];
+
+			if (bpk) {
+				const uint32_t kb = kt * CONV_BK + (uint32_t)bcol;
+
+				if (bvec && nok && kb + CONV_KT <= kk) {
+					rb = *(const hr_vecn<uint16_t, CONV_KT> *)(const void *)
+						(kernel + bbase + kb);
+				} else {
+#pragma unroll
+					for (int j = 0; j < CONV_KT; j++)
+						rb.v[j] = nok && kb + (uint32_t)j < kk ?
+							  kernel[bbase + kb + (uint32_t)j].bits : 0;
+				}
+			}
+
+#pragma unroll
+			for (int j = 0; j < CONV_KT; j++) {
+				const bool kok = kf + (uint32_t)j < kk;
+				const hr_vecn<uint32_t, 4> e = *(const hr_vecn<uint32_t, 4> *)(const void *)tp[j];
+				const bool in = mok && kok && oy + e.v[1] - padding < h_in &&
+						ox + e.v[2] - padding < w_in;
+
+				ra.v[j] = in ? src[abase + e.v[0]].bits : 0;
+				if (!bpk)
+					rb.v[j] = nok && kok ? kernel[bbase + e.v[3]].bits : 0;
+			}
+		};
+
+#pragma unroll
+		for (int i = 0; i < 2; i++)
+#pragma unroll
+			for (int j = 0; j < CONV_FN; j++)
+				hr_mma_zero(acc[i][j]);
+		fill(0);
+		__syncthreads();        /* taps[0] is in (and read by no one) */
+		gather(0);
+		for (uint32_t kt = 0; kt < nkt; kt++) {
+			__syncthreads();        /* the previous slice is consumed */
+			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&as[row][kg * CONV_KT] = ra;
+			*(hr_vecn<uint16_t, CONV_KT> *)(void *)&bs[brow][bcol] = rb;
+			if (kt + 1 < nkt)
+				fill(kt + 1);   /* taps[(kt + 1) % 2] was last read before the barrier above */
+			__syncthreads();
+			if (kt + 1 < nkt)
+				gather(kt + 1);
+#pragma unroll
+			for (int ks = 0; ks < CONV_BK; ks += 16) {
+				hr_mma_a<T> fa[2];
+				hr_mma_b<T> fb[CONV_FN];
+
+#pragma unroll
+				for (int i = 0; i < 2; i++)
+					hr_mma_load_a_smem(fa[i], &as[wm0 + 16 * i][ks], CONV_LD);
+#pragma unroll
+				for (int j = 0; j < CONV_FN; j++)
+					hr_mma_load_bt_smem(fb[j], &bs[wn0 + 16 * j][ks], CONV_LD);
+#pragma unroll
+				for (int i = 0; i < 2; i++)
+#pragma unroll
+					for (int j = 0; j < CONV_FN; j++)
+						hr_mma_run(acc[i][j], fa[i], fb[j]);
+			}
+		}
+		/* cs was last read before this tile's first barrier. */
+#pragma unroll
+		for (int i = 0; i < 2; i++)
+#pragma unroll
+			for (int j = 0; j < CONV_FN; j++)
+#pragma unroll
+				for (int e = 0; e < HR_MMA_NC; e++)
+					cs[wn0 + 16 * j + hr_mma_acc_col(e)][wm0 + 16 * i + hr_mma_acc_row(e)] =
+						hr_from_f32<T>(acc[i][j].v[e]);
+		__syncthreads();
+		if (mok) {
+			T *dp = dst + ((uint64_t)b * c_out + n0) * hw + pix;
+
+			for (int c = kg; c < CONV_BN && n0 + (uint32_t)c < c_out;
+			     c += CONV_BLOCK / CONV_BM)
+				dp[(uint64_t)c * hw] = cs[c][row];
+		}
+	}
+}
+#endif /* HR_MMA != HR_MMA_NONE */
+
+/* conv2d's entry: the matrix units where the target, dtype and launch allow. */
+template <typename T>
+HR_DEVICE void conv2d_any(uint64_t w_out, uint64_t h_out, uint64_t stride, uint64_t padding,
+			  uint64_t dilation, const hr_layout &info, const T *src, const T *kernel,
+			  T *dst)
+{
+#if HR_MMA != HR_MMA_NONE
+	if constexpr (conv_is_half<T>::value) {
+		if (conv_mma_fits(w_out, h_out, stride, padding, dilation, info)) {
+			conv2d_mma<T>((uint32_t)w_out, (uint32_t)h_out, (uint32_t)stride,
+				      (uint32_t)padding, (uint32_t)dilation, info, src, kernel, dst);
+			return;
+		}
+	}
+#endif
+	conv2d<T>(w_out, h_out, stride, padding, dilation, info, src, kernel, dst);
 }
 
 /*
@@ -474,7 +721,9 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 /* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
-#define HR_CONV_OPS(S, T) \
+/* LB: conv2d's launch bounds (f16/bf16: 1024, so that the implicit GEMM's
+ * registers never refuse a block the direct path takes). */
+#define HR_CONV_OPS(S, T, LB) \
 	HR_KERNEL void conv1d_##S(size_t src_numel, size_t l_out, size_t stride, \
 				  size_t padding, size_t dilation, HR_LAYOUT_PARAM(info), \
 				  const T *src, const T *kernel, T *dst) \
@@ -482,12 +731,13 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 		(void)src_numel; \
 		conv1d<T>(l_out, stride, padding, dilation, info, src, kernel, dst); \
 	} \
-	HR_KERNEL void conv2d_##S(size_t src_numel, size_t w_out, size_t h_out, size_t stride, \
-				  size_t padding, size_t dilation, HR_LAYOUT_PARAM(info), \
-				  const T *src, const T *kernel, T *dst) \
+	HR_KERNEL void LB conv2d_##S(size_t src_numel, size_t w_out, size_t h_out, \
+				     size_t stride, size_t padding, size_t dilation, \
+				     HR_LAYOUT_PARAM(info), const T *src, const T *kernel, \
+				     T *dst) \
 	{ \
 		(void)src_numel; \
-		conv2d<T>(w_out, h_out, stride, padding, dilation, info, src, kernel, dst); \
+		conv2d_any<T>(w_out, h_out, stride, padding, dilation, info, src, kernel, dst); \
 	} \
 	HR_KERNEL void conv_transpose1d_##S(size_t src_numel, size_t l_out, size_t stride, \
 					    size_t padding, size_t out_padding, size_t dilation, \
@@ -556,7 +806,7 @@ HR_DEVICE void upsample_bilinear2d(uint64_t w_out, uint64_t h_out, bool align_co
 				       src, dst); \
 	}
 
-HR_CONV_OPS(f32, float)
-HR_CONV_OPS(f64, double)
-HR_CONV_OPS(f16, hr_f16)
-HR_CONV_OPS(bf16, hr_bf16)
+HR_CONV_OPS(f32, float, )
+HR_CONV_OPS(f64, double, )
+HR_CONV_OPS(f16, hr_f16, __launch_bounds__(1024))
+HR_CONV_OPS(bf16, hr_bf16, __launch_bounds__(1024))
