@@ -141,15 +141,21 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
  * The decode's fast path: 2-byte K/V (f16, bf16), head dims 64, 128, 256,
  * 16-byte aligned caches.  Each key's row is read by LK = D / 8 lanes with
  * one 16-byte load each (8 dims a lane: lane l holds dims 8 l .. 8 l + 7),
- * KR = 128 / LK keys a row of loads, U rows of loads in flight a thread
- * (U x 2 x 16 bytes of K and V).  With GH query heads sharing a KV head
+ * KR = 128 / LK keys a row of loads, a step of U rows (U x 2 x 16 bytes of
+ * K and V a thread), and the next step's loads are issued before this
+ * step's math (two steps in registers: the loads' latency hides behind the
+ * dot products, the exponentials and the V update).  Each key is converted
+ * to f32 once for all GH heads, and the GH x U dot products reduce their
+ * butterflies together.  With GH query heads sharing a KV head
  * (group % GH == 0), the block of the group's first head takes all GH of
  * them over the same keys - each key is read from memory once, not once a
- * head - and the other heads' blocks return at once.  The state, the
- * per-head merge through shared memory and what is written (out and lse,
- * or the split's partials) are those of the portable path below.
+ * head - and the other heads' blocks return at once; the launch rule knows
+ * (attention.list: split_share=4, the splits count rows / 4 blocks of work).
+ * A split's chunk is a whole number of steps.  The state, the per-head
+ * merge through shared memory and what is written (out and lse, or the
+ * split's partials) are those of the portable path below.
  */
-#define ATT_DEC_U 8
+#define ATT_DEC_U 4
 /* RDNA (wave 32) keeps the portable decode: there the fast path needs more
  * than 256 VGPRs (gfx1201, clang 21: 12-33 spilled a kernel, t/rocm
  * check-rocm, 2026-11-25). */
@@ -159,11 +165,13 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
 #define ATT_DEC_FAST 1
 #endif
 
+/* (block_size > 0) key indices and page offsets fit 32 bits */
 template <int D>
-HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v)
+HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v, uint64_t block_size,
+			       uint64_t max_blocks_per_seq)
 {
 	return esize == 2 && (D == 64 || D == 128 || D == 256) && hr_aligned_to(k, 16) &&
-	       hr_aligned_to(v, 16);
+	       hr_aligned_to(v, 16) && max_blocks_per_seq <= 0x7fffffffu / block_size;
 }
 
 template <typename T, int D, int GH>
@@ -175,12 +183,13 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				 uint64_t num_blocks, uint64_t q_stride, float scale, float softcap,
 				 int window_left, float *sm_m, float *sm_l, float *sm_acc)
 {
-	constexpr int LK = D / 8, KR = ATT_BLOCK / LK;
+	constexpr int LK = D / 8, KR = ATT_BLOCK / LK, U = ATT_DEC_U, STEP = KR * U;
 	typedef hr_vecn<T, 8> V;
 	const uint64_t rows = num_seqs * num_heads, splits = gridDim.y, y = blockIdx.y;
 	const int tid = (int)threadIdx.x, kr = tid / LK, lane = tid % LK;
 	const uint64_t group = num_heads / num_kv_heads;
 	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
+	const uint32_t bs = (uint32_t)block_size;       /* max_len < 2^31: att_dec_fast_ok */
 
 	for (uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
 		uint64_t h0;
@@ -193,7 +202,10 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 
 		len = len < 0 ? 0 : (len > max_len ? max_len : len);
 		const int64_t lo = window_left >= 0 && len - 1 - window_left > 0 ? len - 1 - window_left : 0;
-		const int64_t chunk = (len - lo + (int64_t)splits - 1) / (int64_t)splits;
+		/* chunks of whole steps: no split ends on a part-empty step */
+		int64_t chunk = (len - lo + (int64_t)splits - 1) / (int64_t)splits;
+
+		chunk = (chunk + STEP - 1) / STEP * STEP;
 		const int64_t begin = lo + (int64_t)y * chunk;
 		const int64_t end = begin + chunk < len ? begin + chunk : len;
 		const int32_t *bt = block_tables + seq * max_blocks_per_seq;
@@ -212,56 +224,90 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				acc[g][e] = 0.f;
 			}
 		}
-		for (int64_t base = begin; base < end; base += KR * ATT_DEC_U) {
-			V kp[ATT_DEC_U], vp[ATT_DEC_U];
-			bool ok[ATT_DEC_U];
-
+		/* U keys' K and V of one step: key base + u KR + kr, lane's 8 dims */
+		auto load = [&](int64_t base, V *kk, V *vv, bool *oo) {
 #pragma unroll
-			for (int u = 0; u < ATT_DEC_U; u++) {
+			for (int u = 0; u < U; u++) {
 				const int64_t j = base + u * KR + kr;
 
-				ok[u] = j < end;
-				if (ok[u]) {
-					uint64_t r;
-					const int64_t b = bt[hr_divmod((uint64_t)j, block_size, &r)];
+				oo[u] = j < end;
+				if (oo[u]) {
+					const uint32_t pg = (uint32_t)j / bs, r = (uint32_t)j - pg * bs;
+					const int64_t b = bt[pg];
 
-					ok[u] = b >= 0 && (uint64_t)b < num_blocks;
-					if (ok[u]) {
-						const uint64_t off = (((uint64_t)b * block_size + r) *
-								      num_kv_heads + kvh) * D + lane * 8;
+					oo[u] = b >= 0 && (uint64_t)b < num_blocks;
+					if (oo[u]) {
+						const uint64_t off = (((uint64_t)b * bs + r) * num_kv_heads +
+								      kvh) * D + (uint64_t)lane * 8;
 
-						kp[u] = *(const V *)(key_cache + off);
-						vp[u] = *(const V *)(value_cache + off);
+						kk[u] = *(const V *)(key_cache + off);
+						vv[u] = *(const V *)(value_cache + off);
 					}
 				}
 			}
-#pragma unroll
-			for (int g = 0; g < GH; g++) {
-				float sc[ATT_DEC_U], mx = m[g];
+		};
+		V kp[U], vp[U];
+		bool ok[U];
+
+		load(begin, kp, vp, ok);
+		for (int64_t base = begin; base < end; base += STEP) {
+			/* the next step's loads are in flight during this step's math */
+			V kn[U], vn[U];
+			bool okn[U];
+
+			load(base + STEP, kn, vn, okn);
+			float s[GH][U];
 
 #pragma unroll
-				for (int u = 0; u < ATT_DEC_U; u++) {
+			for (int u = 0; u < U; u++) {
+				float kf[8];
+
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					kf[e] = ok[u] ? hr_to_f32(kp[u].v[e]) : 0.f;
+#pragma unroll
+				for (int g = 0; g < GH; g++) {
 					float dot = 0.f;
 
-					if (ok[u]) {
 #pragma unroll
-						for (int e = 0; e < 8; e++)
-							dot += qf[g][e] * hr_to_f32(kp[u].v[e]);
-					}
-#pragma unroll
-					for (int o = LK / 2; o > 0; o >>= 1)
-						dot += hr_shfl_xor(dot, o, LK);
-					const int64_t j = base + u * KR + kr;
-
-					sc[u] = ok[u] ? att_logit(dot, scale, softcap, slope[g], j - (len - 1))
-						      : att_neg_inf();
-					/* masked and NaN logits are skipped (att_step) */
-					if (!(sc[u] > att_neg_inf()))
-						sc[u] = att_neg_inf();
-					mx = hr_fmax(mx, sc[u]);
+					for (int e = 0; e < 8; e++)
+						dot += qf[g][e] * kf[e];
+					s[g][u] = dot;
 				}
-				if (!(mx > att_neg_inf()))
+			}
+#pragma unroll
+			for (int o = LK / 2; o > 0; o >>= 1) {
+#pragma unroll
+				for (int g = 0; g < GH; g++) {
+#pragma unroll
+					for (int u = 0; u < U; u++)
+						s[g][u] += hr_shfl_xor(s[g][u], o, LK);
+				}
+			}
+			/* per head: logits, the running max, then s = the weight (< 0:
+			 * masked or NaN, skipped as att_step does) */
+#pragma unroll
+			for (int g = 0; g < GH; g++) {
+				float mx = m[g];
+
+#pragma unroll
+				for (int u = 0; u < U; u++) {
+					const int64_t j = base + u * KR + kr;
+					float sc = ok[u] ? att_logit(s[g][u], scale, softcap, slope[g],
+								     j - (len - 1))
+							 : att_neg_inf();
+
+					if (!(sc > att_neg_inf()))
+						sc = att_neg_inf();
+					s[g][u] = sc;
+					mx = hr_fmax(mx, sc);
+				}
+				if (!(mx > att_neg_inf())) {
+#pragma unroll
+					for (int u = 0; u < U; u++)
+						s[g][u] = -1.f;
 					continue;
+				}
 				const float corr = hr_exp(m[g] - mx);  /* 0 on the first key */
 
 				l[g] *= corr;
@@ -269,20 +315,40 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				for (int e = 0; e < 8; e++)
 					acc[g][e] *= corr;
 #pragma unroll
-				for (int u = 0; u < ATT_DEC_U; u++) {
-					if (!(sc[u] > att_neg_inf()))
-						continue;
-					const float pu = hr_exp(sc[u] - mx);
+				for (int u = 0; u < U; u++) {
+					const float pu = s[g][u] > att_neg_inf() ? hr_exp(s[g][u] - mx) : -1.f;
 
-					l[g] += pu;
-#pragma unroll
-					for (int e = 0; e < 8; e++)
-						acc[g][e] += pu * hr_to_f32(vp[u].v[e]);
+					if (pu >= 0.f)
+						l[g] += pu;
+					s[g][u] = pu;
 				}
 				m[g] = mx;
 			}
-		}
+#pragma unroll
+			for (int u = 0; u < U; u++) {
+				if (!ok[u])
+					continue;
+				float vf[8];
 
+#pragma unroll
+				for (int e = 0; e < 8; e++)
+					vf[e] = hr_to_f32(vp[u].v[e]);
+#pragma unroll
+				for (int g = 0; g < GH; g++) {
+					if (s[g][u] < 0.f)
+						continue;
+#pragma unroll
+					for (int e = 0; e < 8; e++)
+						acc[g][e] += s[g][u] * vf[e];
+				}
+			}
+#pragma unroll
+			for (int u = 0; u < U; u++) {
+				kp[u] = kn[u];
+				vp[u] = vn[u];
+				ok[u] = okn[u];
+			}
+		}
 		/* Per head: merge the KR key slots' states. */
 #pragma unroll
 		for (int g = 0; g < GH; g++) {
@@ -362,7 +428,8 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 
 	/* KR = 1024 / D key slots of D floats fit sm_acc (16 x D), sm_m, sm_l. */
 #if ATT_DEC_FAST
-	if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache)) {
+	if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache, block_size,
+				   max_blocks_per_seq)) {
 		if (group % 4 == 0)
 			paged_decode_fast<T, D, 4>(out, lse, ws, q, key_cache, value_cache, block_tables,
 						   seq_lens, alibi_slopes, num_seqs, num_heads,
