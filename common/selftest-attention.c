@@ -18,7 +18,7 @@
  *       NaN); one pass, split-K (grid y) + combine, and the library's own
  *       geometry (launch_work: split on the host backend's few workers);
  *       GQA 4 (the 2-byte fast path) at lengths 1, 15, 17, page-crossing,
- *       more splits than pages, window + ALiBi, the library's splits;
+ *       more splits than pages, window + ALiBi;
  *       split with no workspace writes nothing.
  *   flash_attn_varlen_dD_T  packed sequences, causal bottom-right with
  *       q shorter than k (and longer: rows that see nothing), full and
@@ -345,9 +345,6 @@ static const struct dcase dcases[] = {
 	  false, false, true, false, false },
 	{ "gqa4-window-alibi-split3", 2, 4, 1, 16, 0, 0, { 100, 17 }, 20, 3,
 	  true, false, true, false, false },
-	/* the library's splits for a 4-head share (split_share=4) */
-	{ "gqa4-launch-work", 2, 8, 2, 16, 0, 0, { 4097, 15 }, -1, 0,
-	  false, false, true, true, false },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,
