@@ -165,13 +165,36 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
 #define ATT_DEC_FAST 1
 #endif
 
-/* (block_size > 0) key indices and page offsets fit 32 bits */
+/* (block_size > 0) key indices and page offsets fit 32 bits; a page and a
+ * block to read masked keys from */
 template <int D>
 HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v, uint64_t block_size,
-			       uint64_t max_blocks_per_seq)
+			       uint64_t max_blocks_per_seq, uint64_t num_blocks)
 {
 	return esize == 2 && (D == 64 || D == 128 || D == 256) && hr_aligned_to(k, 16) &&
-	       hr_aligned_to(v, 16) && max_blocks_per_seq <= 0x7fffffffu / block_size;
+	       hr_aligned_to(v, 16) && max_blocks_per_seq >= 1 && num_blocks >= 1 &&
+	       max_blocks_per_seq <= 0x7fffffffu / block_size;
+}
+
+/* Reduce-scatter of N values over the W lanes of a row (N == W, a power of
+ * two): at each level the lanes whose bit H is set keep the upper half and
+ * add their partner's; afterwards v[0] of lane i is the sum of value i
+ * over the W lanes. */
+template <int N, int W>
+HR_DEVICE void att_reduce_scatter(float *v, int lane)
+{
+#pragma unroll
+	for (int h = N / 2; h > 0; h >>= 1) {
+		const bool up = (lane & h) != 0;
+
+#pragma unroll
+		for (int i = 0; i < h; i++) {
+			const float send = up ? v[i] : v[i + h];
+			const float keep = up ? v[i + h] : v[i];
+
+			v[i] = keep + hr_shfl_xor(send, h, W);
+		}
+	}
 }
 
 template <typename T, int D, int GH>
@@ -224,38 +247,53 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				acc[g][e] = 0.f;
 			}
 		}
-		/* U keys' K and V of one step: key base + u KR + kr, lane's 8 dims */
+		/* U keys' K and V of one step: key base + u KR + kr, lane's 8 dims.
+		 * No branch around a load (a load under a branch waits for the
+		 * one before it): a key past end or in an invalid block reads
+		 * block 0 (att_dec_fast_ok: num_blocks >= 1) and is masked. */
 		auto load = [&](int64_t base, V *kk, V *vv, bool *oo) {
 #pragma unroll
 			for (int u = 0; u < U; u++) {
 				const int64_t j = base + u * KR + kr;
+				const bool in = j < end;
+				const uint32_t jj = in ? (uint32_t)j : (uint32_t)begin;
+				const uint32_t pg = jj / bs, r = jj - pg * bs;
+				const int64_t b = bt[pg];
+				const bool okb = in && b >= 0 && (uint64_t)b < num_blocks;
+				const uint64_t off = (((uint64_t)(okb ? b : 0) * bs + r) * num_kv_heads +
+						      kvh) * D + (uint64_t)lane * 8;
 
-				oo[u] = j < end;
-				if (oo[u]) {
-					const uint32_t pg = (uint32_t)j / bs, r = (uint32_t)j - pg * bs;
-					const int64_t b = bt[pg];
-
-					oo[u] = b >= 0 && (uint64_t)b < num_blocks;
-					if (oo[u]) {
-						const uint64_t off = (((uint64_t)b * bs + r) * num_kv_heads +
-								      kvh) * D + (uint64_t)lane * 8;
-
-						kk[u] = *(const V *)(key_cache + off);
-						vv[u] = *(const V *)(value_cache + off);
-					}
-				}
+				kk[u] = *(const V *)(key_cache + off);
+				vv[u] = *(const V *)(value_cache + off);
+				oo[u] = okb;
 			}
 		};
+		/* GH x U == LK (d128, 4 heads, U 4): the dot products' butterflies
+		 * become one reduce-scatter - lane i ends with the whole dot of
+		 * (head i / U, key i % U) - so each logit and exponential is
+		 * computed once, not once a lane; the weights go back by shuffles. */
+		constexpr bool RS = GH * U == LK;
+		const int gi = lane / U, ui = lane % U;
+		const float my_slope = RS && alibi_slopes ? alibi_slopes[h0 + gi] : 0.f;
+		float my_m = att_neg_inf(), my_l = 0.f;
 		V kp[U], vp[U];
 		bool ok[U];
 
-		load(begin, kp, vp, ok);
+#pragma unroll
+		for (int u = 0; u < U; u++)
+			ok[u] = false;
+		if (begin < end)
+			load(begin, kp, vp, ok);
 		for (int64_t base = begin; base < end; base += STEP) {
 			/* the next step's loads are in flight during this step's math */
 			V kn[U], vn[U];
 			bool okn[U];
 
-			load(base + STEP, kn, vn, okn);
+#pragma unroll
+			for (int u = 0; u < U; u++)
+				okn[u] = false;
+			if (base + STEP < end)          /* block-uniform */
+				load(base + STEP, kn, vn, okn);
 			float s[GH][U];
 
 #pragma unroll
@@ -275,54 +313,99 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 					s[g][u] = dot;
 				}
 			}
+			if (RS) {
+				float v[GH * U];
+
 #pragma unroll
-			for (int o = LK / 2; o > 0; o >>= 1) {
+				for (int i = 0; i < GH * U; i++)
+					v[i] = s[i / U][i % U];
+				att_reduce_scatter<GH * U, LK>(v, lane);
+				unsigned okm = 0;
+
+#pragma unroll
+				for (int u = 0; u < U; u++)
+					okm |= (unsigned)ok[u] << u;
+				const int64_t j = base + ui * KR + kr;
+				float sc = (okm >> ui) & 1u ? att_logit(v[0], scale, softcap, my_slope,
+									 j - (len - 1))
+							    : att_neg_inf();
+
+				if (!(sc > att_neg_inf()))
+					sc = att_neg_inf();
+				float mx = sc;
+
+#pragma unroll
+				for (int o = U / 2; o > 0; o >>= 1)
+					mx = hr_fmax(mx, hr_shfl_xor(mx, o, LK));
+				mx = hr_fmax(mx, my_m);
+				const bool live = mx > att_neg_inf();
+				const float corr = live ? hr_exp(my_m - mx) : 1.f;  /* 0 on the first key */
+				const float pw = sc > att_neg_inf() ? hr_exp(sc - mx) : -1.f;
+
+				my_l = my_l * corr + (pw > 0.f ? pw : 0.f);
+				my_m = mx;
 #pragma unroll
 				for (int g = 0; g < GH; g++) {
+					const float cg = hr_shfl(corr, g * U, LK);
+
+#pragma unroll
+					for (int e = 0; e < 8; e++)
+						acc[g][e] *= cg;
 #pragma unroll
 					for (int u = 0; u < U; u++)
-						s[g][u] += hr_shfl_xor(s[g][u], o, LK);
+						s[g][u] = hr_shfl(pw, g * U + u, LK);
 				}
-			}
-			/* per head: logits, the running max, then s = the weight (< 0:
-			 * masked or NaN, skipped as att_step does) */
+			} else {
 #pragma unroll
-			for (int g = 0; g < GH; g++) {
-				float mx = m[g];
+				for (int o = LK / 2; o > 0; o >>= 1) {
+#pragma unroll
+					for (int g = 0; g < GH; g++) {
+#pragma unroll
+						for (int u = 0; u < U; u++)
+							s[g][u] += hr_shfl_xor(s[g][u], o, LK);
+					}
+				}
+				/* per head: logits, the running max, then s = the weight
+				 * (< 0: masked or NaN, skipped as att_step does) */
+#pragma unroll
+				for (int g = 0; g < GH; g++) {
+					float mx = m[g];
 
 #pragma unroll
-				for (int u = 0; u < U; u++) {
-					const int64_t j = base + u * KR + kr;
-					float sc = ok[u] ? att_logit(s[g][u], scale, softcap, slope[g],
-								     j - (len - 1))
-							 : att_neg_inf();
+					for (int u = 0; u < U; u++) {
+						const int64_t j = base + u * KR + kr;
+						float sc = ok[u] ? att_logit(s[g][u], scale, softcap, slope[g],
+									     j - (len - 1))
+								 : att_neg_inf();
 
-					if (!(sc > att_neg_inf()))
-						sc = att_neg_inf();
-					s[g][u] = sc;
-					mx = hr_fmax(mx, sc);
-				}
-				if (!(mx > att_neg_inf())) {
+						if (!(sc > att_neg_inf()))
+							sc = att_neg_inf();
+						s[g][u] = sc;
+						mx = hr_fmax(mx, sc);
+					}
+					if (!(mx > att_neg_inf())) {
 #pragma unroll
-					for (int u = 0; u < U; u++)
-						s[g][u] = -1.f;
-					continue;
-				}
-				const float corr = hr_exp(m[g] - mx);  /* 0 on the first key */
+						for (int u = 0; u < U; u++)
+							s[g][u] = -1.f;
+						continue;
+					}
+					const float corr = hr_exp(m[g] - mx);  /* 0 on the first key */
 
-				l[g] *= corr;
+					l[g] *= corr;
 #pragma unroll
-				for (int e = 0; e < 8; e++)
-					acc[g][e] *= corr;
+					for (int e = 0; e < 8; e++)
+						acc[g][e] *= corr;
 #pragma unroll
-				for (int u = 0; u < U; u++) {
-					const float pu = s[g][u] > att_neg_inf() ? hr_exp(s[g][u] - mx) : -1.f;
+					for (int u = 0; u < U; u++) {
+						const float pu = s[g][u] > att_neg_inf() ? hr_exp(s[g][u] - mx)
+											 : -1.f;
 
-					if (pu >= 0.f)
-						l[g] += pu;
-					s[g][u] = pu;
+						if (pu >= 0.f)
+							l[g] += pu;
+						s[g][u] = pu;
+					}
+					m[g] = mx;
 				}
-				m[g] = mx;
 			}
 #pragma unroll
 			for (int u = 0; u < U; u++) {
@@ -347,6 +430,17 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				kp[u] = kn[u];
 				vp[u] = vn[u];
 				ok[u] = okn[u];
+			}
+		}
+		if (RS) {
+			/* every lane: head g's state from its U lanes (l summed) */
+#pragma unroll
+			for (int o = U / 2; o > 0; o >>= 1)
+				my_l += hr_shfl_xor(my_l, o, LK);
+#pragma unroll
+			for (int g = 0; g < GH; g++) {
+				m[g] = hr_shfl(my_m, g * U, LK);
+				l[g] = hr_shfl(my_l, g * U, LK);
 			}
 		}
 		/* Per head: merge the KR key slots' states. */
@@ -429,7 +523,7 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 	/* KR = 1024 / D key slots of D floats fit sm_acc (16 x D), sm_m, sm_l. */
 #if ATT_DEC_FAST
 	if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache, block_size,
-				   max_blocks_per_seq)) {
+				   max_blocks_per_seq, num_blocks)) {
 		if (group % 4 == 0)
 			paged_decode_fast<T, D, 4>(out, lse, ws, q, key_cache, value_cache, block_tables,
 						   seq_lens, alibi_slopes, num_seqs, num_heads,
