@@ -191,21 +191,31 @@ HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v, uint6
  * two): at each level the lanes whose bit H is set keep the upper half and
  * add their partner's; afterwards v[0] of lane i is the sum of value i
  * over the W lanes. */
+template <int H, int W>
+HR_DEVICE void att_rs_level(float *v, int lane)
+{
+	const bool up = (lane & H) != 0;
+
+#pragma unroll
+	for (int i = 0; i < H; i++) {           /* H == 0: nothing */
+		const float send = up ? v[i] : v[i + H];
+		const float keep = up ? v[i + H] : v[i];
+
+		v[i] = keep + hr_shfl_xor(send, H, W);
+	}
+}
+
+/* The levels spelled out (constant indices: v stays in registers; a loop
+ * over the levels left v in local memory on sm_90). */
 template <int N, int W>
 HR_DEVICE void att_reduce_scatter(float *v, int lane)
 {
-#pragma unroll
-	for (int h = N / 2; h > 0; h >>= 1) {
-		const bool up = (lane & h) != 0;
-
-#pragma unroll
-		for (int i = 0; i < h; i++) {
-			const float send = up ? v[i] : v[i + h];
-			const float keep = up ? v[i + h] : v[i];
-
-			v[i] = keep + hr_shfl_xor(send, h, W);
-		}
-	}
+	static_assert(N <= 32 && (N & (N - 1)) == 0, "N: a power of two up to 32");
+	att_rs_level<N / 2, W>(v, lane);
+	att_rs_level<N / 4, W>(v, lane);
+	att_rs_level<N / 8, W>(v, lane);
+	att_rs_level<N / 16, W>(v, lane);
+	att_rs_level<N / 32, W>(v, lane);
 }
 
 template <typename T, int D, int GH>
