@@ -167,17 +167,6 @@ HR_DEVICE void reshape_and_cache(const T *key, const T *value, T *key_cache, T *
 
 /* (block_size > 0) key indices and page offsets fit 32 bits; a page and a
  * block to read masked keys from */
-/* Steps of K/V prefetched into L2 ahead of the loads (NVIDIA only). */
-#if defined(HR_CUDA) && defined(__CUDA_ARCH__)
-#define ATT_DEC_PF 2
-HR_DEVICE void att_prefetch_l2(const void *p)
-{
-	asm volatile("prefetch.global.L2 [%0];" :: "l"(p));
-}
-#else
-#define ATT_DEC_PF 0
-#endif
-
 template <int D>
 HR_DEVICE bool att_dec_fast_ok(size_t esize, const void *k, const void *v, uint64_t block_size,
 			       uint64_t max_blocks_per_seq, uint64_t num_blocks)
@@ -293,36 +282,6 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 		 * become one reduce-scatter - lane i ends with the whole dot of
 		 * (head i / U, key i % U) - so each logit and exponential is
 		 * computed once, not once a lane; the weights go back by shuffles. */
-		/* NVIDIA: steps further ahead are prefetched into L2 (no registers,
-		 * no shared memory), so the loads above find them there: ATT_DEC_PF
-		 * steps of DRAM reads in flight a block beside the one in registers.
-		 * A prefetch of a masked key is skipped; it is a hint, never a fault. */
-		auto prefetch = [&](int64_t base) {
-#if ATT_DEC_PF
-#pragma unroll
-			for (int u = 0; u < U; u++) {
-				const int64_t j = base + u * KR + kr;
-
-				if (j < end) {
-					const uint32_t pg = (uint32_t)j / bs, r = (uint32_t)j - pg * bs;
-					const int64_t b = bt[pg];
-
-					if (b >= 0 && (uint64_t)b < num_blocks) {
-						const uint64_t off = (((uint64_t)b * bs + r) * num_kv_heads +
-								      kvh) * D + (uint64_t)lane * 8;
-
-						att_prefetch_l2(key_cache + off);
-						att_prefetch_l2(value_cache + off);
-					}
-				}
-			}
-#else
-			(void)base;
-#endif
-		};
-#pragma unroll
-		for (int f = 1; f <= ATT_DEC_PF; f++)
-			prefetch(begin + f * STEP);
 		constexpr bool RS = GH * U == LK;
 		const int gi = lane / U, ui = lane % U;
 		const float my_slope = RS && alibi_slopes ? alibi_slopes[h0 + gi] : 0.f;
@@ -345,7 +304,6 @@ HR_DEVICE void paged_decode_fast(T *out, float *lse, float *ws, const T *q, cons
 				okn[u] = false;
 			if (base + STEP < end)          /* block-uniform */
 				load(base + STEP, kn, vn, okn);
-			prefetch(base + (1 + ATT_DEC_PF) * STEP);
 			float s[GH][U];
 
 #pragma unroll
