@@ -107,7 +107,7 @@ static uint64_t shared_splits(const struct hr_launch_meta *m, const struct hr_de
 	if (o == 0)
 		o = EST_THREADS_PER_MP / block ? EST_THREADS_PER_MP / block : 1;
 	wave = o * (d->multiprocessors ? d->multiprocessors : 1);
-	if (units >= wave || cols < 2 * min)
+	if (units == 0 || units >= wave || cols < 2 * min)
 		return 1;
 	s = min_u64(wave / units, cols / min);
 	return s < 1 ? 1 : min_u64(s, grid_limits(d)->blocks[1]);
