@@ -3,7 +3,7 @@
 """The ops bench/gpu-timed.py does not cover, against torch, timed the same way.
 
     python3 bench/gpu-ops.py LIBHANZO [--json OUT] [SECTION ...]
-    SECTION: copy ops decode (default: all)
+    SECTION: copy ops decode decode-sweep (default: ops decode)
 
 Same method and helpers as bench/gpu-timed.py (imported from it): N launches
 queued behind a GPU spin between two CUDA events, median of 7 batches,
@@ -24,6 +24,10 @@ decode: paged attention decode (hanzo_rocm_op_run on paged_attention_d128_T:
   same keys and values laid out contiguously [batch, kv_heads, tokens, D]
   (torch has no paged form: its best case).  GB/s = K and V bytes read /
   time, % of the copy bandwidth.
+decode-sweep: the same two shapes with the split count S forced (the
+  decode launched with grid (rows, S) by hanzo_rocm_kernel_launch, then the
+  combine), each S checked against SDPA first: where the library's rule
+  (attention.list split_share / split_min) stands against the best S.
 """
 import ctypes as C
 import importlib.util
@@ -41,7 +45,7 @@ _spec.loader.exec_module(T)
 hr, ck, kernel, launcher, gpu_time, copies, gbps, p = \
     T.hr, T.ck, T.kernel, T.launcher, T.gpu_time, T.copies, T.gbps, T.p
 Layout = T.Layout
-SECTIONS = [a for a in sys.argv[2:] if a in ("ops", "decode")] or ["ops", "decode"]
+SECTIONS = [a for a in sys.argv[2:] if a in ("ops", "decode", "decode-sweep")] or ["ops", "decode"]
 JSON_OUT = T.JSON_OUT
 
 
@@ -287,11 +291,75 @@ def sec_decode():
             del sets, ours
 
 
+def sec_decode_sweep():
+    g = torch.Generator(device="cuda").manual_seed(23)
+    HQ, HKV, D, PAGE = 32, 8, 128, 16
+    dt, s = torch.bfloat16, "bf16"
+    k = kernel("attention", f"paged_attention_d{D}_{s}")
+    kc_ = kernel("attention", f"paged_attention_combine_{s}")
+    print(f"{'decode S sweep':22s} {'shape':>30s} {'S':>4s} {'GB/s':>7s} {'% copy':>6s}", flush=True)
+    for batch, tokens, slist in [(8, 4096, (1, 2, 3, 4, 5, 6, 8, 12, 16)),
+                                 (1, 32768, (8, 16, 24, 33, 40, 49, 66, 99, 132))]:
+        pages = batch * tokens // PAGE
+        kvbytes = 2 * batch * tokens * HKV * D * 2
+        rows, scale = batch * HQ, 1 / math.sqrt(D)
+
+        def make(i):
+            kc = torch.randn(pages, PAGE, HKV, D, device="cuda", generator=g).to(dt)
+            vc = torch.randn(pages, PAGE, HKV, D, device="cuda", generator=g).to(dt)
+            bt = torch.randperm(pages, device="cuda", generator=g).to(torch.int32) \
+                .view(batch, tokens // PAGE)
+            q = torch.randn(batch, HQ, D, device="cuda", generator=g).to(dt)
+            return dict(kc=kc, vc=vc, bt=bt, q=q, out=torch.empty(batch, HQ, D, dtype=dt, device="cuda"))
+        sets = copies(kvbytes, make)
+        lens = torch.full((batch,), tokens, dtype=torch.int32, device="cuda")
+        st = sets[0]
+        kt = st["kc"][st["bt"].long()].view(batch, tokens, HKV, D).transpose(1, 2).float()
+        vt = st["vc"][st["bt"].long()].view(batch, tokens, HKV, D).transpose(1, 2).float()
+        ref = F.scaled_dot_product_attention(st["q"].float().view(batch, HQ, 1, D), kt, vt,
+                                             scale=scale, enable_gqa=True).view(batch, HQ, D)
+        del kt, vt
+        shape = f"{batch}x{HQ}q/{HKV}kv x {tokens}, d{D}"
+        for S in slist:
+            ws = torch.empty(max(1, S * rows * (D + 1)), dtype=torch.float32, device="cuda")
+            runs = []
+            for st in sets:
+                vals = [p(st["out"]), C.c_uint64(0), p(ws), p(st["q"]), p(st["kc"]), p(st["vc"]),
+                        p(st["bt"]), p(lens), C.c_uint64(0), C.c_size_t(batch), C.c_size_t(HQ),
+                        C.c_size_t(HKV), C.c_size_t(PAGE), C.c_size_t(tokens // PAGE),
+                        C.c_size_t(pages), C.c_size_t(HQ * D), C.c_float(scale), C.c_float(0),
+                        C.c_int(-1)]
+                cvals = [p(st["out"]), C.c_uint64(0), p(ws), C.c_size_t(rows), C.c_size_t(D),
+                         C.c_size_t(S)]
+                a, ca = T.argv(vals), T.argv(cvals)
+                grid, block = (C.c_uint * 3)(rows, S, 1), (C.c_uint * 3)(128, 1, 1)
+
+                def run(a=a, ca=ca, grid=grid, block=block, keep=(vals, cvals, ws)):
+                    ck(hr.hanzo_rocm_kernel_launch(k, grid, block, 0, None, a), "launch")
+                    if S > 1:
+                        ck(hr.hanzo_rocm_kernel_launch_work(kc_, rows, D, None, ca), "combine")
+                runs.append(run)
+            try:
+                sets[0]["out"].fill_(float("nan"))
+                runs[0]()
+                torch.cuda.synchronize()
+                msg = close(sets[0]["out"], ref, 2e-2)
+                if msg:
+                    raise RuntimeError(msg)
+                og = gbps(kvbytes, gpu_time(runs))
+                pc = 100 * og / T.COPY_GBPS[0] if T.COPY_GBPS[0] else 0
+                print(f"{'':22s} {shape:>30s} {S:4d} {og:7.0f} {pc:6.1f}", flush=True)
+                T.record("decode-sweep", shape=shape, splits=S, gbps=og, pct_copy=pc)
+            except Exception as ex:
+                print(f"{'':22s} {shape:>30s} {S:4d} FAILED: {ex}", flush=True)
+        del sets
+
+
 if __name__ == "__main__":
     T.header()
     T.sec_copy()
     for sec in SECTIONS:
-        {"ops": sec_ops, "decode": sec_decode}[sec]()
+        {"ops": sec_ops, "decode": sec_decode, "decode-sweep": sec_decode_sweep}[sec]()
     if JSON_OUT:
         import json
         json.dump(T.RESULTS, open(JSON_OUT, "w"), indent=1)

@@ -17,6 +17,8 @@
  *       inputs whose logits reach thousands (exact in f32: no overflow, no
  *       NaN); one pass, split-K (grid y) + combine, and the library's own
  *       geometry (launch_work: split on the host backend's few workers);
+ *       GQA 4 (the 2-byte fast path) at lengths 1, 15, 17, page-crossing,
+ *       more splits than pages, window + ALiBi;
  *       split with no workspace writes nothing.
  *   flash_attn_varlen_dD_T  packed sequences, causal bottom-right with
  *       q shorter than k (and longer: rows that see nothing), full and
@@ -335,6 +337,14 @@ static const struct dcase dcases[] = {
 	/* 4096 blocks, GQA 4: the 2-byte fast path, 4 heads a block (3 of 4 return) */
 	{ "gqa4-4096-blocks", 2, 32, 8, 16, 0, 0, { 300, 45 }, -1, 64,
 	  false, false, true, false, false },
+	/* the fast path's step-aligned chunks: lengths 1, 15, 17 (a page and
+	 * one more), more splits than pages (empty splits: LSE -inf) */
+	{ "gqa4-len-1-15-17-split5", 3, 8, 2, 16, 0, 0, { 1, 15, 17 }, -1, 5,
+	  false, false, true, false, false },
+	{ "gqa4-page-cross-split9", 2, 8, 2, 16, 0, 0, { 300, 33 }, -1, 9,
+	  false, false, true, false, false },
+	{ "gqa4-window-alibi-split3", 2, 4, 1, 16, 0, 0, { 100, 17 }, 20, 3,
+	  true, false, true, false, false },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,

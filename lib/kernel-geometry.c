@@ -87,6 +87,32 @@ static int derive_elementwise(const struct hr_launch_meta *m, const struct hr_de
 	return 0;
 }
 
+/*
+ * Splits of a rows-split kernel whose blocks serve split_share rows together
+ * (the paged decode: the query heads of one KV head; the other rows' blocks
+ * return at once): units = rows / share blocks do the work, and the splits
+ * fill one wave of the device's resident blocks (the driver's occupancy at
+ * this block, else the estimate) - floor(wave / units), so the grid's busy
+ * blocks are at most one wave and no tail wave runs a few of them - with
+ * each split at least split_min columns (default 8 a thread).  The
+ * split-KV rule of FlashDecoding++ / FlashInfer: split only when the work
+ * units leave multiprocessors idle, and never into slivers.
+ */
+static uint64_t shared_splits(const struct hr_launch_meta *m, const struct hr_device_limits *d,
+                              const uint16_t *occ, unsigned block, uint64_t rows, uint64_t cols)
+{
+	uint64_t units = ceil_div(rows, m->split_share), o = occ ? occ[block / 32] : 0;
+	uint64_t min = m->split_min ? m->split_min : 8ull * block, wave, s;
+
+	if (o == 0)
+		o = EST_THREADS_PER_MP / block ? EST_THREADS_PER_MP / block : 1;
+	wave = o * (d->multiprocessors ? d->multiprocessors : 1);
+	if (units == 0 || units >= wave || cols < 2 * min)
+		return 1;
+	s = min_u64(wave / units, cols / min);
+	return s < 1 ? 1 : min_u64(s, grid_limits(d)->blocks[1]);
+}
+
 static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_limits *d,
                        const uint16_t *occ, uint64_t rows, uint64_t cols,
                        struct hanzo_rocm_geometry *g)
@@ -122,7 +148,9 @@ static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_li
 	} else {
 		g->grid[0] = (unsigned)min_u64(rows, grid_cap(m, d, occ, block));
 	}
-	if (m->kind == HR_LAUNCH_ROWS_SPLIT) {
+	if (m->kind == HR_LAUNCH_ROWS_SPLIT && m->split_share) {
+		splits = shared_splits(m, d, occ, block, rows, cols);
+	} else if (m->kind == HR_LAUNCH_ROWS_SPLIT) {
 		uint64_t mps = d->multiprocessors ? d->multiprocessors : 1;
 
 		/* Few rows, long ones: enough blocks to fill the device, each

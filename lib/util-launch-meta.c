@@ -82,7 +82,7 @@ static int parse_key(char *tok, struct hr_launch_meta *m, unsigned *seen,
 {
 	static const char *const keys[] = {
 		"vec", "block", "per_thread", "shared", "shared_per_col", "waves",
-		"pad", "grid",
+		"pad", "grid", "split_share", "split_min",
 	};
 	char *val = strchr(tok, '=');
 	size_t k;
@@ -142,7 +142,19 @@ static int parse_key(char *tok, struct hr_launch_meta *m, unsigned *seen,
 			return bad(why, n, "pad=%s: only pad=pow2, for row kinds", val);
 		m->pad_pow2 = true;
 		return 0;
-	default:
+	case 8:
+		if (m->kind != HR_LAUNCH_ROWS_SPLIT)
+			return bad(why, n, "split_share is for rows-split");
+		if (!parse_num(val, 1, 64, &m->split_share))
+			return bad(why, n, "split_share=%s: want 1..64 rows", val);
+		return 0;
+	case 9:
+		if (m->kind != HR_LAUNCH_ROWS_SPLIT)
+			return bad(why, n, "split_min is for rows-split");
+		if (!parse_num(val, 1, 1u << 20, &m->split_min))
+			return bad(why, n, "split_min=%s: want 1..1048576 columns", val);
+		return 0;
+	default:                /* 7: grid */
 		if (!is_rows(m->kind) ||
 		    (strcmp(val, "exact") != 0 && strcmp(val, "stride") != 0))
 			return bad(why, n, "grid=%s: want exact or stride, for row kinds", val);
@@ -195,6 +207,8 @@ int hr_launch_meta_parse(const char *line, char *pattern, size_t pattern_size,
 		if (r < 0)
 			return r;
 	}
+	if (m->split_min && !m->split_share)
+		return bad(why, why_size, "split_min needs split_share");
 	return 0;
 }
 

@@ -34,6 +34,9 @@ struct hr_launch_meta {
 	unsigned shared;        /* static shared bytes the kernel declares */
 	unsigned shared_per_col;/* dynamic shared bytes per (padded) column */
 	unsigned waves;         /* grid cap in full-occupancy waves; 0 = no cap */
+	unsigned split_share;   /* rows-split: rows a first-pass block may serve
+	                         * together (0: the default rule); see kernel-geometry.c */
+	unsigned split_min;     /* rows-split with split_share: fewest columns a split */
 	bool pad_pow2;          /* rows: columns rounded up to a power of two */
 	bool exact;             /* rows: grid x == rows (one block per row) */
 };

@@ -67,6 +67,10 @@ static void test_grammar(void)
 		"#@launch u* elementwise \xc3\xa9",
 		"#@launch u* elementwise vec=",
 		"#@launch u* elementwise =4",
+		"#@launch u* rows split_share=4",               /* rows-split only */
+		"#@launch u* rows-split split_share=65",
+		"#@launch u* rows-split split_min=256",         /* needs split_share */
+		"#@launch u* rows-split split_share=4 split_min=0",
 	};
 	struct hr_launch_meta m;
 	char why[160], line[700];
@@ -84,6 +88,8 @@ static void test_grammar(void)
 	r = parse("#@launch fast_*_split_* rows-split block=256 shared=512", &m, why);
 	ok(r == 0 && m.kind == HR_LAUNCH_ROWS_SPLIT && m.block == 256 && m.shared == 512,
 	   "rows-split parses");
+	r = parse("#@launch p_* rows-split grid=exact block=128 split_share=4 split_min=256", &m, why);
+	ok(r == 0 && m.split_share == 4 && m.split_min == 256, "rows-split with split_share/split_min parses");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
 		r = parse(bad[i], &m, why);
@@ -316,6 +322,8 @@ static void test_geometry(void)
 	struct hr_launch_meta norm = meta("#@launch x rows grid=exact block=auto per_thread=8 shared=512");
 	struct hr_launch_meta red = meta("#@launch x rows block=256 shared=512");
 	struct hr_launch_meta split = meta("#@launch x rows-split block=256 shared=512");
+	struct hr_launch_meta dec = meta("#@launch x rows-split grid=exact block=128 shared=8320 "
+	                                 "split_share=4 split_min=256");
 	uint16_t occ[HR_LAUNCH_OCC] = { 0 };
 	struct hanzo_rocm_geometry g, g2;
 	int r;
@@ -396,6 +404,25 @@ static void test_geometry(void)
 	ok(r == 0 && g.splits == 1, "  ... many rows: one split");
 	r = hr_launch_derive(&split, &amd, occ, 2, 1ull << 40, &g);
 	ok(r == 0 && g.splits == 608, "  ... 2 x 2^40 on 304 CUs: 608 splits (%u)", g.splits);
+	/* The decode's rule (split_share=4): rows / 4 blocks of work, splits
+	 * filling one wave of resident blocks (occupancy 2 at 128 threads:
+	 * 264 on 132 SMs), chunks of at least split_min columns. */
+	occ[128 / 32] = 2;
+	r = hr_launch_derive(&dec, &nv, occ, 8 * 32, 4096, &g);
+	ok(r == 0 && g.splits == 4 && g.grid[1] == 4 && g.grid[0] == 256,
+	   "decode 8 seqs x 32 heads x 4096: 64 KV groups, 264 / 64 = 4 splits (%u)", g.splits);
+	r = hr_launch_derive(&dec, &nv, occ, 32, 32768, &g);
+	ok(r == 0 && g.splits == 33, "  ... 1 x 32 heads x 32768: 8 groups, 264 / 8 = 33 splits (%u)", g.splits);
+	r = hr_launch_derive(&dec, &nv, occ, 32, 2000, &g);
+	ok(r == 0 && g.splits == 7, "  ... 2000 keys: at least 256 a split (7, got %u)", g.splits);
+	r = hr_launch_derive(&dec, &nv, occ, 32, 511, &g);
+	ok(r == 0 && g.splits == 1, "  ... 511 keys: under two splits' worth, one split (%u)", g.splits);
+	r = hr_launch_derive(&dec, &nv, occ, 4 * 264, 1 << 20, &g);
+	ok(r == 0 && g.splits == 1, "  ... a wave of groups already: one split (%u)", g.splits);
+	r = hr_launch_derive(&dec, &odd, NULL, 3, 1 << 20, &g);
+	ok(r == 0 && g.splits == 112, "  ... no occupancy: the estimate, 16 blocks x 7 MPs / 1 group (%u)",
+	   g.splits);
+	occ[128 / 32] = 0;
 	test_grid_limits(&nv, &amd, occ);
 }
 
