@@ -140,15 +140,19 @@ HR_DEVICE void bitonic16(const T *x, uint32_t *key, uint32_t n, uint32_t pad)
  * once.
  *
  * A pass takes tiles of 4 * B elements in order, thread t elements
- * 4t .. 4t + 3 of the tile.  Each thread writes its count of every digit
- * to its column of cnt (16 x B u16, digit-major); an exclusive block scan
- * of cnt in (digit, thread) order gives every element its place: the
- * digit's base in the row (gbase, from the pass's histogram) + the
- * element's rank among the tile's elements of that digit (cnt[d][t] -
- * cnt[d][0] + its rank among its own thread's).  While it scatters, every
- * thread counts the next pass's digit in registers, so only the first
- * pass reads the row an extra time for its histogram.
- *
+ * 4t .. 4t + 3 of the tile (8 a thread measured no faster on an H100 and
+ * spills with the staging below at 64 registers).  Each thread writes its
+ * count of every digit to its column of cnt (16 x B u16, digit-major); an
+ * exclusive block scan of cnt in (digit, thread) order gives every element
+ * its place in the tile sorted by (digit, index): cnt[d][t] + its rank
+ * among its own thread's elements of digit d.  The tile goes through
+ * shared memory in that order (keys, then indices) and thread i writes
+ * tile places i, i + B, ... to the digit's base in the row (gbase, from
+ * the pass's histogram) + i - the digit's start in the tile: runs of
+ * consecutive addresses.  While it writes the keys every thread counts
+ * the next pass's digit in registers, so only the first pass reads the
+ * row an extra time for its histogram.
+
  * Buffers (ws row = 3 x ncols_pad u32): kA = keys, iA = indices, kB =
  * keys; even passes write (kA, iA), odd passes (kB, dst); the last pass
  * (odd: the pass count is even) writes only dst.  Block: a multiple of 64
@@ -286,6 +290,7 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 {
 	__shared__ uint32_t cnt32[SORT_RADIX_DIGITS * SORT_RADIX_MAX_BLOCK / 2];
 	__shared__ uint32_t hist[SORT_RADIX_DIGITS], gbase[SORT_RADIX_DIGITS];
+	__shared__ uint32_t tstart[SORT_RADIX_DIGITS + 1];
 	__shared__ uint32_t wsum[SORT_MAX_WAVES + 1];
 	uint16_t *cnt = (uint16_t *)cnt32;
 	constexpr int PASSES = radix_key<T>::BITS / SORT_RADIX_BITS;
@@ -322,36 +327,34 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 		}
 		__syncthreads();
 		for (uint32_t base = 0; base < n; base += tile) {
-			uint32_t key[E], id[E], dg[E], lr[E], sum = 0, total;
+			const uint32_t first = base + E * t;
+			const uint32_t nvalid = first >= n ? 0 : n - first < E ? n - first : E;
+			uint32_t key[E], id[E], sum = 0, total;
 
 #pragma unroll
 			for (uint32_t e = 0; e < E; e++) {
-				const uint32_t j = base + E * t + e;
+				const uint32_t j = first + e;
 
 				key[e] = 0;
 				id[e] = j;
-				dg[e] = SORT_RADIX_DIGITS;      /* past the row: no digit */
-				if (j < n) {
+				if (e < nvalid) {
 					if (p == 0) {
 						key[e] = radix_of<ASC>(x[j]);
 					} else {
 						key[e] = kin[j];
 						id[e] = iin[j];
 					}
-					dg[e] = key[e] >> sh & (SORT_RADIX_DIGITS - 1);
 				}
-				lr[e] = 0;
-#pragma unroll
-				for (uint32_t f = 0; f < e; f++)
-					lr[e] += dg[f] == dg[e];
 			}
+			/* digit k of this thread's elements (16: past the row) */
+#define SORT_DIGIT(e) ((e) < nvalid ? key[e] >> sh & (SORT_RADIX_DIGITS - 1) : SORT_RADIX_DIGITS)
 #pragma unroll
 			for (uint32_t k = 0; k < SORT_RADIX_DIGITS; k++) {
 				uint32_t m = 0;
 
 #pragma unroll
 				for (uint32_t e = 0; e < E; e++)
-					m += dg[e] == k;
+					m += SORT_DIGIT(e) == k;
 				cnt[k * B + t] = (uint16_t)m;
 			}
 			__syncthreads();
@@ -373,21 +376,62 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 				run += lo + (v >> 16);
 			}
 			__syncthreads();
+			/* the tile's position of each element in (digit, index) order */
+			uint32_t tp[E];
+
 #pragma unroll
 			for (uint32_t e = 0; e < E; e++) {
-				if (dg[e] >= SORT_RADIX_DIGITS)
-					continue;
-				const uint32_t pos = gbase[dg[e]] + cnt[dg[e] * B + t] - cnt[dg[e] * B] + lr[e];
+				const uint32_t d = SORT_DIGIT(e) & (SORT_RADIX_DIGITS - 1);
+				uint32_t lr = 0;        /* this thread's earlier elements of digit d */
 
-				if (!last) {
-					kout[pos] = key[e];
-					radix_count(c, key[e] >> (sh + SORT_RADIX_BITS) & (SORT_RADIX_DIGITS - 1));
-				}
-				iout[pos] = id[e];
+#pragma unroll
+				for (uint32_t f = 0; f < e; f++)
+					lr += SORT_DIGIT(f) == d;
+				tp[e] = cnt[d * B + t] + lr;
 			}
+			if (t < SORT_RADIX_DIGITS)
+				tstart[t] = cnt[t * B];
+			if (t == 0)
+				tstart[SORT_RADIX_DIGITS] = total;
+			__syncthreads();
+			/*
+			 * Through shared memory (cnt's, free again): the tile sorted
+			 * by digit, then thread i writes tile positions i, i + B, ...
+			 * - runs of consecutive addresses a digit, where writing
+			 * each element straight to its place touched a 32-byte
+			 * sector per lane.
+			 */
+			if (!last) {
+#pragma unroll
+				for (uint32_t e = 0; e < E; e++)
+					if (e < nvalid)
+						cnt32[tp[e]] = key[e];
+				__syncthreads();
+				for (uint32_t i = t; i < total; i += B) {
+					const uint32_t k = cnt32[i], d = k >> sh & (SORT_RADIX_DIGITS - 1);
+
+					kout[gbase[d] + i - tstart[d]] = k;
+					radix_count(c, k >> (sh + SORT_RADIX_BITS) & (SORT_RADIX_DIGITS - 1));
+				}
+				__syncthreads();
+			}
+#pragma unroll
+			for (uint32_t e = 0; e < E; e++)
+				if (e < nvalid)
+					cnt32[tp[e]] = id[e];
+			__syncthreads();
+			for (uint32_t i = t; i < total; i += B) {
+				uint32_t d = 0;         /* the digit whose run holds position i */
+
+				for (uint32_t w = SORT_RADIX_DIGITS / 2; w > 0; w >>= 1)
+					if (tstart[d + w] <= i)
+						d += w;
+				iout[gbase[d] + i - tstart[d]] = cnt32[i];
+			}
+#undef SORT_DIGIT
 			__syncthreads();
 			if (t < SORT_RADIX_DIGITS)
-				gbase[t] += (t + 1 < SORT_RADIX_DIGITS ? cnt[(t + 1) * B] : total) - cnt[t * B];
+				gbase[t] += tstart[t + 1] - tstart[t];
 			__syncthreads();
 		}
 		if (!last) {
