@@ -358,46 +358,23 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 				cnt[k * B + t] = (uint16_t)m;
 			}
 			__syncthreads();
-			/*
-			 * Thread t scans entries [16t, 16t + 16) of the digit-major
-			 * order: words 8t .. 8t + 7 of cnt32, read and written in
-			 * the order rotated by (t / 4) % 8 so the 32 lanes of a
-			 * wave hit 32 banks (in index order: 8 lanes a bank).
-			 */
-			uint32_t wv[SORT_RADIX_DIGITS / 2];
-			const uint32_t rot = (t >> 2) & (SORT_RADIX_DIGITS / 2 - 1);
-
+			/* thread t scans entries [16t, 16t + 16) of the digit-major order */
 #pragma unroll
-			for (uint32_t i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
-				const uint32_t w = (i + rot) & (SORT_RADIX_DIGITS / 2 - 1);
-				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + w];
+			for (int i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
+				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + i];
 
-				wv[i] = v;
 				sum += (v & 0xffffu) + (v >> 16);
 			}
 			uint32_t run = radix_block_scan(sum, wsum, &total);
 
-			/* the exclusive prefix of each word, in index order (word i
-			 * is wv[(i - rot) % 8]: picked by selects, as a dynamically
-			 * indexed array would live in scratch memory) */
 #pragma unroll
-			for (uint32_t i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
-				const uint32_t w = (SORT_RADIX_DIGITS / 2 - rot + i) & (SORT_RADIX_DIGITS / 2 - 1);
-				uint32_t v = 0;
+			for (int i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
+				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + i];
+				const uint32_t lo = v & 0xffffu;
 
-#pragma unroll
-				for (uint32_t q = 0; q < SORT_RADIX_DIGITS / 2; q++)
-					v = q == w ? wv[q] : v;
-				const uint32_t lo = v & 0xffffu, pre = run | (run + lo) << 16;
-
-#pragma unroll
-				for (uint32_t q = 0; q < SORT_RADIX_DIGITS / 2; q++)
-					wv[q] = q == w ? pre : wv[q];
+				cnt32[SORT_RADIX_DIGITS / 2 * t + i] = run | (run + lo) << 16;
 				run += lo + (v >> 16);
 			}
-#pragma unroll
-			for (uint32_t i = 0; i < SORT_RADIX_DIGITS / 2; i++)
-				cnt32[SORT_RADIX_DIGITS / 2 * t + ((i + rot) & (SORT_RADIX_DIGITS / 2 - 1))] = wv[i];
 			__syncthreads();
 			/* the tile's position of each element in (digit, index) order */
 			uint32_t tp[E];
