@@ -16,7 +16,8 @@ ops: argsort (hanzo_rocm_op_run on asort_asc_T: the shared-memory form, or
   for bf16 - bench/gpu-conv.py times more shapes - and im2col_T +
   torch.matmul, candle's path) vs torch.nn.functional.conv2d;
   max/avg_pool2d, upsample nearest and bilinear (2x) vs torch.  GB/s = minimal bytes (inputs once, outputs once)
-  / time, the same for both; ratio = torch time / ours.
+  / time, the same for both; ratio = torch time / ours.  HR_OPS_ONLY=argsort:
+  the argsort lines alone.
 decode: paged attention decode (hanzo_rocm_op_run on paged_attention_d128_T:
   split-K + combine when the library picks splits) over a paged KV cache
   (pages of 16 tokens in a shuffled block table) vs torch's
@@ -118,6 +119,8 @@ def sec_ops():
                   rows * cols * (x_esz(dt) + 4), ours,
                   [lambda x=x: torch.argsort(x, dim=-1) for x in xs], chk)
             del xs, outs, ours
+    if __import__("os").environ.get("HR_OPS_ONLY") == "argsort":   # the sort family's run alone
+        return
     # conv2d 3x3, pad 1: a ResNet stage (8, 64, 56, 56) -> 64 channels
     B, Ci, H, W, Co, K = 8, 64, 56, 56, 64, 3
     for dt in (torch.float32, torch.bfloat16):

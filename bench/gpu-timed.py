@@ -26,6 +26,7 @@ same bytes for torch, so ratio = torch time / our time (> 1: ours faster).
 The copy section measures device-to-device copy bandwidth (read + write) of
 1 GiB in the same run: the ceiling the percentages are written against.
 
+rows section, environment: HR_ROW_BLOCKS, HR_ROW_OPS, HR_ROW_SHAPES (below).
 quant section, environment: HR_QUANT_FORMATS="q4_0 ..." only those formats;
 HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
 beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
@@ -336,6 +337,12 @@ def check_rows(op, got, ref, x):
 # HR_ROW_BLOCKS="256 512": also the one-pass kernels on a raw grid of rows
 # blocks of each size (forms b256 ...; rows lines end with "b256:GB/s")
 ROW_BLOCKS = tuple(f"b{b}" for b in __import__("os").environ.get("HR_ROW_BLOCKS", "").split())
+# HR_ROW_OPS="softmax argmax" / HR_ROW_SHAPES="32x151936 4096x4096": only those
+# ops / shapes (default: every op at 4096^2, 8192^2 and 32 x 151936)
+ROW_OPS = tuple(__import__("os").environ.get("HR_ROW_OPS", "").split())
+ROW_SHAPES = [tuple(int(v) for v in s.split("x"))
+              for s in __import__("os").environ.get("HR_ROW_SHAPES", "").split()] or \
+    [(4096, 4096), (8192, 8192), (32, 151936)]
 
 
 def sec_rows():
@@ -343,7 +350,7 @@ def sec_rows():
     print(f"{'op':11s} {'dtype':5s} {'shape':>12s} {'torch':>6s} {'one':>6s} {'two':>6s} {'op':>6s} "
           f"{'op_run form':>11s} {'ratio':>6s} {'S':>3s} {'copies':>3s} {'max|diff|':>9s}  (GB/s; "
           f"ratio = op_run / torch)", flush=True)
-    for shape in [(4096, 4096), (8192, 8192), (32, 151936)]:
+    for shape in ROW_SHAPES:
         for dt in (torch.float32, torch.bfloat16):
             rows, cols = shape
             esz = torch.empty(0, dtype=dt).element_size()
@@ -357,6 +364,8 @@ def sec_rows():
                 return t
             ts = copies(rows * cols * esz, make)
             for op in RED + NORM:
+                if ROW_OPS and op not in ROW_OPS:
+                    continue
                 res = {"op": op, "dtype": SUF[dt], "rows": rows, "cols": cols, "copies": len(ts)}
                 try:
                     for t in ts:

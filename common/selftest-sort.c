@@ -7,8 +7,10 @@
  * from a few distinct numbers so ties are common.  Rows of 1, 769 and 5125
  * columns, rows with NaN (float dtypes), and for the wide kernels one row of
  * 65537 columns (a 131072-entry network, twice the largest shared-memory
- * row) and 32 rows x 151936 (vocabulary logits, a 262144-entry network; on
- * GPUs only - 1 row on the host backend, whose CPU time it would multiply).  Every index is compared; guard elements after dst stay poisoned.
+ * row) and 32 rows x 151936 (vocabulary logits; on GPUs only - 1 row on
+ * the host backend, whose CPU time it would multiply); the wide form's
+ * workspace is 12 bytes a padded column (keys, indices, keys).  Zeros are
+ * +0 or -0 (equal: ties in index order).  Every index is compared; guard elements after dst stay poisoned.
  */
 #include <errno.h>
 #include <math.h>
@@ -95,11 +97,14 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 		int64_t v = (int64_t)(st_rand(&rng) % 9);
 
 		st_store(dt, x, i, st_dtype_is_float(dt) ? st_fv((double)v * 1.5 - 6) : st_iv(v * 7));
+		/* -0 ties with +0 (the radix keys map both to one key) */
+		if (v == 4 && st_dtype_is_float(dt) && st_rand(&rng) % 2 == 0)
+			st_store(dt, x, i, st_fv(-0.0));
 		if (c->nan && st_dtype_is_float(dt) && st_rand(&rng) % 50 == 0)
 			st_store(dt, x, i, st_fv(NAN));
 	}
 	if (st_dbuf_new(d, x, n * sz, &dx) < 0 || st_dbuf_new(d, NULL, n * 4, &dd) < 0 ||
-	    (wide && st_dbuf_new(d, NULL, (size_t)rows * (size_t)pad * 4, &dws) < 0)) {
+	    (wide && st_dbuf_new(d, NULL, (size_t)rows * (size_t)pad * 12, &dws) < 0)) {
 		st_fail(res, "device buffers");
 		goto out;
 	}

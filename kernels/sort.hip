@@ -10,8 +10,11 @@
  *   asort_asc_wide_T / asort_desc_wide_T(const T *x, uint32_t *dst, int ncols,
  *       int ncols_pad, uint32_t *ws)
  *       the same for rows whose indices do not fit in shared memory (LLM
- *       vocabularies): the bitonic network runs on ws, rows * ncols_pad
- *       u32 of global scratch; the block's barriers order its stages.
+ *       vocabularies), on ws, rows * ncols_pad * 3 u32 of global scratch.
+ *       Types of up to 4 bytes: an LSD radix sort of order-preserving keys
+ *       (radix_row below, 4 bits a pass: 2 passes for u8, 4 for f16/bf16,
+ *       8 for f32/u32); f64 and i64 run the bitonic network on ws (the
+ *       block's barriers order its stages).
  *
  * The order is total: (value, index), so ties keep their original order
  * (stable) in both directions, and the result does not depend on the
@@ -125,9 +128,323 @@ HR_DEVICE void bitonic16(const T *x, uint32_t *key, uint32_t n, uint32_t pad)
 	__syncthreads();
 }
 
+/*
+ * The wide form for 1-, 2- and 4-byte types: a stable LSD radix sort of
+ * the row's order keys, one block a row, 4 bits a pass.  The key of an
+ * element is an unsigned integer in exactly before<ASC>'s order (NaN
+ * highest ascending, -0 as +0, complemented for descending); a stable sort
+ * by key from index order is stable by (key, index), so ties keep their
+ * order.  The bitonic network on global memory it replaces ran 171 stages
+ * over the whole padded row at 151936 columns (0.01-0.02x torch on an
+ * H100); a pass here reads the row's keys and indices once and writes them
+ * once.
+ *
+ * A pass takes tiles of 4 * B elements in order, thread t elements
+ * 4t .. 4t + 3 of the tile (8 a thread measured no faster on an H100 and
+ * spills with the staging below at 64 registers).  Each thread writes its
+ * count of every digit to its column of cnt (16 x B u16, digit-major); an
+ * exclusive block scan of cnt in (digit, thread) order gives every element
+ * its place in the tile sorted by (digit, index): cnt[d][t] + its rank
+ * among its own thread's elements of digit d.  The tile goes through
+ * shared memory in that order (keys, then indices) and thread i writes
+ * tile places i, i + B, ... to the digit's base in the row (gbase, from
+ * the pass's histogram) + i - the digit's start in the tile: runs of
+ * consecutive addresses.  While it writes the keys every thread counts
+ * the next pass's digit in registers, so only the first pass reads the
+ * row an extra time for its histogram.
+
+ * Buffers (ws row = 3 x ncols_pad u32): kA = keys, iA = indices, kB =
+ * keys; even passes write (kA, iA), odd passes (kB, dst); the last pass
+ * (odd: the pass count is even) writes only dst.  Block: a multiple of 64
+ * (every wave full at wave 32 and 64), at most 1024.
+ */
+#define SORT_RADIX_BITS 4
+#define SORT_RADIX_DIGITS 16
+#define SORT_RADIX_PER_THREAD 4
+#define SORT_RADIX_MAX_BLOCK 1024
+#define SORT_MAX_WAVES (SORT_RADIX_MAX_BLOCK / 32)
+
+template <typename T> struct radix_key;
+
+template <> struct radix_key<float> {
+	static constexpr int BITS = 32;
+	static HR_INLINE uint32_t of(float v)
+	{
+		uint32_t u = hr_f32_bits(v);
+
+		if (v != v)
+			return 0xffffffffu;
+		if ((u & 0x7fffffffu) == 0)
+			u = 0;
+		return u & 0x80000000u ? ~u : u | 0x80000000u;
+	}
+};
+template <> struct radix_key<uint32_t> {
+	static constexpr int BITS = 32;
+	static HR_INLINE uint32_t of(uint32_t v) { return v; }
+};
+template <> struct radix_key<uint8_t> {
+	static constexpr int BITS = 8;
+	static HR_INLINE uint32_t of(uint8_t v) { return v; }
+};
+template <> struct radix_key<hr_f16> {
+	static constexpr int BITS = 16;
+	static HR_INLINE uint32_t of(hr_f16 v) { return sort_ord(v); }
+};
+template <> struct radix_key<hr_bf16> {
+	static constexpr int BITS = 16;
+	static HR_INLINE uint32_t of(hr_bf16 v) { return sort_ord(v); }
+};
+
+/* f64 and i64 take the bitonic network (no 64-bit radix pass here). */
+template <> struct radix_key<double> {
+	static constexpr int BITS = 0;
+	static HR_INLINE uint32_t of(double) { return 0; }
+};
+template <> struct radix_key<int64_t> {
+	static constexpr int BITS = 0;
+	static HR_INLINE uint32_t of(int64_t) { return 0; }
+};
+
+template <bool ASC, typename T>
+HR_DEVICE uint32_t radix_of(T v)
+{
+	const uint32_t k = radix_key<T>::of(v);
+	const uint32_t m = radix_key<T>::BITS % 32 == 0 ? 0xffffffffu : (1u << radix_key<T>::BITS % 32) - 1;
+
+	return ASC ? k : ~k & m;
+}
+
+/* Counts of the 16 digits, two 16-bit counters a register (a thread sees
+ * at most 65535 elements of a row: radix_fits), no dynamically indexed
+ * array (that would live in scratch memory). */
+#define SORT_RADIX_CREGS (SORT_RADIX_DIGITS / 2)
+
+/* Adds 1 to the counter of digit d; d >= 16 adds nothing. */
+HR_DEVICE void radix_count(uint32_t (&c)[SORT_RADIX_CREGS], uint32_t d)
+{
+#pragma unroll
+	for (uint32_t k = 0; k < SORT_RADIX_CREGS; k++)
+		c[k] += (uint32_t)(d == 2 * k) | (uint32_t)(d == 2 * k + 1) << 16;
+}
+
+/* Exclusive scan of v over the block (thread order); *total = the sum.
+ * wsum: 33 u32 of shared memory. */
+HR_DEVICE uint32_t radix_block_scan(uint32_t v, uint32_t *wsum, uint32_t *total)
+{
+	const int ws = hr_wave_size(), lane = (int)threadIdx.x & (ws - 1);
+	const int wave = (int)threadIdx.x / ws, nw = (int)blockDim.x / ws;
+	uint32_t x = v;
+
+	for (int off = 1; off < ws; off <<= 1) {
+		const uint32_t y = hr_shfl(x, lane >= off ? lane - off : lane, ws);
+
+		if (lane >= off)
+			x += y;
+	}
+	if (lane == ws - 1)
+		wsum[wave] = x;
+	__syncthreads();
+	if (wave == 0) {
+		const uint32_t s = lane < nw ? wsum[lane] : 0;
+		uint32_t z = s;
+
+		for (int off = 1; off < ws; off <<= 1) {
+			const uint32_t y = hr_shfl(z, lane >= off ? lane - off : lane, ws);
+
+			if (lane >= off)
+				z += y;
+		}
+		if (lane < nw)
+			wsum[lane] = z - s;
+		if (lane == ws - 1)
+			wsum[SORT_MAX_WAVES] = z;
+	}
+	__syncthreads();
+	*total = wsum[SORT_MAX_WAVES];
+	return x - v + wsum[wave];
+}
+
+/* The block's counts c[] into hist[] (zeroed by the caller, then a
+ * barrier); c[] is zeroed. */
+HR_DEVICE void radix_hist_add(uint32_t (&c)[SORT_RADIX_CREGS], uint32_t *hist)
+{
+	const int ws = hr_wave_size();
+
+#pragma unroll
+	for (int k = 0; k < SORT_RADIX_CREGS; k++) {
+		const uint32_t lo = hr_wave_sum(c[k] & 0xffffu, ws), hi = hr_wave_sum(c[k] >> 16, ws);
+
+		if (((int)threadIdx.x & (ws - 1)) == 0) {
+			if (lo)
+				atomicAdd(&hist[2 * k], lo);
+			if (hi)
+				atomicAdd(&hist[2 * k + 1], hi);
+		}
+		c[k] = 0;
+	}
+}
+
+template <bool ASC, typename T>
+HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, uint32_t *w)
+{
+	__shared__ uint32_t cnt32[SORT_RADIX_DIGITS * SORT_RADIX_MAX_BLOCK / 2];
+	__shared__ uint32_t hist[SORT_RADIX_DIGITS], gbase[SORT_RADIX_DIGITS];
+	__shared__ uint32_t tstart[SORT_RADIX_DIGITS + 1];
+	__shared__ uint32_t wsum[SORT_MAX_WAVES + 1];
+	uint16_t *cnt = (uint16_t *)cnt32;
+	constexpr int PASSES = radix_key<T>::BITS / SORT_RADIX_BITS;
+	constexpr uint32_t E = SORT_RADIX_PER_THREAD;
+	const uint32_t t = threadIdx.x, B = blockDim.x, tile = E * B;
+	uint32_t *kA = w, *iA = w + pad, *kB = w + 2 * (uint64_t)pad;
+	uint32_t c[SORT_RADIX_CREGS];
+
+#pragma unroll
+	for (int k = 0; k < SORT_RADIX_CREGS; k++)
+		c[k] = 0;
+	if (t < SORT_RADIX_DIGITS)
+		hist[t] = 0;
+	for (uint32_t j = t; j < n; j += B)
+		radix_count(c, radix_of<ASC>(x[j]) & (SORT_RADIX_DIGITS - 1));
+	__syncthreads();
+	radix_hist_add(c, hist);
+	__syncthreads();
+
+	for (int p = 0; p < PASSES; p++) {
+		const uint32_t sh = (uint32_t)p * SORT_RADIX_BITS;
+		const bool last = p == PASSES - 1;
+		const uint32_t *kin = p & 1 ? kA : kB, *iin = p & 1 ? iA : dst;
+		uint32_t *kout = p & 1 ? kB : kA, *iout = p & 1 ? dst : iA;
+
+		if (t == 0) {
+			uint32_t s = 0;
+
+			for (int k = 0; k < SORT_RADIX_DIGITS; k++) {
+				gbase[k] = s;
+				s += hist[k];
+				hist[k] = 0;
+			}
+		}
+		__syncthreads();
+		for (uint32_t base = 0; base < n; base += tile) {
+			const uint32_t first = base + E * t;
+			const uint32_t nvalid = first >= n ? 0 : n - first < E ? n - first : E;
+			uint32_t key[E], id[E], sum = 0, total;
+
+#pragma unroll
+			for (uint32_t e = 0; e < E; e++) {
+				const uint32_t j = first + e;
+
+				key[e] = 0;
+				id[e] = j;
+				if (e < nvalid) {
+					if (p == 0) {
+						key[e] = radix_of<ASC>(x[j]);
+					} else {
+						key[e] = kin[j];
+						id[e] = iin[j];
+					}
+				}
+			}
+			/* digit k of this thread's elements (16: past the row) */
+#define SORT_DIGIT(e) ((e) < nvalid ? key[e] >> sh & (SORT_RADIX_DIGITS - 1) : SORT_RADIX_DIGITS)
+#pragma unroll
+			for (uint32_t k = 0; k < SORT_RADIX_DIGITS; k++) {
+				uint32_t m = 0;
+
+#pragma unroll
+				for (uint32_t e = 0; e < E; e++)
+					m += SORT_DIGIT(e) == k;
+				cnt[k * B + t] = (uint16_t)m;
+			}
+			__syncthreads();
+			/* thread t scans entries [16t, 16t + 16) of the digit-major order */
+#pragma unroll
+			for (int i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
+				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + i];
+
+				sum += (v & 0xffffu) + (v >> 16);
+			}
+			uint32_t run = radix_block_scan(sum, wsum, &total);
+
+#pragma unroll
+			for (int i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
+				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + i];
+				const uint32_t lo = v & 0xffffu;
+
+				cnt32[SORT_RADIX_DIGITS / 2 * t + i] = run | (run + lo) << 16;
+				run += lo + (v >> 16);
+			}
+			__syncthreads();
+			/* the tile's position of each element in (digit, index) order */
+			uint32_t tp[E];
+
+#pragma unroll
+			for (uint32_t e = 0; e < E; e++) {
+				const uint32_t d = SORT_DIGIT(e) & (SORT_RADIX_DIGITS - 1);
+				uint32_t lr = 0;        /* this thread's earlier elements of digit d */
+
+#pragma unroll
+				for (uint32_t f = 0; f < e; f++)
+					lr += SORT_DIGIT(f) == d;
+				tp[e] = cnt[d * B + t] + lr;
+			}
+			if (t < SORT_RADIX_DIGITS)
+				tstart[t] = cnt[t * B];
+			if (t == 0)
+				tstart[SORT_RADIX_DIGITS] = total;
+			__syncthreads();
+			/*
+			 * Through shared memory (cnt's, free again): the tile sorted
+			 * by digit, then thread i writes tile positions i, i + B, ...
+			 * - runs of consecutive addresses a digit, where writing
+			 * each element straight to its place touched a 32-byte
+			 * sector per lane.
+			 */
+			if (!last) {
+#pragma unroll
+				for (uint32_t e = 0; e < E; e++)
+					if (e < nvalid)
+						cnt32[tp[e]] = key[e];
+				__syncthreads();
+				for (uint32_t i = t; i < total; i += B) {
+					const uint32_t k = cnt32[i], d = k >> sh & (SORT_RADIX_DIGITS - 1);
+
+					kout[gbase[d] + i - tstart[d]] = k;
+					radix_count(c, k >> (sh + SORT_RADIX_BITS) & (SORT_RADIX_DIGITS - 1));
+				}
+				__syncthreads();
+			}
+#pragma unroll
+			for (uint32_t e = 0; e < E; e++)
+				if (e < nvalid)
+					cnt32[tp[e]] = id[e];
+			__syncthreads();
+			for (uint32_t i = t; i < total; i += B) {
+				uint32_t d = 0;         /* the digit whose run holds position i */
+
+				for (uint32_t w = SORT_RADIX_DIGITS / 2; w > 0; w >>= 1)
+					if (tstart[d + w] <= i)
+						d += w;
+				iout[gbase[d] + i - tstart[d]] = cnt32[i];
+			}
+#undef SORT_DIGIT
+			__syncthreads();
+			if (t < SORT_RADIX_DIGITS)
+				gbase[t] += tstart[t + 1] - tstart[t];
+			__syncthreads();
+		}
+		if (!last) {
+			radix_hist_add(c, hist);
+			__syncthreads();
+		}
+	}
+}
+
 template <bool ASC, typename T>
 HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *idx)
 {
+
 	const uint64_t n = ncols > 0 ? (uint64_t)ncols : 0, row = blockIdx.x;
 	const uint32_t pad = ncols_pad > 0 ? (uint32_t)ncols_pad : 0;
 
@@ -144,6 +461,27 @@ HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, ui
 		dst[i] = idx[i];
 }
 
+/* The wide form: row blockIdx.x on its 3 * ncols_pad u32 of ws. */
+template <bool ASC, typename T>
+HR_DEVICE void asort_wide_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws)
+{
+	const uint64_t n = ncols > 0 ? (uint64_t)ncols : 0, row = blockIdx.x;
+	const uint32_t pad = ncols_pad > 0 ? (uint32_t)ncols_pad : 0;
+	uint32_t *w = ws + row * 3 * (uint64_t)pad;
+
+	/* 16-bit counters: at most 65535 elements a thread */
+	const bool radix_fits = n <= 65535ull * blockDim.x;
+
+	if (radix_key<T>::BITS == 0 || blockDim.x > SORT_RADIX_MAX_BLOCK || blockDim.x % 64 != 0 ||
+	    !radix_fits) {
+		asort_row<ASC, T>(x, dst, ncols, ncols_pad, w);
+		return;
+	}
+	if (n == 0 || pad < n || (pad & (pad - 1)) != 0)
+		return;
+	radix_row<ASC, T>(x + row * n, dst + row * n, (uint32_t)n, pad, w);
+}
+
 #define SORT(T, SUF) \
 	HR_KERNEL void asort_asc_##SUF(const T *x, uint32_t *dst, int ncols, int ncols_pad) \
 	{ \
@@ -155,17 +493,15 @@ HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, ui
 		HR_DYNAMIC_SHARED(uint32_t, idx); \
 		asort_row<false, T>(x, dst, ncols, ncols_pad, idx); \
 	} \
-	HR_KERNEL void asort_asc_wide_##SUF(const T *x, uint32_t *dst, int ncols, \
+	HR_KERNEL void __launch_bounds__(SORT_RADIX_MAX_BLOCK) asort_asc_wide_##SUF(const T *x, uint32_t *dst, int ncols, \
 					    int ncols_pad, uint32_t *ws) \
 	{ \
-		asort_row<true, T>(x, dst, ncols, ncols_pad, \
-				   ws + (uint64_t)blockIdx.x * (uint32_t)(ncols_pad > 0 ? ncols_pad : 0)); \
+		asort_wide_row<true, T>(x, dst, ncols, ncols_pad, ws); \
 	} \
-	HR_KERNEL void asort_desc_wide_##SUF(const T *x, uint32_t *dst, int ncols, \
+	HR_KERNEL void __launch_bounds__(SORT_RADIX_MAX_BLOCK) asort_desc_wide_##SUF(const T *x, uint32_t *dst, int ncols, \
 					     int ncols_pad, uint32_t *ws) \
 	{ \
-		asort_row<false, T>(x, dst, ncols, ncols_pad, \
-				    ws + (uint64_t)blockIdx.x * (uint32_t)(ncols_pad > 0 ? ncols_pad : 0)); \
+		asort_wide_row<false, T>(x, dst, ncols, ncols_pad, ws); \
 	}
 
 SORT(float, f32)

@@ -336,7 +336,7 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * weights the named pointer vx) on a workspace of 8 x cols / 32 x 36
  * bytes.  Where it has a wide form (the sorts, form
  * "shared"), rows that do not fit shared memory run the wide form on a
- * workspace of rows x ncols_pad x 4 bytes.  Work is rows x cols: rows of cols
+ * workspace of rows x ncols_pad x 12 bytes.  Work is rows x cols: rows of cols
  * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
  * = cols, src_numel = rows x cols).  Kernels of one form run too.
  *

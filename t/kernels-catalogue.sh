@@ -24,7 +24,7 @@ grep_ok "  ... block_size told as advisory" 'block_size is advisory and ignored'
 grep_ok "  ... the split pass's workspace per partial (softmax f64: 16)" 'form: split pass of softmax_f64; workspace 16 bytes' "$T/out"
 exit_is 0 "kernels --family sort" "$HR_CLI" kernels --family sort
 grep_ok "  ... the shared-memory sort names its wide form" 'forms: shared memory, wide asort_desc_wide_bf16 for longer rows' "$T/out"
-grep_ok "  ... whose workspace is 4 bytes a padded column" 'form: wide form of asort_asc_u8; workspace 4 bytes x rows x padded cols' "$T/out"
+grep_ok "  ... whose workspace is 12 bytes a padded column" 'form: wide form of asort_asc_u8; workspace 12 bytes x rows x padded cols' "$T/out"
 
 exit_is 0 "kernels --json" "$HR_CLI" kernels --json
 cp "$T/out" "$T/all.json"

@@ -824,7 +824,7 @@ static void test_ops(unsigned dev)
 		is_int(hanzo_rocm_op_workspace(kt, SR, 1000, &bytes), 0, "dev %u: asort_asc_f32 2 x 1000", dev);
 		ok(bytes == 0, "dev %u:   ... fits shared memory: no workspace (%zu)", dev, bytes);
 		is_int(hanzo_rocm_op_workspace(kt, SR, SC, &bytes), 0, "dev %u: asort_asc_f32 2 x %d", dev, SC);
-		ok(bytes == (size_t)SR * 32768 * 4, "dev %u:   ... the wide form: rows x 32768 x 4 bytes (%zu)", dev, bytes);
+		ok(bytes == (size_t)SR * 32768 * 12, "dev %u:   ... the wide form: rows x 32768 x 12 bytes (%zu)", dev, bytes);
 		sws = malloc(bytes);
 		struct hanzo_rocm_op_args sa = { .size = sizeof(sa), .src = x, .dst = idx,
 		                                 .workspace = sws, .workspace_size = sws ? bytes : 0 };
