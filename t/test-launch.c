@@ -656,9 +656,9 @@ static void test_host(unsigned dev)
 			is_int(hanzo_rocm_kernel_geometry_ex(ks, 4, 16385, &gx), 0,
 			       "  ... and so does geometry_ex (once -E2BIG)");
 			ok(gx.op_form && strcmp(gx.op_form, "wide") == 0 && gx.op_passes == 1 &&
-			   bytes == 4 * 32768 * 4 && gx.op_workspace == bytes && gx.workspace == bytes &&
+			   bytes == 4 * 32768 * 12 && gx.op_workspace == bytes && gx.workspace == bytes &&
 			   memcmp(&gx.geometry, &g, sizeof(g)) == 0,
-			   "  ... form wide, 1 pass, rows x 32768 x 4 workspace bytes, the wide kernel's geometry (%s, %zu)",
+			   "  ... form wide, 1 pass, rows x 32768 x 12 workspace bytes, the wide kernel's geometry (%s, %zu)",
 			   gx.op_form ? gx.op_form : "(null)", gx.op_workspace);
 			is_int(hanzo_rocm_kernel_geometry_ex(ks, 4, 16384, &gx), 0, "  ... 16384 columns");
 			ok(strcmp(gx.op_form, "shared") == 0 && gx.workspace == 0 && gx.op_workspace == 0 &&
