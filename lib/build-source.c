@@ -37,8 +37,8 @@ int hr_source_check(struct hanzo_rocm *ctx, const struct hr_source_spec *s)
 {
 	size_t n = 0;
 
-	if (!s->name || !hr_name_is_valid(s->name) || strlen(s->name) > HR_SOURCE_NAME_MAX) {
-		hr_err(ctx, "invalid source name '%s' (%s; at most %d here)\n",
+	if (!s->name || !hr_name_dotted_is_valid(s->name) || strlen(s->name) > HR_SOURCE_NAME_MAX) {
+		hr_err(ctx, "invalid source name '%s' (names of %s, joined by single dots; at most %d here)\n",
 		       s->name ? s->name : "(null)", HR_NAME_RULE, HR_SOURCE_NAME_MAX);
 		return -EINVAL;
 	}

@@ -24,10 +24,30 @@ bool hr_name_is_valid(const char *s)
 	return n > 0;
 }
 
+bool hr_name_dotted_is_valid(const char *s)
+{
+	char part[HR_NAME_MAX + 1];
+	const char *p = s, *dot;
+	size_t n;
+
+	if (!s || strlen(s) > HR_NAME_MAX)
+		return false;
+	for (;; p = dot + 1) {
+		dot = strchr(p, '.');
+		n = dot ? (size_t)(dot - p) : strlen(p);
+		memcpy(part, p, n);
+		part[n] = '\0';
+		if (!hr_name_is_valid(part))
+			return false;
+		if (!dot)
+			return true;
+	}
+}
+
 bool hr_name_stem_is_valid(const char *s)
 {
 	char name[HR_NAME_MAX + 1];
-	const char *dot = s ? strchr(s, '.') : NULL;
+	const char *dot = s ? strrchr(s, '.') : NULL;
 	size_t n;
 
 	if (!dot)
@@ -38,5 +58,5 @@ bool hr_name_stem_is_valid(const char *s)
 		return false;
 	memcpy(name, s, n);
 	name[n] = '\0';
-	return hr_name_is_valid(name);
+	return hr_name_dotted_is_valid(name);
 }

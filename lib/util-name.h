@@ -29,9 +29,19 @@
 bool hr_name_is_valid(const char *s);
 
 /*
+ * A caller's source name (hanzo_rocm_source_code_object, the Rust crate's
+ * get_or_compile): names joined by single dots ("candle.binary"), at most
+ * HR_NAME_MAX characters in all: the seed's callers label sources by
+ * module, and each part is still a name, so the whole is never "." or
+ * "..", never hidden, never ends in a dot.
+ */
+bool hr_name_dotted_is_valid(const char *s);
+
+/*
  * A cache entry's stem: a family's name, or a caller source's NAME.KEY
- * (the name, '.', the key's first 16 hex digits; lib/cache-source.c): the
- * dot the grammar leaves out is what keeps the two apart.
+ * (the dotted name, '.', the key's 16 lower-case hex digits;
+ * lib/cache-source.c), split at the LAST dot: a family has no dot, so
+ * the two never meet.
  */
 #define HR_NAME_KEY_HEX 16
 bool hr_name_stem_is_valid(const char *s);

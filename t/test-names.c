@@ -26,16 +26,18 @@
 static const struct {
 	const char *name;
 	bool valid;
+	bool source;    /* as a caller's source name: names joined by dots */
 } names[] = {
 	/* the old path rule took these, the old family rule did not */
-	{ "Foo.bar", false }, { "v1.2", false }, { "a..b", false },
-	{ "Binary", true }, { "my-fam", true }, { "q4_K", true }, { "x+y", true },
-	{ "gfx90a:xnack+", true }, { "host-w64", true },
+	{ "Foo.bar", false, true }, { "candle.binary", false, true },
+	{ "a.", false, false }, { "a.-b", false, false }, { "v1.2", false, true }, { "a..b", false, false },
+	{ "Binary", true, true }, { "my-fam", true, true }, { "q4_K", true, true }, { "x+y", true, true },
+	{ "gfx90a:xnack+", true, true }, { "host-w64", true, true },
 	/* both took these */
-	{ "binary", true }, { "_priv", true }, { "9lives", true },
+	{ "binary", true, true }, { "_priv", true, true }, { "9lives", true, true },
 	/* neither */
-	{ "", false }, { "-x", false }, { ":x", false }, { "+x", false }, { ".x", false },
-	{ "a/b", false }, { "a b", false }, { "a%b", false },
+	{ "", false, false }, { "-x", false, false }, { ":x", false, false }, { "+x", false, false }, { ".x", false, false },
+	{ "a/b", false, false }, { "a b", false, false }, { "a%b", false, false },
 };
 
 static char tmp[] = "/tmp/hr-names-XXXXXX";
@@ -96,8 +98,10 @@ int main(void)
 		is_int(r, v ? -ENOEXEC : -EINVAL, "'%s' as a cache entry's family", n);
 		r = hr_entry_write(ctx, cache, "fam", n, &key, "cc", "payload", 7);
 		is_int(r, v ? -ENOEXEC : -EINVAL, "'%s' as a cache entry's target", n);
+		ok(hr_name_dotted_is_valid(n) == names[i].source, "'%s': as a source name %s", n,
+		   names[i].source ? "yes" : "no");
 		r = hr_source_check(ctx, &s);
-		is_int(r, v ? 0 : -EINVAL, "'%s' as a source name", n);
+		is_int(r, names[i].source ? 0 : -EINVAL, "'%s' as a source name", n);
 		if (!*n || strchr(n, '/') || strchr(n, ' ') || strchr(n, '%'))
 			continue;       /* not writable as an index field or a path */
 		r = index_families(n, &fams);
@@ -120,7 +124,8 @@ int main(void)
 	ok(hr_name_stem_is_valid("binary"), "a family is an entry stem");
 	ok(hr_name_stem_is_valid("my-src.0123456789abcdef"), "NAME.KEY is an entry stem");
 	ok(!hr_name_stem_is_valid("Foo.bar"), "NAME.word is not");
-	ok(!hr_name_stem_is_valid("a.b.0123456789abcdef"), "a dotted name before the key is not");
+	ok(hr_name_stem_is_valid("candle.binary.0123456789abcdef"), "a dotted source name before the key is");
+	ok(!hr_name_stem_is_valid("a..b.0123456789abcdef"), "an empty part before the key is not");
 	ok(!hr_name_stem_is_valid(".0123456789abcdef"), "a key alone is not");
 	ok(!hr_name_stem_is_valid("x.0123456789ABCDEF"), "an upper-case key is not");
 	is_int(hr_entry_write(ctx, cache, "my-src.0123456789abcdef", "host-w64", &key, "cc",
