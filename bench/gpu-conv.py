@@ -48,15 +48,7 @@ SHAPES = [
 ]
 
 
-def packed(*ts):
-    """candle's info array: each tensor's dims then its strides."""
-    lay = Layout()
-    i = 0
-    for t in ts:
-        for v in list(t.shape) + list(t.stride()):
-            lay.v[i] = v
-            i += 1
-    return lay
+packed = T.packed
 
 
 def out_len(n, k, s, pad, d):

@@ -76,15 +76,7 @@ def timed(section, name, shape, nbytes, ours, theirs, check, extra="", **kw):
 SUF = {torch.float32: "f32", torch.bfloat16: "bf16"}
 
 
-def packed(*ts):
-    """candle's info array: each tensor's dims then its strides."""
-    lay = Layout()
-    i = 0
-    for t in ts:
-        for v in list(t.shape) + list(t.stride()):
-            lay.v[i] = v
-            i += 1
-    return lay
+packed = T.packed
 
 
 def close(got, ref, tol):

@@ -82,6 +82,17 @@ class Layout(C.Structure):
     _fields_ = [("v", C.c_uint64 * 32)]
 
 
+def packed(*ts):
+    """candle's info array: each tensor's dims then its strides."""
+    lay = Layout()
+    i = 0
+    for t in ts:
+        for v in list(t.shape) + list(t.stride()):
+            lay.v[i] = v
+            i += 1
+    return lay
+
+
 _kc = {}
 
 
