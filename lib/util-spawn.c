@@ -105,53 +105,35 @@ static void capture_close(struct capture *c)
  */
 
 /*
- * Everything of the caller's the reaper must not run: its handlers, its
- * signals.  By raw system calls: the caller has other threads, and glibc's
- * sigaction() takes a lock (2.41: the abort lock, for SIGABRT) that another
- * thread may have held at the fork - the reaper then waited on it forever
- * (seen with precompile -j2 in a Debian 13 root).  SIG_DFL, no flags and an
- * empty mask is an all-zero kernel struct sigaction on every architecture.
+ * The reaper and the compiler before its exec make raw system calls only
+ * (sys_* below), never a libc wrapper.  They are forks of a threaded caller,
+ * and whatever runs in them may meet a lock another thread held at the fork:
+ * glibc's sigaction() takes one (2.41: the abort lock, for SIGABRT; the
+ * reaper then waited on it forever, seen with precompile -j2 in a Debian 13
+ * root), and so does anything that interposes on libc - a sanitizer's
+ * interceptors, an LD_PRELOAD-ed library.  Under ThreadSanitizer the reaper
+ * spun in an interceptor's lock before its exec (sched_yield, forever; about
+ * one run of t/test-stress in 20) while the caller waited for the exec with
+ * no deadline (make check-tsan hung CI for an hour, 2026-11-25).  Everything the children need (signal sets, the environment)
+ * is made before the fork.  SIG_DFL, no flags and an empty mask is an
+ * all-zero kernel struct sigaction on every architecture.
  */
-static void reset_signals(void)
-{
-	unsigned long dfl[8] = { 0 };     /* larger than any kernel struct sigaction */
-	sigset_t all;
+#define KSIGSET_SIZE ((size_t)(NSIG - 1) / 8)
 
-	sigfillset(&all);
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, (size_t)(NSIG - 1) / 8);
-	for (int i = 1; i < NSIG; i++)
-		if (i != SIGKILL && i != SIGSTOP && (i < 32 || i >= SIGRTMIN))
-			syscall(SYS_rt_sigaction, i, dfl, NULL, (size_t)(NSIG - 1) / 8);
+struct child_plan {
+	const struct hr_spawn *s;
+	char *const *envp;
+	pid_t parent;
+	int out_w, err_w, errpipe;
+	sigset_t all, none, wait_for;
+};
+
+static long sys_dup_to(int fd, int to)
+{
+	return fd == to ? to : syscall(SYS_dup3, fd, to, 0);
 }
 
-/*
- * Only stdin, stdout, stderr and the exec-error pipe (fd 3, close-on-exec)
- * stay open.  The fds are first moved above 3: a caller with stdio closed
- * may have got its pipes as 0, 1 or 2.
- */
-static int child_fds(int out_w, int err_w, int errpipe)
-{
-	int out = fcntl(out_w, F_DUPFD_CLOEXEC, 4), err = fcntl(err_w, F_DUPFD_CLOEXEC, 4);
-	int ep = fcntl(errpipe, F_DUPFD_CLOEXEC, 4);
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (out < 0 || err < 0 || ep < 0 || null < 0 || dup2(null, 0) < 0 ||
-	    dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(ep, 3) < 0 ||
-	    fcntl(3, F_SETFD, FD_CLOEXEC) < 0)   /* its EOF tells the exec */
-		return -errno;
-	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
-		for (int fd = 4; fd < 65536; fd++)
-			close(fd);
-	return 0;
-}
-
-/*
- * The reaper's and the compiler's exit before exec: exit_group itself, as
- * _exit is, but past any interceptor - under ThreadSanitizer _exit in a
- * child forked from a threaded process reported the parent's unjoined
- * threads as leaked and exited 66, so every compile "failed" (make
- * check-tsan, issue 30).
- */
+/* exit_group itself, as _exit is, but past any interceptor (see above). */
 static noreturn void raw_exit(int code)
 {
 	for (;;)
@@ -160,72 +142,97 @@ static noreturn void raw_exit(int code)
 
 static noreturn void child_fail(int fd, int err)
 {
-	ssize_t k = write(fd, &err, sizeof(err));
+	long k = syscall(SYS_write, fd, &err, sizeof(err));
 
 	(void)k;
 	raw_exit(127);
 }
 
-/*
- * The compiler, forked by the reaper (single-threaded, so a plain _Fork:
- * vfork would allow nothing but exec in the child): its signal mask back to
- * empty, then exec.
- */
-static pid_t start_compiler(const struct hr_spawn *s)
+/* Everything of the caller's the reaper must not run: its handlers, its signals. */
+static void reset_signals(const struct child_plan *c)
 {
-	char *const *envp = s->envp ? s->envp : environ;
-	pid_t reaper_pid = getpid(), pid;
-	sigset_t none;
+	unsigned long dfl[8] = { 0 };     /* larger than any kernel struct sigaction */
 
-	sigemptyset(&none);
-	pid = _Fork();
-	if (pid == 0) {
-		/* Dies with the reaper too, whatever kills it. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != reaper_pid)
-			raw_exit(127);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execve(s->argv[0], s->argv, envp);
-		child_fail(3, errno);
-	}
-	return pid;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->all, NULL, KSIGSET_SIZE);
+	for (int i = 1; i < NSIG; i++)
+		if (i != SIGKILL && i != SIGSTOP && (i < 32 || i >= SIGRTMIN))
+			syscall(SYS_rt_sigaction, i, dfl, NULL, KSIGSET_SIZE);
 }
 
-static noreturn void reaper(const struct hr_spawn *s, pid_t parent, int out_w,
-                            int err_w, int errpipe)
+/*
+ * Only stdin, stdout, stderr and the exec-error pipe (fd 3, close-on-exec)
+ * stay open.  The fds are first moved above 3: a caller with stdio closed
+ * may have got its pipes as 0, 1 or 2.
+ */
+static int child_fds(const struct child_plan *c)
 {
-	sigset_t wait_for;
+	long out = syscall(SYS_fcntl, c->out_w, F_DUPFD_CLOEXEC, 4);
+	long err = syscall(SYS_fcntl, c->err_w, F_DUPFD_CLOEXEC, 4);
+	long ep = syscall(SYS_fcntl, c->errpipe, F_DUPFD_CLOEXEC, 4);
+	long null = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (out < 0 || err < 0 || ep < 0 || null < 0 || sys_dup_to((int)null, 0) < 0 ||
+	    sys_dup_to((int)out, 1) < 0 || sys_dup_to((int)err, 2) < 0 ||
+	    sys_dup_to((int)ep, 3) < 0 ||
+	    syscall(SYS_fcntl, 3, F_SETFD, FD_CLOEXEC) < 0)   /* its EOF tells the exec */
+		return -errno;
+	if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+		for (int fd = 4; fd < 65536; fd++)
+			syscall(SYS_close, fd);
+	return 0;
+}
+
+/*
+ * The compiler, forked by the reaper (single-threaded): a bare clone, as
+ * fork is to the kernel (glibc's _Fork may itself be interposed); its signal
+ * mask back to empty, then exec.
+ */
+static pid_t start_compiler(const struct child_plan *c)
+{
+	pid_t reaper_pid = (pid_t)syscall(SYS_getpid);
+	long pid = syscall(SYS_clone, (unsigned long)SIGCHLD, 0ul, 0ul, 0ul, 0ul);
+
+	if (pid == 0) {
+		/* Dies with the reaper too, whatever kills it. */
+		if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0ul, 0ul, 0ul) < 0 ||
+		    syscall(SYS_getppid) != reaper_pid)
+			raw_exit(127);
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &c->none, NULL, KSIGSET_SIZE);
+		syscall(SYS_execve, c->s->argv[0], c->s->argv, c->envp);
+		child_fail(3, errno);
+	}
+	return (pid_t)pid;
+}
+
+static noreturn void reaper(const struct child_plan *c)
+{
 	pid_t pid;
 	int r, status;
 
-	reset_signals();
-	setpgid(0, 0);
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+	reset_signals(c);
+	syscall(SYS_setpgid, 0, 0);
+	if (syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGTERM, 0ul, 0ul, 0ul) < 0 ||
+	    syscall(SYS_getppid) != c->parent)
 		raw_exit(127);     /* the parent is already gone */
-	r = child_fds(out_w, err_w, errpipe);
+	r = child_fds(c);
 	if (r < 0)
-		child_fail(errpipe, -r);
-	pid = start_compiler(s);
+		child_fail(c->errpipe, -r);
+	pid = start_compiler(c);
 	if (pid < 0)
 		child_fail(3, errno);
 	/* The compiler holds the pipes now: their EOF is its exit. */
-	close(0);
-	close(1);
-	close(2);
-	close(3);
-	sigemptyset(&wait_for);
-	sigaddset(&wait_for, SIGCHLD);
-	sigaddset(&wait_for, SIGTERM);
-	sigaddset(&wait_for, SIGHUP);
-	sigaddset(&wait_for, SIGINT);
+	for (int fd = 0; fd <= 3; fd++)
+		syscall(SYS_close, fd);
 	for (;;) {
 		struct timespec second = { .tv_sec = 1 };
 		siginfo_t si;
-		int sig = sigtimedwait(&wait_for, &si, &second);
-		pid_t w;
+		long sig = syscall(SYS_rt_sigtimedwait, &c->wait_for, &si, &second, KSIGSET_SIZE);
+		long w;
 
-		if (getppid() != parent || sig == SIGTERM || sig == SIGHUP || sig == SIGINT)
-			kill(0, SIGKILL);       /* the whole group, this process last */
-		w = waitpid(pid, &status, WNOHANG);
+		if (syscall(SYS_getppid) != c->parent || sig == SIGTERM || sig == SIGHUP ||
+		    sig == SIGINT)
+			syscall(SYS_kill, 0, SIGKILL);   /* the whole group, this process last */
+		w = syscall(SYS_wait4, pid, &status, WNOHANG, NULL);
 		if (w == pid) {
 			if (WIFSIGNALED(status))
 				raw_exit(128 + WTERMSIG(status));
@@ -236,20 +243,42 @@ static noreturn void reaper(const struct hr_spawn *s, pid_t parent, int out_w,
 	}
 }
 
-static int start_child(struct hr_spawn *s, int out_w, int err_w, pid_t *pid)
+/* Kills the group of a child that has not exec-ed its compiler, and reaps it. */
+static void abandon_child(pid_t p)
 {
-	pid_t parent = getpid(), p;
-	int errpipe[2], err = 0;
-	ssize_t k;
+	kill(-p, SIGKILL);
+	kill(p, SIGKILL);
+	while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+		;
+}
 
+/*
+ * Starts the reaper and waits until the compiler has exec-ed: EOF on the
+ * exec-error pipe, or the errno the reaper wrote.  That wait has the same
+ * deadline as the compile (0: none) and ends on the caller's cancel too.
+ */
+static int start_child(struct hr_spawn *s, int out_w, int err_w, uint64_t deadline, pid_t *pid)
+{
+	struct child_plan c = { .s = s, .envp = s->envp ? s->envp : environ,
+	                        .parent = getpid(), .out_w = out_w, .err_w = err_w };
+	int errpipe[2], err = 0;
+	pid_t p;
+	ssize_t k = 0;
+
+	sigfillset(&c.all);
+	sigemptyset(&c.none);
+	sigemptyset(&c.wait_for);
+	sigaddset(&c.wait_for, SIGCHLD);
+	sigaddset(&c.wait_for, SIGTERM);
+	sigaddset(&c.wait_for, SIGHUP);
+	sigaddset(&c.wait_for, SIGINT);
 	if (pipe2(errpipe, O_CLOEXEC) < 0)
 		return -errno;
+	c.errpipe = errpipe[1];
 	/* _Fork: no atfork handlers of the application run in the reaper. */
 	p = _Fork();
-	if (p == 0) {
-		close(errpipe[0]);
-		reaper(s, parent, out_w, err_w, errpipe[1]);
-	}
+	if (p == 0)
+		reaper(&c);
 	close(errpipe[1]);
 	if (p < 0) {
 		err = errno;
@@ -258,10 +287,41 @@ static int start_child(struct hr_spawn *s, int out_w, int err_w, pid_t *pid)
 	}
 	/* Also here, so that a kill of the group before the child ran reaches it. */
 	setpgid(p, p);
-	/* EOF once the compiler has exec-ed (or the reaper is gone); else its errno. */
-	do
+	for (;;) {
+		struct pollfd pfd = { .fd = errpipe[0], .events = POLLIN };
+		int wait_ms, n;
+
+		if (s->cancel && *s->cancel) {
+			close(errpipe[0]);
+			abandon_child(p);
+			return -ECANCELED;
+		}
+		if (deadline) {
+			uint64_t t = now_ms();
+
+			if (t >= deadline) {
+				close(errpipe[0]);
+				abandon_child(p);
+				s->timed_out = true;
+				return -ETIMEDOUT;
+			}
+			wait_ms = deadline - t > 100 ? 100 : (int)(deadline - t);
+		} else {
+			wait_ms = 100;
+		}
+		n = poll(&pfd, 1, wait_ms);
+		if (n < 0 && errno != EINTR) {
+			err = errno;
+			close(errpipe[0]);
+			abandon_child(p);
+			return -err;
+		}
+		if (n <= 0)
+			continue;
 		k = read(errpipe[0], &err, sizeof(err));
-	while (k < 0 && errno == EINTR);
+		if (k >= 0 || errno != EINTR)
+			break;
+	}
 	close(errpipe[0]);
 	if (k == (ssize_t)sizeof(err) && err > 0) {
 		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
@@ -282,9 +342,8 @@ static int exit_code(int status)
 }
 
 /* Collects output until the child is gone and both pipes are closed, or the deadline. */
-static int supervise(struct hr_spawn *s, pid_t pid, struct capture cap[2])
+static int supervise(struct hr_spawn *s, pid_t pid, uint64_t deadline, struct capture cap[2])
 {
-	uint64_t deadline = s->timeout_ms ? now_ms() + s->timeout_ms : 0;
 	bool reaped = false;
 	int status = 0, r = 0;
 
@@ -375,6 +434,7 @@ int hr_spawn_run(struct hr_spawn *s)
 	size_t max;
 	int out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 };
 	pid_t pid = -1;
+	uint64_t deadline;
 	int r;
 
 	if (!s)
@@ -399,7 +459,8 @@ int hr_spawn_run(struct hr_spawn *s)
 		r = -errno;
 		goto fail;
 	}
-	r = start_child(s, out_p[1], err_p[1], &pid);
+	deadline = s->timeout_ms ? now_ms() + s->timeout_ms : 0;
+	r = start_child(s, out_p[1], err_p[1], deadline, &pid);
 	close(out_p[1]);
 	close(err_p[1]);
 	out_p[1] = err_p[1] = -1;
@@ -409,7 +470,7 @@ int hr_spawn_run(struct hr_spawn *s)
 	cap[1].fd = err_p[0];
 	out_p[0] = err_p[0] = -1;
 
-	r = supervise(s, pid, cap);
+	r = supervise(s, pid, deadline, cap);
 	capture_close(&cap[0]);
 	capture_close(&cap[1]);
 	if (r < 0 && r != -ETIMEDOUT && r != -ECANCELED) {

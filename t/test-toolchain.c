@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <link.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util-spawn.h"
@@ -219,6 +221,44 @@ static void test_spawn(void)
 	is_int(hr_spawn_run(&s), -EINVAL, "spawn: relative argv[0] refused (no PATH search)");
 	s = (struct hr_spawn){ .argv = missing_argv };
 	is_int(hr_spawn_run(&s), -ENOENT, "spawn: missing program -> -ENOENT");
+	hr_spawn_release(&s);
+}
+
+/*
+ * The runner's children are forks of a threaded caller: a libc call there
+ * may wait forever on a lock another thread held at the fork (a sanitizer's
+ * interceptor did, in make check-tsan).  t/open-trap.so hangs any such call
+ * made by a child of this process; the runner's reaper and compiler make raw
+ * system calls only, so the compile still runs.
+ */
+static void test_spawn_fork_trap(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "echo ran", NULL };
+	struct hr_spawn s = { .argv = argv, .timeout_ms = 20000 };
+	char pid[32];
+	pid_t child;
+	int r;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	setenv("HR_TEST_FORK_TRAP", pid, 1);
+	/* The trap works: a plain child calling setpgid() is still there 300 ms on. */
+	child = fork();
+	if (child == 0) {
+		setpgid(0, 0);
+		_exit(0);
+	}
+	usleep(300 * 1000);
+	ok(child > 0 && waitpid(child, NULL, WNOHANG) == 0,
+	   "spawn: t/open-trap.so holds a child that calls libc's setpgid()");
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	r = hr_spawn_run(&s);
+	unsetenv("HR_TEST_FORK_TRAP");
+	ok(r == 0 && s.exit_status == 0 && s.out && strcmp(s.out, "ran\n") == 0 && !s.timed_out,
+	   "spawn: the children call no libc wrapper (ran under the fork trap: %d, %s)", r,
+	   s.timed_out ? "timed out" : "in time");
 	hr_spawn_release(&s);
 }
 
@@ -538,6 +578,7 @@ int main(int argc, char **argv)
 	setenv("TMPDIR", scratch, 1);
 
 	test_spawn();
+	test_spawn_fork_trap();
 
 	snprintf(conf, sizeof(conf), "[compiler]\nhipcc = %s\nnvcc = %s\n",
 	         hipcc && *hipcc ? hipcc : "/nonexistent/hipcc",
