@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Caller source through the tiers: the same entry format, validation, tier
- * walk, locks and publish as the families (cache-entry.c), keyed by the source
- * text.  See cache-source.h.  Layer: cache (lib/layers).
+ * walk and publish as the families (cache-entry.c), keyed by the source text.
+ * It only reads and publishes: compiling on a miss is the kernel layer's
+ * (kernel-compile.c).  See cache-source.h.  Layer: cache (lib/layers).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #include "build-source.h"
-#include "build-toolchain.h"
 #include "cache.h"
 #include "cache-source.h"
 #include "config-api.h"
@@ -20,13 +20,8 @@
 
 #define KEY_PREFIX "hanzo-rocm-source:"
 
-struct src_key {
-	struct hr_cache_key key;
-	char entry[HR_SOURCE_NAME_MAX + 18];    /* NAME.<16 hex> */
-};
-
-static int key_for(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
-                   const char *target, struct src_key *k)
+int hr_source_key(struct hanzo_rocm *ctx, const struct hr_source_spec *s, const char *target,
+                  struct hr_source_key *k)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	char family[sizeof(KEY_PREFIX) + HR_SOURCE_NAME_MAX], hex[17];
@@ -61,7 +56,7 @@ static int copy_payload(struct hr_entry *e, void **data, size_t *size)
 
 /* One tier: 0 (e filled), -ENOENT, or -ENOMEM; a bad entry is a miss, logged. */
 static int read_tier(struct hanzo_rocm *ctx, const struct hr_tier_dir *t,
-                     const char *target, const struct src_key *k, struct hr_entry *e)
+                     const char *target, const struct hr_source_key *k, struct hr_entry *e)
 {
 	char why[256] = "";
 	int r = hr_entry_read_tier(ctx, t->path, target, k->entry, t->tier != HR_TIER_USER,
@@ -75,76 +70,55 @@ static int read_tier(struct hanzo_rocm *ctx, const struct hr_tier_dir *t,
 	return -ENOENT;
 }
 
-static const struct hr_tier_dir *user_tier(const struct hr_tier_dir *tiers, size_t n)
+const struct hr_tier_dir *hr_source_user_tier(const struct hr_source_lookup *l)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tiers[i].tier == HR_TIER_USER && tiers[i].writable)
-			return &tiers[i];
+	for (size_t i = 0; i < l->n_tiers; i++)
+		if (l->tiers[i].tier == HR_TIER_USER && l->tiers[i].writable)
+			return &l->tiers[i];
 	return NULL;
 }
 
-static int compile_publish(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
-                           const char *target, const struct src_key *k,
-                           const struct hr_tier_dir *user, unsigned skip_mask,
-                           void **data, size_t *size, char **diag, enum hr_tier *from)
+int hr_source_user_entry(const struct hr_source_lookup *l, const struct hr_tier_dir *user,
+                         void **data, size_t *size)
 {
-	const struct hr_config *cfg = hr_ctx_config(ctx);
-	char *identity = NULL;
 	struct hr_entry e;
-	int r, fd = -1;
+	int r = read_tier(l->ctx, user, l->target, &l->key, &e);
 
-	if (user) {
-		/* Another process may be building it: wait for it, then look again. */
-		r = hr_entry_lock(user->path, target, k->entry,
-		                  cfg && cfg->timeout_s ? cfg->timeout_s + 5 : HR_COMPILE_TIMEOUT_S + 5,
-		                  &fd);
-		if (r < 0 && r != -ETIMEDOUT)
-			hr_dbg(ctx, "no lock in %s: %s\n", user->path, strerror(-r));
-		/* Unless the caller refused the user tier's bytes: then replace them. */
-		if (!(skip_mask & (1u << HR_TIER_USER)) &&
-		    read_tier(ctx, user, target, k, &e) == 0) {
-			hr_entry_unlock(fd);
-			*from = HR_TIER_USER;
-			return copy_payload(&e, data, size);
-		}
-	}
-	r = hr_source_compile(ctx, s, target, data, size, &identity, diag);
-	if (r == 0 && user) {
-		int w = hr_entry_write(ctx, user->path, k->entry, target, &k->key, identity,
-		                       *data, *size);
-
-		if (w < 0)
-			hr_warn(ctx, "cannot write the user cache %s (%s): source '%s' is not cached\n",
-			        user->path, strerror(-w), s->name);
-	}
-	hr_entry_unlock(fd);
-	free(identity);
-	if (r == 0)
-		*from = HR_TIER_COMPILED;
-	else if (r == -EILSEQ)
-		hr_info(ctx, "source '%s' for %s: the compiler rejected it\n", s->name, target);
-	else if (r == -ENOTSUP)
-		hr_err(ctx, "source '%s': the installed compiler cannot build %s\n", s->name, target);
-	return r;
+	return r < 0 ? r : copy_payload(&e, data, size);
 }
 
-int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
-                          const char *target, unsigned skip_mask, void **data,
-                          size_t *size, char **diag, enum hr_tier *from)
+void hr_source_publish(const struct hr_source_lookup *l, const struct hr_tier_dir *user,
+                       const char *identity, const void *data, size_t size)
 {
-	const struct hr_config *cfg = hr_ctx_config(ctx);
+	int w = hr_entry_write(l->ctx, user->path, l->key.entry, l->target, &l->key.key, identity,
+	                       data, size);
+
+	if (w < 0)
+		hr_warn(l->ctx, "cannot write the user cache %s (%s): source '%s' is not cached\n",
+		        user->path, strerror(-w), l->s->name);
+}
+
+void hr_source_lookup_release(struct hr_source_lookup *l)
+{
+	hr_cache_tiers_free(l->tiers, l->n_tiers);
+	l->tiers = NULL;
+	l->n_tiers = 0;
+}
+
+int hr_source_lookup(struct hanzo_rocm *ctx, const struct hr_source_spec *s, const char *target,
+                     unsigned skip_mask, struct hr_source_lookup *l, void **data, size_t *size,
+                     enum hr_tier *from)
+{
 	char generic[HR_TARGET_MAX];
 	const char *targets[2] = { target, generic };
-	struct hr_tier_dir *tiers = NULL;
-	struct hr_cache *cache;
-	struct src_key keys[2];
-	size_t n_tiers = 0, n_targets;
+	struct hr_source_key keys[2];
+	size_t n_targets;
 	int r;
 
+	*l = (struct hr_source_lookup){ .ctx = ctx, .s = s, .target = target,
+	                                .skip_mask = skip_mask };
 	*data = NULL;
 	*size = 0;
-	if (diag)
-		*diag = NULL;
 	r = hr_source_check(ctx, s);
 	if (r < 0)
 		return r;
@@ -154,96 +128,37 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 		return -EINVAL;
 	}
 	n_targets = strcmp(target, generic) == 0 ? 1 : 2;
-	cache = hr_cache_get(ctx);
-	if (!cache)
+	l->cache = hr_cache_get(ctx);
+	if (!l->cache)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_targets; i++) {
-		r = key_for(ctx, s, targets[i], &keys[i]);
+		r = hr_source_key(ctx, s, targets[i], &keys[i]);
 		if (r < 0)
 			return r;
 	}
-	r = hr_cache_tiers(ctx, &tiers, &n_tiers);
+	l->key = keys[0];
+	r = hr_cache_tiers(ctx, &l->tiers, &l->n_tiers);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_targets; i++) {
-		for (size_t t = 0; t < n_tiers; t++) {
+		for (size_t t = 0; t < l->n_tiers; t++) {
+			const struct hr_tier_dir *tier = &l->tiers[t];
 			struct hr_entry e;
 
-			if (skip_mask & (1u << tiers[t].tier))
+			if (skip_mask & (1u << tier->tier))
 				continue;
-			r = read_tier(ctx, &tiers[t], targets[i], &keys[i], &e);
-			if (r == -ENOMEM)
-				goto out;
+			r = read_tier(ctx, tier, targets[i], &keys[i], &e);
+			if (r == -ENOENT)
+				continue;
 			if (r == 0) {
 				hr_dbg(ctx, "source '%s' for %s from the %s tier %s\n", s->name,
-				       target, hr_tier_name(tiers[t].tier), tiers[t].path);
-				*from = tiers[t].tier;
+				       target, hr_tier_name(tier->tier), tier->path);
+				*from = tier->tier;
 				r = copy_payload(&e, data, size);
-				goto out;
 			}
+			hr_source_lookup_release(l);
+			return r;
 		}
 	}
-	if (cfg && cfg->compile == HR_COMPILE_NEVER) {
-		hr_err(ctx, "no code object for source '%s' on %s in any cache tier and [cache] compile = never; "
-		       "build it with: hanzo-rocm precompile --source FILE --name %s --target %s\n",
-		       s->name, target, s->name, target);
-		r = -ENOENT;
-		goto out;
-	}
-	hr_cache_compile_lock(cache);
-	r = compile_publish(ctx, s, target, &keys[0], user_tier(tiers, n_tiers), skip_mask,
-	                    data, size, diag, from);
-	hr_cache_compile_unlock(cache);
-out:
-	hr_cache_tiers_free(tiers, n_tiers);
-	return r;
-}
-
-int hr_source_precompile(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
-                         const char *target, const char *dir, bool force,
-                         uint64_t *out_size, char **diag)
-{
-	struct src_key k;
-	struct hr_entry e;
-	char *identity = NULL, *path;
-	void *obj = NULL;
-	size_t size = 0;
-	int r, fd = -1;
-
-	if (diag)
-		*diag = NULL;
-	*out_size = 0;
-	r = hr_source_check(ctx, s);
-	if (r < 0)
-		return r;
-	if (!target || hr_target_validate(target) < 0) {
-		hr_err(ctx, "invalid target '%s'\n", target ? target : "(null)");
-		return -EINVAL;
-	}
-	r = key_for(ctx, s, target, &k);
-	if (r < 0)
-		return r;
-	path = hr_entry_path(dir, target, k.entry);
-	if (!path)
-		return -ENOMEM;
-	(void)hr_entry_lock(dir, target, k.entry, HR_COMPILE_TIMEOUT_S + 5, &fd);
-	if (!force && hr_entry_read(ctx, path, &k.key, &e) == 0) {
-		*out_size = e.payload_size;
-		hr_entry_release(&e);
-		r = 0;
-		goto out;
-	}
-	r = hr_source_compile(ctx, s, target, &obj, &size, &identity, diag);
-	if (r == 0)
-		r = hr_entry_write(ctx, dir, k.entry, target, &k.key, identity, obj, size);
-	if (r == 0) {
-		*out_size = size;
-		r = 1;
-	}
-out:
-	hr_entry_unlock(fd);
-	free(identity);
-	free(obj);
-	free(path);
-	return r;
+	return HR_CACHE_MISS;
 }

@@ -4,8 +4,10 @@
  * code object for a target (hr_cache_lookup said HR_CACHE_MISS), load the
  * family's plugin for its source, find the platform's compiler, build it
  * once (serialised in the context, and across processes by the user tier's
- * entry lock) and publish it in the user tier (hr_cache_publish).  The
- * cache only reads; building is the kernel layer's, which asked.
+ * entry lock) and publish it in the user tier (hr_cache_publish).  Caller
+ * source the same way (hr_source_lookup said HR_CACHE_MISS: hr_source_compile,
+ * hr_source_publish).  The cache only reads and publishes; building is the
+ * kernel layer's, which asked.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,8 +15,10 @@
 
 #include "kernel.h"
 #include "build-plugin.h"
+#include "build-source.h"
 #include "build-toolchain.h"
 #include "cache.h"
+#include "cache-source.h"
 #include "config-api.h"
 #include "context.h"
 #include "util.h"
@@ -145,5 +149,73 @@ int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
 	if (r < 0)
 		r = compile_on_miss(l, data, size, from);
 	hr_cache_compile_unlock(l->cache);
+	return r;
+}
+
+/* Caller source: built once (context mutex, then the user tier's entry lock, then a second look). */
+static int source_compile_publish(struct hr_source_lookup *l, void **data, size_t *size,
+                                  char **diag, enum hr_tier *from)
+{
+	const struct hr_config *cfg = hr_ctx_config(l->ctx);
+	const struct hr_tier_dir *user = hr_source_user_tier(l);
+	char *identity = NULL;
+	int r, fd = -1;
+
+	if (user) {
+		/* Another process may be building it: wait for it, then look again. */
+		r = hr_entry_lock(user->path, l->target, l->key.entry,
+		                  cfg && cfg->timeout_s ? cfg->timeout_s + 5 : HR_COMPILE_TIMEOUT_S + 5,
+		                  &fd);
+		if (r < 0 && r != -ETIMEDOUT)
+			hr_dbg(l->ctx, "no lock in %s: %s\n", user->path, strerror(-r));
+		/* Unless the caller refused the user tier's bytes: then replace them. */
+		if (!(l->skip_mask & (1u << HR_TIER_USER))) {
+			r = hr_source_user_entry(l, user, data, size);
+			if (r != -ENOENT) {
+				hr_entry_unlock(fd);
+				*from = HR_TIER_USER;
+				return r;
+			}
+		}
+	}
+	r = hr_source_compile(l->ctx, l->s, l->target, data, size, &identity, diag);
+	if (r == 0 && user)
+		hr_source_publish(l, user, identity, *data, *size);
+	hr_entry_unlock(fd);
+	free(identity);
+	if (r == 0)
+		*from = HR_TIER_COMPILED;
+	else if (r == -EILSEQ)
+		hr_info(l->ctx, "source '%s' for %s: the compiler rejected it\n", l->s->name, l->target);
+	else if (r == -ENOTSUP)
+		hr_err(l->ctx, "source '%s': the installed compiler cannot build %s\n", l->s->name,
+		       l->target);
+	return r;
+}
+
+int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
+                          const char *target, unsigned skip_mask, void **data,
+                          size_t *size, char **diag, enum hr_tier *from)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	struct hr_source_lookup l;
+	int r;
+
+	if (diag)
+		*diag = NULL;
+	r = hr_source_lookup(ctx, s, target, skip_mask, &l, data, size, from);
+	if (r != HR_CACHE_MISS)
+		return r;
+	if (cfg && cfg->compile == HR_COMPILE_NEVER) {
+		hr_err(ctx, "no code object for source '%s' on %s in any cache tier and [cache] compile = never; "
+		       "build it with: hanzo-rocm precompile --source FILE --name %s --target %s\n",
+		       s->name, target, s->name, target);
+		r = -ENOENT;
+	} else {
+		hr_cache_compile_lock(l.cache);
+		r = source_compile_publish(&l, data, size, diag, from);
+		hr_cache_compile_unlock(l.cache);
+	}
+	hr_source_lookup_release(&l);
 	return r;
 }

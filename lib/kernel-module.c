@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "build-source.h"
-#include "cache-source.h"
 #include "context.h"
 #include "kernel.h"
 #include "runtime.h"

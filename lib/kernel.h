@@ -77,6 +77,21 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
 int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
                            enum hr_tier *from);
 
+/*
+ * Caller source's code object (malloc'd) for target: hr_source_lookup's
+ * tiers (exact target, then the generic processor; skip_mask passes tiers
+ * over, as for families), else compiled once (a per-context mutex, then the
+ * user tier's entry lock across processes, then a second look) and
+ * published in the user tier; a refused user-tier entry is replaced by the
+ * compile, not served again.  *from: the tier, or HR_TIER_COMPILED.  Errors
+ * as hr_source_compile; -ENOENT when nothing is cached and [cache] compile =
+ * never.
+ */
+struct hr_source_spec;
+int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
+                          const char *target, unsigned skip_mask, void **data,
+                          size_t *size, char **diag, enum hr_tier *from);
+
 /* A kernel's block when its metadata names none (element-wise kinds). */
 #define HR_LAUNCH_DEFAULT_BLOCK 256u
 /* kernels/hr-rows.h: row kinds' blocks are multiples of 64. */

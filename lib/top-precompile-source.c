@@ -16,6 +16,7 @@
 #include "cache-source.h"
 #include "config-api.h"
 #include "context.h"
+#include "target.h"
 #include "top-precompile.h"
 #include "util.h"
 
@@ -25,6 +26,56 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * One target into dir (a tier root: system, or --output), under the entry's
+ * lock: 1 built, 0 up to date (a valid entry with this key is there and
+ * !force), or an error.  *out_size: the code object's bytes.
+ */
+static int precompile_one(struct hanzo_rocm *ctx, const struct hr_source_spec *s,
+                          const char *target, const char *dir, bool force,
+                          uint64_t *out_size, char **diag)
+{
+	struct hr_source_key k;
+	struct hr_entry e;
+	char *identity = NULL, *path;
+	void *obj = NULL;
+	size_t size = 0;
+	int r, fd = -1;
+
+	*diag = NULL;
+	*out_size = 0;
+	if (hr_target_validate(target) < 0) {
+		hr_err(ctx, "invalid target '%s'\n", target);
+		return -EINVAL;
+	}
+	r = hr_source_key(ctx, s, target, &k);
+	if (r < 0)
+		return r;
+	path = hr_entry_path(dir, target, k.entry);
+	if (!path)
+		return -ENOMEM;
+	(void)hr_entry_lock(dir, target, k.entry, HR_COMPILE_TIMEOUT_S + 5, &fd);
+	if (!force && hr_entry_read(ctx, path, &k.key, &e) == 0) {
+		*out_size = e.payload_size;
+		hr_entry_release(&e);
+		r = 0;
+		goto out;
+	}
+	r = hr_source_compile(ctx, s, target, &obj, &size, &identity, diag);
+	if (r == 0)
+		r = hr_entry_write(ctx, dir, k.entry, target, &k.key, identity, obj, size);
+	if (r == 0) {
+		*out_size = size;
+		r = 1;
+	}
+out:
+	hr_entry_unlock(fd);
+	free(identity);
+	free(obj);
+	free(path);
+	return r;
 }
 
 int hr_precompile_source(struct hanzo_rocm *ctx, const struct hr_precompile_opts *o,
@@ -68,7 +119,7 @@ int hr_precompile_source(struct hanzo_rocm *ctx, const struct hr_precompile_opts
 		if (o->on_progress)
 			o->on_progress(o->data, (unsigned)i, (unsigned)hr_strv_len(targets),
 			               targets[i], s->name);
-		b = hr_source_precompile(ctx, s, targets[i], dir, o->force, &res.size, &diag);
+		b = precompile_one(ctx, s, targets[i], dir, o->force, &res.size, &diag);
 		res.seconds = now_s() - t0;
 		if (b == 1) {
 			res.status = HR_PRECOMPILE_BUILT;
