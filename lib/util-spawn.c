@@ -183,14 +183,28 @@ static int child_fds(const struct child_plan *c)
 }
 
 /*
- * The compiler, forked by the reaper (single-threaded): a bare clone, as
- * fork is to the kernel (glibc's _Fork may itself be interposed); its signal
+ * A bare fork, as the kernel has it (glibc's _Fork may itself be
+ * interposed): fork where the architecture has it (s390x's clone takes the
+ * stack first), else clone with only SIGCHLD (the generic table: arm64,
+ * riscv64, loong64 have no fork; clone's flags come first there).
+ */
+static long sys_fork(void)
+{
+#ifdef SYS_fork
+	return syscall(SYS_fork);
+#else
+	return syscall(SYS_clone, (unsigned long)SIGCHLD, 0ul, 0ul, 0ul, 0ul);
+#endif
+}
+
+/*
+ * The compiler, forked by the reaper (single-threaded, sys_fork); its signal
  * mask back to empty, then exec.
  */
 static pid_t start_compiler(const struct child_plan *c)
 {
 	pid_t reaper_pid = (pid_t)syscall(SYS_getpid);
-	long pid = syscall(SYS_clone, (unsigned long)SIGCHLD, 0ul, 0ul, 0ul, 0ul);
+	long pid = sys_fork();
 
 	if (pid == 0) {
 		/* Dies with the reaper too, whatever kills it. */
@@ -224,7 +238,9 @@ static noreturn void reaper(const struct child_plan *c)
 	for (int fd = 0; fd <= 3; fd++)
 		syscall(SYS_close, fd);
 	for (;;) {
-		struct timespec second = { .tv_sec = 1 };
+		/* The kernel's timespec of rt_sigtimedwait: two longs (32-bit
+		 * archs with a 64-bit time_t have a _time64 call for theirs). */
+		struct { long tv_sec, tv_nsec; } second = { 1, 0 };
 		siginfo_t si;
 		long sig = syscall(SYS_rt_sigtimedwait, &c->wait_for, &si, &second, KSIGSET_SIZE);
 		long w;
