@@ -112,11 +112,13 @@ static void capture_close(struct capture *c)
  * reaper then waited on it forever, seen with precompile -j2 in a Debian 13
  * root), and so does anything that interposes on libc - a sanitizer's
  * interceptors, an LD_PRELOAD-ed library.  Under ThreadSanitizer the reaper
- * spun in an interceptor's lock before its exec (sched_yield, forever; about
+ * spun before its exec (sched_yield, forever: a lock's back-off; its libc
+ * calls all pass libtsan's interceptors, and the stack was not caught; about
  * one run of t/test-stress in 20) while the caller waited for the exec with
- * no deadline (make check-tsan hung CI for an hour, 2026-11-25).  Everything the children need (signal sets, the environment)
- * is made before the fork.  SIG_DFL, no flags and an empty mask is an
- * all-zero kernel struct sigaction on every architecture.
+ * no deadline (make check-tsan hung CI for an hour, 2026-11-25).  Everything
+ * the children need (signal sets, the environment) is made before the fork.
+ * SIG_DFL, no flags and an empty mask is an all-zero kernel struct sigaction
+ * on every architecture.
  */
 #define KSIGSET_SIZE ((size_t)(NSIG - 1) / 8)
 
