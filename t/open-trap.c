@@ -81,29 +81,22 @@ TRAP_FN(pid_t, waitpid, (pid_t p, int *st, int o), (p, st, o))
 TRAP_FN(int, kill, (pid_t p, int s), (p, s))
 TRAP_FN(int, execve, (const char *p, char *const a[], char *const e[]), (p, a, e))
 
-__attribute__((visibility("default"))) int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
+/* fcntl's third argument, when there is one, is an int or a pointer: passed on as a pointer. */
+#define TRAP_FCNTL(name)                                                       \
+	__attribute__((visibility("default"))) int name(int fd, int cmd, ...)   \
+	{                                                                      \
+		va_list ap;                                                    \
+		void *arg;                                                     \
+                                                                               \
+		va_start(ap, cmd);                                             \
+		arg = va_arg(ap, void *);                                      \
+		va_end(ap);                                                    \
+		fork_trap();                                                   \
+		return REAL(name, int (*)(int, int, ...))(fd, cmd, arg);       \
+	}
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	fork_trap();
-	return REAL(fcntl, int (*)(int, int, ...))(fd, cmd, arg);
-}
-
-__attribute__((visibility("default"))) int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	fork_trap();
-	return REAL(fcntl64, int (*)(int, int, ...))(fd, cmd, arg);
-}
+TRAP_FCNTL(fcntl)
+TRAP_FCNTL(fcntl64)
 
 __attribute__((visibility("default"))) int prctl(int op, ...)
 {
