@@ -8,20 +8,34 @@
 . "$top_srcdir/t/tap.sh"
 NM=${NM:-nm}
 command -v "$NM" >/dev/null 2>&1 || skip_all "no $NM"
-objdir="$top_builddir/lib/.libs"
-ls "$objdir"/libhanzo_rocm_internal_la-*.o >/dev/null 2>&1 || objdir="$top_builddir/lib"
-ls "$objdir"/libhanzo_rocm_internal_la-*.o >/dev/null 2>&1 ||
-	skip_all "lib/ objects not built"
+# The objects of lib/ and of its folders (subdir-objects: lib/cache/cache.c's
+# is lib/cache/.libs/libhanzo_rocm_internal_la-cache.o), each directory's
+# libtool PIC objects in .libs/ when there are some, else its plain ones;
+# FILE is the source's path under lib/ (cache/cache.c), as lib/layers has it.
+: >"$T/objs"
+for d in "$top_builddir/lib" "$top_builddir"/lib/*/; do
+	d=${d%/}
+	[ -d "$d" ] || continue
+	case $d in */.*) continue ;; esac
+	rel=${d#"$top_builddir/lib"}; rel=${rel#/}; rel=${rel:+$rel/}
+	objdir="$d/.libs"
+	ls "$objdir"/libhanzo_rocm_internal_la-*.o >/dev/null 2>&1 || objdir=$d
+	for o in "$objdir"/libhanzo_rocm_internal_la-*.o; do
+		[ -f "$o" ] || continue
+		f=${o##*/libhanzo_rocm_internal_la-}
+		echo "$rel${f%.o}.c $o"
+	done >>"$T/objs"
+done
+[ -s "$T/objs" ] || skip_all "lib/ objects not built"
 
 # "D FILE SYMBOL" for every external definition, "U FILE SYMBOL" for every use.
-for o in "$objdir"/libhanzo_rocm_internal_la-*.o; do
-	f=${o##*/libhanzo_rocm_internal_la-}
-	f=${f%.o}.c
-	# An object left in a build tree by a source since removed is not lib/.
+while read -r f o; do
+	# An object left in a build tree by a source since removed (or moved
+	# into a folder) is not lib/.
 	[ -f "$top_srcdir/lib/$f" ] || continue
 	"$NM" "$o" | awk -v f="$f" '$1 == "U" { print "U", f, $2 }
 		NF == 3 && $2 ~ /^[TDBRVW]$/ { print "D", f, $3 }'
-done >"$T/syms"
+done <"$T/objs" >"$T/syms"
 awk '$1 == "D" { def[$3] = $2; next } { use[NR] = $2 " " $3 }
 	END { for (i in use) { split(use[i], a, " ")
 		if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]] } }' \

@@ -5,6 +5,9 @@
 # layer, no cycle between units; and no lib/ header shadows a system header
 # (lib/ is on every compile's -I path); the CLI uses only the public
 # headers and hanzo-rocm-tools.h, and no test builds from tools/.
+# A unit of more than three files is a folder of lib/ (lib/cache/, ...);
+# files are named by their path under lib/ (cache/cache-entry.c), and a
+# folder's own headers are included by bare name.
 . "$top_srcdir/t/tap.sh"
 lib="$top_srcdir/lib"
 layers="$lib/layers"
@@ -14,8 +17,9 @@ sed -e 's/#.*//' "$layers" | awk 'NF >= 3 {
 	for (i = 3; i <= NF; i++) print $i, $2, rank[$1], $1
 }' >"$T/files"
 
-# Every .c, .h and .def is placed exactly once.
-(cd "$lib" && ls ./*.c ./*.h ./*.def) | sed 's|^\./||' | sort >"$T/have"
+# Every .c, .h and .def, in lib/ or a folder of it, is placed exactly once.
+(cd "$lib" && find . -maxdepth 2 -path './.*' -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) -print) |
+	sed 's|^\./||' | sort >"$T/have"
 awk '{ print $1 }' "$T/files" | sort >"$T/listed"
 comm -23 "$T/have" "$T/listed" >"$T/unplaced"
 [ ! -s "$T/unplaced" ]; ok $? "every lib/ file is in lib/layers$( [ -s "$T/unplaced" ] && printf ' (missing: %s)' "$(tr '\n' ' ' <"$T/unplaced")")"
@@ -23,14 +27,24 @@ sort "$T/listed" | uniq -d >"$T/dups"
 comm -13 "$T/have" "$T/listed" >>"$T/dups"
 [ ! -s "$T/dups" ]; ok $? "lib/layers lists each existing file once$( [ -s "$T/dups" ] && printf ' (bad: %s)' "$(tr '\n' ' ' <"$T/dups")")"
 
-# The edges: FILE includes "HEADER" (system headers <...> are not ours).
+# The edges: FILE includes "HEADER" (system headers <...> are not ours),
+# both as paths under lib/.  An include is looked up as the compiler does:
+# next to the including file first (a folder's own headers by bare name),
+# then in lib/ (on every compile's -I path: "cache/cache.h", "util.h").
+# PATH without its "." and "DIR/.." components.
+normalize() {
+	printf '%s\n' "$1" | sed -e 's|^\./||' -e 's|/\./|/|g' -e ':a' -e 's|[^/.][^/]*/\.\./||' -e 'ta'
+}
 for f in $(grep -v "\.def$" "$T/have"); do
+	case $f in */*) dir=${f%/*}/ ;; *) dir= ;; esac
 	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$lib/$f" |
 		while read -r h; do
-			# A header outside lib/ (../kernels/hr-host-abi.h, the host
-			# code objects' ABI) is an interface, not a layer.
-			case $h in */*) continue ;; esac
-			echo "$f $h"
+			p=$(normalize "$dir$h")
+			[ -n "$dir" ] && [ -e "$lib/$p" ] || p=$(normalize "$h")
+			# A header outside lib/ (../../kernels/hr-host-abi.h, the
+			# host code objects' ABI) is an interface, not a layer.
+			case $p in ../*) continue ;; esac
+			echo "$f $p"
 		done
 done >"$T/edges"
 [ -s "$T/edges" ]; ok $? "include graph derived ($(wc -l <"$T/edges") edges)"
@@ -51,7 +65,8 @@ tsort "$T/units" >"$T/order" 2>"$T/loop"
 [ ! -s "$T/loop" ]; ok $? "the units' include graph has no cycle"
 [ -s "$T/loop" ] && sed 's/^/# /' "$T/loop"
 
-# No lib/ header may share a name with a header of the system include path.
+# No lib/ header may share a name with a header of the system include path
+# (a folder's header as it is included from outside: "cache/cache.h").
 dirs=$(${CC:-cc} -xc -E -v /dev/null 2>&1 >/dev/null |
 	sed -n '/^#include <...> search starts here:/,/^End of search list\./p' |
 	sed -n 's/^ \(\/[^ ]*\).*/\1/p')
@@ -81,10 +96,13 @@ grep -n 'top_srcdir)/tools\|tools/[a-z-]*\.[ch]' "$top_srcdir"/t/*.mk | grep -v 
 [ -s "$T/reach" ] && sed 's/^/# /' "$T/reach"
 
 # Each file carries its layer's name as a prefix (LAYER.x or LAYER-NAME.x)
-# but the headers named for their users: the public ones and the tools'.
+# but the headers named for their users: the public ones and the tools',
+# and a folder's FOLDER/FOLDER-internal.h.
 while read -r f unit rank layer; do
-	case $f in
+	case $f in */*) d=${f%/*} ;; *) d= ;; esac
+	case ${f##*/} in
 	"$layer".*|"$layer"-*|hanzo-rocm.h|hanzo-rocm-plugin.h|hanzo-rocm-tools.h) ;;
+	"$d-internal.h") ;;
 	*) echo "$f (layer $layer)" ;;
 	esac
 done <"$T/files" >"$T/prefix"
@@ -92,14 +110,15 @@ done <"$T/files" >"$T/prefix"
 [ -s "$T/prefix" ] && sed "s/^/# /" "$T/prefix"
 # doc/HACKING.md's layer diagram (the first fenced block after "## Layout"):
 # a row starts with a layer's name; every .c and .def of lib/layers is named
-# in its layer's row, and every file named there is in that layer.
+# in its layer's row (a folder's file as FOLDER/NAME.c, its path under lib/),
+# and every file named there is in that layer.
 awk '/^## Layout/ { on = 1 } on && /^  ```/ { if (in_) exit; in_ = 1; next }
 	in_ { print }' "$top_srcdir/doc/HACKING.md" >"$T/diagram"
 awk 'NR == FNR { layer[$4] = 1; next }
 	{ if ($1 in layer) cur = $1
 	  for (i = 1; i <= NF; i++) {
 		w = $i; gsub(/[(),`]/, "", w)
-		if (w ~ /^[a-z0-9-]+\.(c|h|def)$/) print w, cur
+		if (w ~ /^([a-z0-9-]+\/)?[a-z0-9-]+\.(c|h|def)$/) print w, cur
 	  } }' "$T/files" "$T/diagram" | sort -u >"$T/drawn"
 awk '$1 ~ /\.(c|def)$/ { print $1, $4 }' "$T/files" | sort >"$T/placed"
 { comm -23 "$T/placed" "$T/drawn" | sed 's/^/not drawn in its layer: /'

@@ -34,7 +34,9 @@ cat "$T/must" "$T/if" "$T/one" | as_regex >"$T/allowed"
 amd='HR_PLATFORM_AMD|hr_platform_amd|hr_hip_ops|HANZO_ROCM_PLATFORM_AMD|HR_COMPILER_HIPCC'
 nv='HR_PLATFORM_NVIDIA|hr_platform_nvidia|hr_cuda_ops|HANZO_ROCM_PLATFORM_NVIDIA|HR_COMPILER_NVCC'
 host='HR_PLATFORM_HOST|hr_platform_host|hr_host_ops|HANZO_ROCM_PLATFORM_HOST|HR_COMPILER_CXX'
-(cd "$top_srcdir" && grep -lE "\\b($amd|$nv|$host)\\b" lib/*.[ch] tools/*.[ch] common/*.[ch] kernels/*.h) |
+# lib/ and its folders (lib/platform/, lib/host/, ...).
+libsrc=$(cd "$top_srcdir" && find lib -path '*/.*' -prune -o -type f -name '*.[ch]' -print | sort)
+(cd "$top_srcdir" && grep -lE "\\b($amd|$nv|$host)\\b" $libsrc tools/*.[ch] common/*.[ch] kernels/*.h) |
 	sort >"$T/naming"
 [ -s "$T/naming" ]; ok $? "files naming a platform found ($(wc -l <"$T/naming"))"
 grep -vEf "$T/allowed" "$T/naming" >"$T/outside"
@@ -65,7 +67,7 @@ done >"$T/rows"
 # Targets: a processor is named in code only where HACKING says.
 section target-files >"$T/tfiles"
 [ -s "$T/tfiles" ]; ok $? "doc/HACKING.md lists the files adding a target touches"
-(cd "$top_srcdir" && grep -lE '__gfx[0-9]+[0-9a-z]*__|HR_AMD_TARGET\(' lib/*.[ch] lib/*.def \
+(cd "$top_srcdir" && grep -lE '__gfx[0-9]+[0-9a-z]*__|HR_AMD_TARGET\(' $libsrc lib/*.def \
 	kernels/*.h kernels/*.hip kernels/*.sh common/*.[ch] tools/*.[ch] plugins/*.c) | sort >"$T/tnaming"
 grep -vxFf "$T/tfiles" "$T/tnaming" >"$T/toutside"
 [ ! -s "$T/toutside" ]; ok $? "no file outside HACKING's target list names a processor" ||

@@ -22,7 +22,8 @@ tools_hanzo_rocm_LDADD = lib/libhanzo-rocm-internal.la -lm
 
 # ---- make lint: static analysis -------------------------------------------
 # cppcheck, then clang-tidy (checks in $(top_srcdir)/.clang-tidy) over
-# lib/*.c and tools/*.c with the real compile flags; any finding fails.
+# every .c of lib/ (its folders too: lib/cache/*.c, ...), common/*.c and
+# tools/*.c with the real compile flags; any finding fails.
 # LINT_JOBS clang-tidy processes run at once (the analyzer is the slow part).
 CPPCHECK = cppcheck
 CLANG_TIDY = clang-tidy
@@ -44,7 +45,7 @@ lint: $(top_builddir)/config.h
 	    --suppress=normalCheckLevelMaxBranches \
 	    -DHR_SYSCONFDIR='"$(sysconfdir)"' -DHR_PLUGINDIR='"$(pluginsdir)"' \
 	    -DHR_PLUGINCACHEDIR='"$(plugincachedir)"' -DHR_CACHEDIR='"$(cachedir)"' lib common tools
-	$(AM_V_at)ls $(top_srcdir)/lib/*.c $(top_srcdir)/common/*.c $(top_srcdir)/tools/*.c | \
+	$(AM_V_at){ find $(top_srcdir)/lib -name '*.c' | LC_ALL=C sort; ls $(top_srcdir)/common/*.c $(top_srcdir)/tools/*.c; } | \
 	    xargs -I{} -P $(LINT_JOBS) sh -c "$$HR_TIDY_QUIET" hr-tidy $(CLANG_TIDY) --quiet {} -- -std=gnu11 \
 	    $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) -I$(top_srcdir)/common $(CPPFLAGS)
 .PHONY: lint
