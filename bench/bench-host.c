@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "cache/cache.h"
 #include "hanzo-rocm.h"
 #include "util.h"
 

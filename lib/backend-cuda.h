@@ -12,7 +12,7 @@ struct hr_backend_ops;
 /*
  * Enumerate the NVIDIA devices of the opened driver b (platform, ordinal,
  * target "sm_XY", name) into devs[0..max); 0 with *n == 0 when it has none.
- * lib/devices.c calls it; this file never reaches up for the driver.
+ * lib/devices/devices.c calls it; this file never reaches up for the driver.
  */
 int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
                       size_t max, size_t *n);

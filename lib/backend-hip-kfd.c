@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "backend-hip.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

@@ -392,7 +392,7 @@ static void hip_event_destroy(void *b, int ordinal, void *dc, void *ev)
 }
 
 /*
- * Device limits come from KFD (lib/devices.c), not hipDeviceGetAttribute,
+ * Device limits come from KFD (lib/devices/devices.c), not hipDeviceGetAttribute,
  * whose enum is not the same in every ROCm; occupancy is a call on the
  * function, the same in ROCm 5 and 6.
  */

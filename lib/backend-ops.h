@@ -22,7 +22,7 @@
  * kernel, -ENODEV for no device, -EIO for other driver errors.
  */
 /*
- * What the launch geometry needs to know about a device (lib/kernel.c);
+ * What the launch geometry needs to know about a device (lib/kernel/kernel.c);
  * 0 in a field = unknown (the runtime fills a default).
  */
 struct hr_device_limits {

@@ -13,7 +13,7 @@
 #include "backend.h"
 #include "backend-cuda.h"
 #include "backend-hip.h"
-#include "backend-host.h"
+#include "host/backend-host.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

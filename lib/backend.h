@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The backends of a context (layer: backend, above their implementations
- * lib/backend-cuda.c, lib/backend-hip.c and lib/backend-host.c, each a
+ * lib/backend-cuda.c, lib/backend-hip.c and lib/host/backend-host.c, each a
  * struct hr_backend_ops): listed once, each opened once, on first use, and
  * kept until the context is freed.  State is the context's backends slot
  * (hr_ctx_lazy); its one lock comes after every lock of devices and the

@@ -21,7 +21,7 @@
 
 #include "build-source.h"
 #include "build-toolchain.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

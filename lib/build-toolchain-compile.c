@@ -21,8 +21,8 @@
 
 #include "util-spawn.h"
 
-#include "config-api.h"
-#include "util-platform.h"
+#include "config/config-api.h"
+#include "platform/util-platform.h"
 #include "util-elf.h"
 #include "context.h"
 #include "target.h"

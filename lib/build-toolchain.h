@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "util-platform.h"
+#include "platform/util-platform.h"
 
 struct hanzo_rocm;
 struct hr_config;

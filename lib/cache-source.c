@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "build-source.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "cache-source.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

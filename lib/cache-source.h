@@ -2,7 +2,7 @@
 /*
  * Caller source through the cache tiers (layer: cache): the lookup behind
  * hanzo_rocm_source_code_object and hanzo_rocm_module_get, the user tier's
- * write side for a compile on a miss (lib/kernel-compile.c), and the key
+ * write side for a compile on a miss (lib/kernel/kernel-compile.c), and the key
  * `hanzo-rocm precompile --source` writes under (top-precompile-source.c).
  *
  * Key = hr_cache_key_compute("hanzo-rocm-source:" NAME, SHA-256 of the text
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "build-source.h"
-#include "cache.h"
+#include "cache/cache.h"
 
 struct hanzo_rocm;
 
@@ -31,7 +31,7 @@ struct hr_source_key {
 int hr_source_key(struct hanzo_rocm *ctx, const struct hr_source_spec *s, const char *target,
                   struct hr_source_key *k);
 
-/* What a lookup that missed hands to the compile (lib/kernel-compile.c). */
+/* What a lookup that missed hands to the compile (lib/kernel/kernel-compile.c). */
 struct hr_source_lookup {
 	struct hanzo_rocm *ctx;
 	struct hr_cache *cache;

@@ -25,12 +25,12 @@
 
 #include "hanzo-rocm.h"
 
-#include "cache.h"
-#include "config-api.h"
-#include "devices.h"
-#include "devices-visible.h"
-#include "build-plugin.h"
-#include "top-precompile.h"
+#include "cache/cache.h"
+#include "config/config-api.h"
+#include "devices/devices.h"
+#include "devices/devices-visible.h"
+#include "plugin/build-plugin.h"
+#include "precompile/top-precompile.h"
 #include "runtime.h"
 #include "target.h"
 #include "build-toolchain.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "kernel-catalogue.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "context.h"
 #include "util-catalogue-meta.h"
 #include "util-launch-meta.h"

@@ -18,7 +18,7 @@
 
 #include "build-source.h"
 #include "context.h"
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-name.h"

@@ -4,7 +4,7 @@
  * hanzo_rocm_kernel_geometry_ex): a kernel run end to end.  When its
  * family's catalogue lines give it a split form (#@forms), the split
  * kernel's geometry decides: at least HR_OP_MIN_SPLITS splits (few, long
- * rows: lib/kernel.c's rows-split rule, from the device's
+ * rows: lib/kernel/kernel.c's rows-split rule, from the device's
  * multiprocessors) runs the split pass then the second pass on a workspace
  * of rows x splits x #@ws bytes; fewer runs the one-pass kernel.  A kernel
  * that is its own split pass (attention's split-K: "#@forms K K COMBINE")
@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "kernel-catalogue.h"
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "context.h"
 #include "runtime.h"
 

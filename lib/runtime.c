@@ -3,7 +3,7 @@
  * The runtime: lazily opened backends and per-device contexts (one slot per
  * hanzo-rocm device, opened on first use, with its launch limits), and the
  * private device-memory API over them.  The kernel handle, its table and
- * the family modules are the kernel layer's (lib/kernel.c).
+ * the family modules are the kernel layer's (lib/kernel/kernel.c).
  *
  * Locks (see runtime.h for the order): dev_lock guards the device slots
  * (backends are opened by backend.c).  Devices are never freed before the
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "devices.h"
+#include "devices/devices.h"
 #include "context.h"
 #include "runtime.h"
 #include "target.h"

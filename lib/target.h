@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util-platform.h"
+#include "platform/util-platform.h"
 
 #define HR_TARGET_MAX 48
 

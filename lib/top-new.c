@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "hanzo-rocm-tools.h"
 #include "util.h"

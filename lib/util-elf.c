@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util-platform.h"
+#include "platform/util-platform.h"
 #include "util-elf.h"
 #include "util.h"
 

@@ -31,7 +31,7 @@
  * per_col #@ws line, are errors) and embedded verbatim as the catalogue text.
  *
  * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
- * (inside #ifdef HR_HOST): the C++ entry points lib/backend-host-exec.c calls.
+ * (inside #ifdef HR_HOST): the C++ entry points lib/host/backend-host-exec.c calls.
  * List and source must agree: a kernel the source defines literally
  * (extern "C" __global__ ... NAME() that the list lacks is refused; with
  * --check-cxx, the source with its host entries is compiled once

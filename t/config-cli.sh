@@ -66,12 +66,12 @@ grep_ok "says so" "built-in defaults" "$T/out"
 exit_is 0 "info --root" "$HR_CLI" --root "$R" info
 grep_ok "info has a Configuration block" "^Configuration:" "$T/out"
 grep_ok "showing the effective max_size" "cache.max_size +4.0G" "$T/out"
-# Every key of the key table (lib/config-keys.c), as SECTION.KEY (issue 30).
+# Every key of the key table (lib/config/config-keys.c), as SECTION.KEY (issue 30).
 missing=
-for k in $(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/\1.\2/p' "$top_srcdir/lib/config-keys.c"); do
+for k in $(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/\1.\2/p' "$top_srcdir/lib/config/config-keys.c"); do
 	grep -qE "^  $k " "$T/out" || missing="$missing $k"
 done
-[ -z "$missing" ] && [ "$(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/x/p' "$top_srcdir/lib/config-keys.c" | wc -l)" -gt 15 ]
+[ -z "$missing" ] && [ "$(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/x/p' "$top_srcdir/lib/config/config-keys.c" | wc -l)" -gt 15 ]
 ok $? "info shows every configuration key${missing:+ (missing:$missing)}"
 grep_ok "  ... the compile timeout, the default when unset" "compiler.timeout +600 s \(the default\)" "$T/out"
 exit_is 0 "info --json --root" env HANZO_ROCM_CACHE_DIR=/env/cache "$HR_CLI" --root "$R" info --json

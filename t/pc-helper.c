@@ -19,7 +19,7 @@
 
 #include "hanzo-rocm.h"
 
-#include "cache.h"
+#include "cache/cache.h"
 #include "util.h"
 
 static bool allowed_extra(const char *name)

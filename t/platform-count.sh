@@ -13,9 +13,11 @@ doc="$top_srcdir/doc/HACKING.md"
 section() {
 	sed -n "/<!-- $1 -->/,/<!-- \/$1 -->/p" "$doc" | grep -o '`[a-z][a-z]*/[^`]*`' | tr -d '`' | sort -u
 }
-# A path of a list as an anchored ERE: P stands for the platform's name.
+# A path of a list as an anchored ERE: P stands for the platform's name (a
+# folder of lib/ too: lib/P/backend-P*.[ch]).
 as_regex() {
-	sed -e 's/-P\([-.]\)/-[a-z0-9]+\1/g' -e 's/\./\\./g' -e 's/\*/[a-z0-9-]*/g' -e 's/^/^/' -e 's/$/$/'
+	sed -e 's/-P\([-.*]\)/-[a-z0-9]+\1/g' -e 's|/P/|/[a-z0-9]+/|g' -e 's/\./\\./g' \
+		-e 's/\*/[a-z0-9-]*/g' -e 's/^/^/' -e 's/$/$/'
 }
 
 section platform-files >"$T/must"
@@ -46,10 +48,10 @@ grep -vEf "$T/allowed" "$T/naming" >"$T/outside"
 # Each listed edit of an existing file is one: it names every platform (a
 # list the new one joins).  Each list entry of the tree exists.
 : >"$T/bad"
-for f in $(grep -v 'P[-.]' "$T/must" "$T/if" "$T/one" | cut -d: -f2); do
+for f in $(grep -v 'P[-./*]' "$T/must" "$T/if" "$T/one" | cut -d: -f2); do
 	[ -e "$top_srcdir/$f" ] || echo "$f: no such file" >>"$T/bad"
 done
-for f in $(grep -v 'P[-.]' "$T/must" | grep '\.[ch]$'); do
+for f in $(grep -v 'P[-./*]' "$T/must" | grep '\.[ch]$'); do
 	for p in "$amd" "$nv" "$host"; do
 		grep -qE "\\b($p)\\b" "$top_srcdir/$f" || echo "$f: does not name every platform" >>"$T/bad"
 	done
@@ -60,7 +62,7 @@ sort -u "$T/bad" -o "$T/bad"
 
 # Every platform has the new files the list asks of the next one.
 for p in amd nvidia host; do
-	[ -e "$top_srcdir/lib/util-platform-$p.c" ] || echo "lib/util-platform-$p.c"
+	[ -e "$top_srcdir/lib/platform/util-platform-$p.c" ] || echo "lib/platform/util-platform-$p.c"
 done >"$T/rows"
 [ ! -s "$T/rows" ]; ok $? "each platform's row is its own file" || sed 's/^/#   missing: /' "$T/rows"
 

@@ -124,7 +124,7 @@ grep_ok "reports alpha as skipped" "^family alpha +skipped: no CPU reference for
 grep_ok "and counts the skipped families" "^0 cases, 0 failed, 2 families skipped$" "$T/out"
 
 # [plugins] disable (needs the real config loader).
-if grep -q PLACEHOLDER "$top_srcdir/lib/config.c"; then
+if grep -q PLACEHOLDER "$top_srcdir/lib/config/config.c"; then
 	skip 2 "config loader not built yet"
 else
 	printf '[plugins]\ndisable = beta\n' > "$T/c.conf"

@@ -15,7 +15,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "cache/cache.h"
 #include "util-elf.h"
 #include "hanzo-rocm.h"
 #include "tap.h"

@@ -17,12 +17,12 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "cache.h"
-#include "kernel.h"
-#include "config-api.h"
+#include "cache/cache.h"
+#include "kernel/kernel.h"
+#include "config/config-api.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "elf-fixture.h"
 #include "tap.h"
 #include "util.h"

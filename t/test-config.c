@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
 #include "util.h"

@@ -14,9 +14,9 @@
 
 #include "tap.h"
 #include "gpu-test.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "context.h"
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "runtime.h"
 #include "util.h"
 

@@ -30,7 +30,7 @@
 
 #include "tap.h"
 #include "gpu-test.h"
-#include "devices.h"
+#include "devices/devices.h"
 #include "runtime.h"
 
 #define N ((size_t)1 << 20)     /* floats per buffer */

@@ -24,8 +24,8 @@
 
 #include "hanzo-rocm.h"
 #include "util-launch-meta.h"
-#include "kernel.h"
-#include "build-plugin.h"
+#include "kernel/kernel.h"
+#include "plugin/build-plugin.h"
 #include "runtime.h"
 #include "target.h"
 #include "host-test.h"

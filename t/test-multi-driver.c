@@ -25,8 +25,8 @@
 #include "fake-cuda-test.h"
 #include "tap.h"
 #include "context.h"
-#include "devices.h"
-#include "kernel.h"
+#include "devices/devices.h"
+#include "kernel/kernel.h"
 #include "runtime.h"
 #include "target.h"
 

@@ -16,9 +16,9 @@
 
 #include "tap.h"
 #include "hanzo-rocm.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "build-source.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "target.h"
 #include "util.h"
 #include "util-name.h"

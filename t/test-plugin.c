@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "util.h"
 #include "tap.h"
 

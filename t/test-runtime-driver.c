@@ -17,13 +17,13 @@
 
 #include "fake-cuda-test.h"
 #include "tap.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "backend-cuda.h"
 #include "context.h"
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "runtime.h"
 #include "backend.h"
-#include "devices.h"
+#include "devices/devices.h"
 #include "target.h"
 
 static int is_int_ok(int got, int want, const char *what)

@@ -16,10 +16,10 @@
 #include "backend-cuda.h"
 #include "backend-hip.h"
 #include "context.h"
-#include "kernel.h"
+#include "kernel/kernel.h"
 #include "runtime.h"
 #include "backend.h"
-#include "devices.h"
+#include "devices/devices.h"
 #include "target.h"
 
 static char logbuf[8192];

@@ -27,7 +27,7 @@
 #include "tap.h"
 #include "hanzo-rocm.h"
 #include "hanzo-rocm-plugin.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-elf.h"

@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
-#include "devices.h"
-#include "top-precompile.h"
+#include "devices/devices.h"
+#include "precompile/top-precompile.h"
 #include "target.h"
 #include "util.h"
 #include "tap.h"

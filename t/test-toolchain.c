@@ -21,7 +21,7 @@
 
 #include "util-spawn.h"
 
-#include "config-api.h"
+#include "config/config-api.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
 #include "target.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Cache entries: header, sizes, checksums, then the payload's ELF. */
 #include "fuzz.h"
-#include "cache.h"
+#include "cache/cache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

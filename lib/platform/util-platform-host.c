@@ -2,7 +2,7 @@
 /*
  * The host platform's row of the platform table (util-platform.h): the
  * host targets (host-w64, host-w32), their compile flags and ELF machine
- * (layer: util; pure).  The backend itself is lib/backend-host.c.
+ * (layer: util; pure).  The backend itself is lib/host/backend-host.c.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -190,7 +190,7 @@ void hr_cache_compile_unlock(struct hr_cache *c);
 struct hr_family;
 /*
  * One lookup: what hr_cache_lookup checked and listed, kept for its caller
- * on a miss (the kernel layer compiles then, lib/kernel-compile.c, and
+ * on a miss (the kernel layer compiles then, lib/kernel/kernel-compile.c, and
  * publishes through hr_cache_publish).  Release with hr_cache_lookup_release.
  */
 struct hr_lookup {

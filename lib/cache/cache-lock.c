@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"

@@ -27,9 +27,9 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "runtime.h"
 #include "util.h"
 #include "util-name.h"

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "build-plugin.h"
 #include "build-plugin-private.h"

@@ -33,8 +33,8 @@
 #include <nettle/sha2.h>
 
 #include "cache.h"
-#include "config-api.h"
-#include "util-platform.h"
+#include "config/config-api.h"
+#include "platform/util-platform.h"
 #include "util-elf.h"
 #include "context.h"
 #include "util.h"

@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "hanzo-rocm.h"
-#include "build-plugin.h"
-#include "cache.h"
-#include "config-api.h"
+#include "plugin/build-plugin.h"
+#include "cache/cache.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "top-precompile.h"
 #include "util.h"

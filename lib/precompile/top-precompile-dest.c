@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "config-api.h"
+#include "cache/cache.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "top-precompile.h"
 #include "util.h"

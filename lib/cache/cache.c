@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "target.h"
 #include "util.h"
 #include "util-name.h"

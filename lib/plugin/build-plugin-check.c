@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 
-#include "config-api.h"
+#include "config/config-api.h"
 #include "util-elf.h"
 #include "context.h"
 #include "build-plugin.h"

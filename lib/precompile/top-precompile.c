@@ -28,12 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "config-api.h"
+#include "cache/cache.h"
+#include "config/config-api.h"
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "top-precompile.h"
-#include "devices.h"
+#include "devices/devices.h"
 #include "target.h"
 #include "build-toolchain.h"
 #include "util.h"

@@ -16,7 +16,7 @@
 /* Numbered as the public HANZO_ROCM_PLATFORM_* (hanzo-rocm.h). */
 enum hr_platform {
 	HR_PLATFORM_NONE = 0, HR_PLATFORM_AMD = 1, HR_PLATFORM_NVIDIA = 2,
-	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/backend-host.h */
+	HR_PLATFORM_HOST = 3,   /* host-w64, host-w32: lib/host/backend-host.h */
 };
 
 /* The kind of compiler that builds a platform's code objects (build-toolchain.h). */

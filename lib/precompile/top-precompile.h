@@ -17,7 +17,7 @@
 
 #include "build-source.h"
 #include "build-toolchain.h"
-#include "cache.h"
+#include "cache/cache.h"
 
 struct hanzo_rocm;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "backend-ops.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "hanzo-rocm.h"
 #include "runtime.h"
 #include "util-launch-meta.h"

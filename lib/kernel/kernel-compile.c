@@ -14,15 +14,15 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "build-plugin.h"
+#include "plugin/build-plugin.h"
 #include "build-source.h"
 #include "build-toolchain.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "cache-source.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "util.h"
-#include "util-platform.h"
+#include "platform/util-platform.h"
 
 static int no_compile_error(struct hr_lookup *l)
 {

@@ -2,8 +2,8 @@
 /*
  * The host backend: kernels compiled by the system C++ compiler into a shared
  * object (the host code object) and run on the CPU with the GPU execution
- * model (lib/backend-host-exec.c), behind the same backend ops table as HIP and CUDA
- * (lib/backend-host.c).  For tests and debugging; opt-in only.
+ * model (lib/host/backend-host-exec.c), behind the same backend ops table as HIP and CUDA
+ * (lib/host/backend-host.c).  For tests and debugging; opt-in only.
  *
  * Targets: host-w64 (wave 64, the AMD CDNA/GCN code paths) and host-w32
  * (wave 32, the RDNA/NVIDIA paths).  Layer: backend; the target facts the
@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../kernels/hr-host-abi.h"
-#include "util-platform.h"
+#include "../../kernels/hr-host-abi.h"
+#include "platform/util-platform.h"
 
 struct hanzo_rocm;
 struct hr_backend_ops;

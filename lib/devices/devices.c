@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "devices.h"
 #include "devices-visible.h"
 #include "context.h"

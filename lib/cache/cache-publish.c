@@ -2,7 +2,7 @@
 /*
  * The write side of a lookup's miss (layer: cache): the user tier this
  * process may publish in, and publishing a code object the kernel layer
- * compiled (lib/kernel-compile.c) there, atomically, bounded by [cache]
+ * compiled (lib/kernel/kernel-compile.c) there, atomically, bounded by [cache]
  * max_size.  Reading stays in cache.c (the lookup, one path).
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cache.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 
 static void warn_once(struct hr_lookup *l, const char *msg)

@@ -14,7 +14,7 @@
 
 #include "build-source.h"
 #include "cache-source.h"
-#include "config-api.h"
+#include "config/config-api.h"
 #include "context.h"
 #include "target.h"
 #include "top-precompile.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config-api.h"
-#include "devices.h"
+#include "config/config-api.h"
+#include "devices/devices.h"
 #include "context.h"
 #include "top-precompile.h"
 #include "target.h"

@@ -20,7 +20,7 @@
 #include "backend-host.h"
 #include "context.h"
 #include "backend-ops.h"
-#include "config-api.h"
+#include "config/config-api.h"
 
 /* ---- state ------------------------------------------------------------ */
 
