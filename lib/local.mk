@@ -21,11 +21,11 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/platform/util-platform-amd.c lib/platform/util-platform-nvidia.c \
 	lib/platform/util-platform-host.c \
 	lib/target.h lib/target.c lib/target-known.c \
-	lib/config/config-api.h lib/config/config-private.h lib/config/config.c \
+	lib/config/config-api.h lib/config/config-internal.h lib/config/config.c \
 	lib/config/config-keys.c lib/config/config-show.c \
 	lib/build-toolchain.h lib/build-toolchain.c lib/build-toolchain-compile.c \
 	lib/build-source.h lib/build-source.c lib/build-hiprtc.c \
-	lib/plugin/build-plugin.h lib/plugin/build-plugin-private.h \
+	lib/plugin/build-plugin.h lib/plugin/plugin-internal.h \
 	lib/plugin/build-plugin.c lib/plugin/build-plugin-check.c \
 	lib/plugin/build-plugin-index.c lib/plugin/build-plugin-index-write.c \
 	lib/cache/cache.h lib/cache/cache.c lib/cache/cache-entry.c \
@@ -34,7 +34,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
 	lib/backend-cuda.h lib/backend-cuda.c \
 	lib/backend-hip.h lib/backend-hip.c lib/backend-hip-kfd.c \
-	lib/host/backend-host.h lib/host/backend-host-internal.h \
+	lib/host/backend-host.h lib/host/host-internal.h \
 	lib/host/backend-host.c lib/host/backend-host-exec.c lib/host/backend-host-pool.c \
 	lib/devices/devices.h lib/devices/devices.c \
 	lib/devices/devices-visible.h lib/devices/devices-visible.c \

@@ -7,7 +7,7 @@
 # headers and hanzo-rocm-tools.h, and no test builds from tools/.
 # A unit of more than three files is a folder of lib/ (lib/cache/, ...);
 # files are named by their path under lib/ (cache/cache-entry.c), and a
-# folder's own headers are included by bare name.
+# folder's <folder>-internal.h is included only by the folder's own files.
 . "$top_srcdir/t/tap.sh"
 lib="$top_srcdir/lib"
 layers="$lib/layers"
@@ -56,6 +56,23 @@ awk 'NR == FNR { unit[$1] = $2; rank[$1] = $3; layer[$1] = $4; next }
 	}' "$T/files" "$T/edges" >"$T/upward"
 [ ! -s "$T/upward" ]; ok $? "no file includes a header of a higher layer"
 [ -s "$T/upward" ] && sed 's/^/# /' "$T/upward"
+
+# A folder's <folder>-internal.h is private to the folder: it lives in its
+# folder, is named after it, and only the folder's own files include it.
+awk '$1 ~ /-internal\.h$/ { print $1 }' "$T/files" | while read -r h; do
+	case $h in
+	*/*/*) echo "$h: not directly in a folder of lib/" ;;
+	*/*) d=${h%/*}; [ "${h#*/}" = "$d-internal.h" ] || echo "$h: not named after its folder ($d-internal.h)" ;;
+	*) echo "$h: an -internal.h in lib/ itself, not in a folder" ;;
+	esac
+done >"$T/internal"
+awk '$2 ~ /-internal\.h$/ {
+		hd = $2; if (hd ~ /\//) sub(/\/[^\/]*$/, "", hd); else hd = "."
+		fd = $1; if (fd ~ /\//) sub(/\/[^\/]*$/, "", fd); else fd = "."
+		if (fd != hd) print $1 " includes " $2 ", private to " hd "/"
+	}' "$T/edges" >>"$T/internal"
+[ ! -s "$T/internal" ]; ok $? "a folder's -internal.h is included by that folder's files only"
+[ -s "$T/internal" ] && sed 's/^/# /' "$T/internal"
 
 # Units' graph through tsort, which names a loop if there is one.
 awk 'NR == FNR { unit[$1] = $2; next }

@@ -2,7 +2,7 @@
 /*
  * The configuration keys (layer: config): each key of each section, its
  * value's grammar and validation, and inih's handler that sets them.  What
- * a bad value does (error or warning) is config-private.h's PROBLEM.
+ * a bad value does (error or warning) is config-internal.h's PROBLEM.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "config-api.h"
-#include "config-private.h"
+#include "config-internal.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config-api.h"
-#include "config-private.h"
+#include "config-internal.h"
 #include "util.h"
 
 /* Frees what every key's field holds. */

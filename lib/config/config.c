@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "config-api.h"
-#include "config-private.h"
+#include "config-internal.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

@@ -22,7 +22,7 @@
  * per-block state whose invariants (who is parked, who runs, when a block
  * may retire) are only checkable read together: they stay in this file.
  * The pool of workers that runs a launch's blocks is backend-host-pool.c;
- * the state both see is backend-host-internal.h.
+ * the state both see is host-internal.h.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "backend-host.h"
-#include "backend-host-internal.h"
+#include "host-internal.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HR_ASAN 1

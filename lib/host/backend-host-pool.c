@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "backend-host.h"
-#include "backend-host-internal.h"
+#include "host-internal.h"
 #include "target.h"
 
 static void *worker_main(void *data)

@@ -42,7 +42,7 @@
 #include "util-elf.h"
 #include "context.h"
 #include "build-plugin.h"
-#include "build-plugin-private.h"
+#include "plugin-internal.h"
 #include "util.h"
 #include "util-name.h"
 #include "util-trust.h"

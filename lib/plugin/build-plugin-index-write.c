@@ -14,7 +14,7 @@
 
 #include "context.h"
 #include "build-plugin.h"
-#include "build-plugin-private.h"
+#include "plugin-internal.h"
 #include "util.h"
 
 /*

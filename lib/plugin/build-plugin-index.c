@@ -26,7 +26,7 @@
 #include "config/config-api.h"
 #include "context.h"
 #include "build-plugin.h"
-#include "build-plugin-private.h"
+#include "plugin-internal.h"
 #include "util.h"
 #include "util-name.h"
 #include "util-trust.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What the plugin loader's files share (layer: build; included by the build-plugin*.c
- * files only): limits, the family table,
+ * What the plugin loader's files share (layer: build; private to lib/plugin/,
+ * whose build-plugin*.c files only include it): limits, the family table,
  * where to look, the candidates of a scan, and the helpers they use.
  */
-#ifndef HR_PLUGIN_PRIVATE_H
-#define HR_PLUGIN_PRIVATE_H
+#ifndef HR_PLUGIN_INTERNAL_H
+#define HR_PLUGIN_INTERNAL_H
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -2,11 +2,11 @@
 /*
  * The host execution model's state, private to backend-host-exec.c (the
  * fibers, the barrier and wave exchange, running a block) and
- * backend-host-pool.c (the workers that run a launch's blocks).
- * Layer: backend.
+ * backend-host-pool.c (the workers that run a launch's blocks), in
+ * lib/host/.  Layer: backend.
  */
-#ifndef HR_BACKEND_HOST_INTERNAL_H
-#define HR_BACKEND_HOST_INTERNAL_H
+#ifndef HR_HOST_INTERNAL_H
+#define HR_HOST_INTERNAL_H
 
 #include <pthread.h>
 #include <stdbool.h>

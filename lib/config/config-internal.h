@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What config.c (reading files and the environment) and config-keys.c
- * (the keys and their values) share: the state of one file's parse and how
- * a problem is reported (layer: config; included by those two only).
+ * What config.c (reading files and the environment), config-keys.c (the
+ * keys and their values) and config-show.c share: the state of one file's
+ * parse and how a problem is reported (layer: config; private to
+ * lib/config/, whose files only include it).
  */
-#ifndef HR_CONFIG_PRIVATE_H
-#define HR_CONFIG_PRIVATE_H
+#ifndef HR_CONFIG_INTERNAL_H
+#define HR_CONFIG_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
