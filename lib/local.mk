@@ -43,7 +43,8 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/kernel/kernel-compile.c \
 	lib/kernel-module.c \
 	lib/kernel-catalogue.h lib/kernel-catalogue.c lib/kernel-op.c \
-	lib/precompile/top-precompile.h lib/precompile/top-precompile.c \
+	lib/precompile/top-precompile.h lib/precompile/precompile-internal.h \
+	lib/precompile/top-precompile.c \
 	lib/precompile/top-precompile-targets.c lib/precompile/top-precompile-stamp.c \
 	lib/precompile/top-precompile-dest.c lib/precompile/top-precompile-prune.c \
 	lib/precompile/top-precompile-source.c

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The host backend's pool of workers (backend-host.h): blocks are taken from
+ * The host backend's pool of workers (host-internal.h): blocks are taken from
  * a shared counter by the workers (the launching thread is worker 0; helper
  * threads start on the first launch, with every signal blocked); each worker
  * runs its blocks with the execution model of backend-host-exec.c.  Launches

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "backend-host.h"
+#include "host-internal.h"
 #include "context.h"
 #include "backend-ops.h"
 #include "config/config-api.h"

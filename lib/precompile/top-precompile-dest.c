@@ -15,6 +15,7 @@
 #include "cache/cache.h"
 #include "config/config-api.h"
 #include "context.h"
+#include "precompile-internal.h"
 #include "top-precompile.h"
 #include "util.h"
 #include "util-trust.h"

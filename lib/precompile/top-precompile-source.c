@@ -17,6 +17,7 @@
 #include "config/config-api.h"
 #include "context.h"
 #include "target.h"
+#include "precompile-internal.h"
 #include "top-precompile.h"
 #include "util.h"
 

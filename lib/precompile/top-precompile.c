@@ -32,6 +32,7 @@
 #include "config/config-api.h"
 #include "context.h"
 #include "plugin/build-plugin.h"
+#include "precompile-internal.h"
 #include "top-precompile.h"
 #include "devices/devices.h"
 #include "target.h"

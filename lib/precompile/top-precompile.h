@@ -96,13 +96,6 @@ int hr_precompile_source(struct hanzo_rocm *ctx, const struct hr_precompile_opts
                          const struct hr_source_spec *s,
                          struct hr_precompile_summary *summary);
 
-/*
- * Remove from dest the entries of the families in before (the previous
- * index's) that are neither installed now nor disabled: *pruned lists them
- * (malloc'd strv), *removed counts the entries.  0 or -errno.
- */
-int hr_precompile_prune(struct hanzo_rocm *ctx, const char *dest, char *const *before,
-                        char ***pruned, unsigned *removed);
 /* Whether a tier file (entry, quarantined, temp, lock; hr_cache_scan's
  * name and kind) is family's: the prune and `cache clear --family`. */
 bool hr_cache_file_is_family(const char *name, enum hr_cache_file kind, const char *family);
@@ -114,30 +107,5 @@ bool hr_cache_file_is_family(const char *name, enum hr_cache_file kind, const ch
  */
 int hr_targets_for_precompile(struct hanzo_rocm *ctx, char ***targets,
                               const char **why);
-
-/*
- * precompile's toolchain stamps (top-precompile-stamp.c): the toolchain that
- * <dest>/.toolchain-<kind> remembers when everything it depends on is
- * unchanged (NULL otherwise), and writing one after a probe.
- */
-struct hr_config;
-struct hr_toolchain *hr_stamp_load(const struct hr_config *cfg,
-                                   const char *dest, enum hr_compiler k);
-void hr_stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                   const char *dest, const struct hr_toolchain *tc);
-/*
- * precompile's destination (top-precompile-dest.c): the directory o names, made
- * ready; *readonly when it is a user cache we may only check.  And the
- * read-only tiers searched before dest (none for --output).
- */
-int hr_precompile_dest(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                       const struct hr_precompile_opts *o, const char **dir,
-                       bool *readonly);
-int hr_precompile_ro_dirs(struct hanzo_rocm *ctx, const struct hr_config *cfg,
-                          const struct hr_precompile_opts *o, const char *dest,
-                          char ***ret);
-/* The compiler name the configuration gives for kind (hipcc/nvcc). */
-const char *hr_precompile_compiler_name(const struct hr_config *cfg,
-                                        enum hr_compiler k);
 
 #endif
