@@ -28,9 +28,10 @@
  *                  same from shared memory, wide loads (ldmatrix on NVIDIA)
  *   hr_mma_acc c;  hr_mma_run(c, a, b)     C += A B
  *   c.v[e] is C[hr_mma_acc_row(e)][hr_mma_acc_col(e)] for this lane.
- * NVIDIA only (HR_MMA_SYNC): hr_mma_load_b_smem(b, base, ld), B[k][n] =
- *   base[k * ld + n] by ldmatrix.trans; hr_cp_async16 / _commit / _wait<N>,
- *   sm_80's asynchronous global -> shared copies.
+ *   hr_mma_load_b_smem(b, base, ld): B[k][n] = base[k * ld + n] (B
+ *                  row-major; ldmatrix.trans on NVIDIA, element loads elsewhere)
+ * NVIDIA only (HR_MMA_SYNC): hr_cp_async16 / _commit / _wait<N>, sm_80's
+ *   asynchronous global -> shared copies.
  */
 #ifndef HR_MATRIX_H
 #define HR_MATRIX_H
@@ -397,6 +398,20 @@ template <int N>
 HR_DEVICE void hr_cp_async_wait(void)
 {
 	asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
+}
+#endif
+
+#if HR_MMA != HR_MMA_SYNC
+/* B[k][n] = base[k * ld + n] (B row-major) element by element: the lane's
+ * k run down a column here (ldmatrix.trans does it on NVIDIA). */
+template <typename T>
+HR_DEVICE void hr_mma_load_b_smem(hr_mma_b<T> &b, const T *base, int ld)
+{
+	const int t = hr_mma_lane();
+
+#pragma unroll
+	for (int e = 0; e < HR_MMA_NB; e++)
+		b.v[e] = base[hr_mma_b_k(t, e) * ld + hr_mma_b_col(t, e)].bits;
 }
 #endif
 
