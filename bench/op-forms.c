@@ -137,7 +137,7 @@ static int time_form(struct job *j, enum form f, double *gpu_ms, double *host_us
 	for (int i = 0; i < 3 && r == 0; i++)
 		r = run(j, f);
 	for (int b = 0; b < N_BATCH && r == 0; b++) {
-		float t;
+		float t = 0.f;
 		double h0, h1;
 
 		r = spin();

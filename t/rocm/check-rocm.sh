@@ -38,8 +38,12 @@ in_root() {
 	chroot "$root" env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		LANG=C.UTF-8 HANZO_ROCM_CACHE_DIR=/tmp/user-cache "$@"
 }
-# needs TARGET: the library's "needs ROCm >= X" entry, from its table.
-needs() { sed -n "s/.*{ \"$1\", \"\([0-9.]*\)\" }.*/\1/p" "$src"/lib/*.c "$src"/lib/*/*.c | head -n 1; }
+# needs TARGET: the library's "needs ROCm >= X" entry: first_rocm, the 5th
+# column of its row in lib/util-targets.def (empty: every release).
+needs() {
+	sed -n "s/^HR_AMD_TARGET(\"$1\", *[^,]*, *[^,]*, *[^,]*, *\"\([0-9.]*\)\".*/\1/p" \
+		"$src/lib/util-targets.def" | head -n 1
+}
 # version_ge A B: A >= B
 version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]; }
 families=$(sed -e 's/#.*//' "$src/plugins/families")
