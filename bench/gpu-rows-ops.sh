@@ -5,7 +5,8 @@
 # made elsewhere and carried (doc/HACKING.md, "GPU tests"):
 #
 #   sh bench/gpu-rows-ops.sh BUILDDIR OUTDIR [CACHEDIR] [PART...]
-#   PART: selftest exdev rows index ops decode (default: all)
+#   PART: selftest exdev rows index ops decode decode-sweep (default: all
+#   but decode-sweep, the split count forced over a range)
 #
 # CACHEDIR: a cache tier made by `hanzo-rocm precompile --output CACHEDIR
 # --target sm_90` where the build is (so no device time goes to nvcc); it is
@@ -41,7 +42,7 @@ for s in "$@"; do
 	exdev) timeout 60 "$B/bench/launch-exdev" 2>&1 | tee "$O/exdev.txt";;
 	rows|index) HR_ROW_BLOCKS="${HR_ROW_BLOCKS-256 512}" timeout 400 python3 "$S/gpu-timed.py" "$L" \
 		--json "$O/timed-$s.json" "$s" 2>&1 | tee "$O/timed-$s.txt";;
-	ops|decode) timeout 300 python3 "$S/gpu-ops.py" "$L" --json "$O/ops-$s.json" "$s" 2>&1 |
+	ops|decode|decode-sweep) timeout 300 python3 "$S/gpu-ops.py" "$L" --json "$O/ops-$s.json" "$s" 2>&1 |
 		tee "$O/ops-$s.txt";;
 	*) echo "unknown part $s" >&2; exit 2;;
 	esac
