@@ -10,7 +10,9 @@
 #      its sections, default all);
 #   3. first kernel in a new process: library (warm cache) vs the CUDA driver
 #      loading the same cubin vs the driver JIT-loading PTX (cold, then from
-#      its compute cache), medians of 7 fresh processes.
+#      its compute cache), medians of HR_COLD_N (15) fresh processes each,
+#      the modes alternating (7 gave +9.0% on a fresh machine where 15 give
+#      +1.0%: the first processes' disk cache skews a short median).
 # usage: bench/gpu-bench.sh BUILDDIR OUTDIR [CACHEDIR]
 # CACHEDIR: a precompiled user cache to start from (copied), else compile on miss.
 set -u
@@ -70,7 +72,7 @@ cs="$B/bench/gpu-coldstart"
 	-o "$tmp/unary.ptx" || rc=1
 export CUDA_CACHE_PATH="$tmp/nvjit"        # a fresh driver JIT cache: first run is cold
 {
-	for i in 1 2 3 4 5 6 7; do
+	for i in $(seq 1 "${HR_COLD_N:-15}"); do
 		"$cs" driver "$tmp/unary.ptx" uexp_f32 | sed "s/^driver/ptx_jit_$i/"
 		"$cs" lib unary uexp_f32
 		"$cs" driver "$tmp/unary.cubin" uexp_f32
