@@ -28,7 +28,7 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/plugin/build-plugin.h lib/plugin/plugin-internal.h \
 	lib/plugin/build-plugin.c lib/plugin/build-plugin-check.c \
 	lib/plugin/build-plugin-index.c lib/plugin/build-plugin-index-write.c \
-	lib/cache/cache.h lib/cache/cache.c lib/cache/cache-entry.c \
+	lib/cache/cache.h lib/cache/cache-internal.h lib/cache/cache.c lib/cache/cache-entry.c \
 	lib/cache/cache-publish.c lib/cache/cache-lock.c lib/cache/cache-gc.c \
 	lib/cache-source.h lib/cache-source.c \
 	lib/backend-ops.h lib/backend.h lib/backend.c \
@@ -37,9 +37,9 @@ lib_libhanzo_rocm_internal_la_SOURCES = \
 	lib/host/backend-host.h lib/host/host-internal.h \
 	lib/host/backend-host.c lib/host/backend-host-exec.c lib/host/backend-host-pool.c \
 	lib/devices/devices.h lib/devices/devices.c \
-	lib/devices/devices-visible.h lib/devices/devices-visible.c \
+	lib/devices/devices-visible.h lib/devices/devices-internal.h lib/devices/devices-visible.c \
 	lib/runtime.h lib/runtime.c \
-	lib/kernel/kernel.h lib/kernel/kernel.c lib/kernel/kernel-geometry.c \
+	lib/kernel/kernel.h lib/kernel/kernel-internal.h lib/kernel/kernel.c lib/kernel/kernel-geometry.c \
 	lib/kernel/kernel-compile.c \
 	lib/kernel-module.c \
 	lib/kernel-catalogue.h lib/kernel-catalogue.c lib/kernel-op.c \

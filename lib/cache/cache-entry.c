@@ -33,6 +33,7 @@
 #include <nettle/sha2.h>
 
 #include "cache.h"
+#include "cache-internal.h"
 #include "config/config-api.h"
 #include "platform/util-platform.h"
 #include "util-elf.h"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cache-internal.h"
 #include "config/config-api.h"
 #include "util-elf.h"
 #include "context.h"

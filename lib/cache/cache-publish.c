@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "cache-internal.h"
 #include "config/config-api.h"
 #include "context.h"
 

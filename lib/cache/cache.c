@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "cache-internal.h"
 #include "config/config-api.h"
 #include "context.h"
 #include "plugin/build-plugin.h"

@@ -96,12 +96,6 @@ int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *targ
                        const struct hr_cache_key *expect_key, struct hr_entry *e,
                        char *why, size_t n);
 
-/*
- * Create <dir>/<target> (tdir) if needed, with the mode of dir; *file_mode
- * is the mode entries get there.  Shared by entries and their locks.
- */
-int hr_cache_target_dir(const char *dir, const char *tdir, mode_t *file_mode);
-
 /* Publish atomically as <dir>/<target>/<family>.hrco (creating <target>/). */
 int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
                    const char *target, const struct hr_cache_key *key,
@@ -238,8 +232,5 @@ int hr_cache_user_entry(struct hr_lookup *l, const struct hr_tier_dir *user,
                         const void **data, size_t *size);
 void hr_cache_publish(struct hr_lookup *l, const struct hr_tier_dir *user,
                       const char *compiler, const void *obj, size_t size);
-/* The key of l's family for target (either of l's two). */
-void hr_cache_lookup_key(const struct hr_lookup *l, const char *target,
-                         struct hr_cache_key *key);
 
 #endif

@@ -95,12 +95,9 @@ int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 /*
  * Plugin path values (DESIGN §6): absolute directories separated by ':';
- * a leading '+' keeps the default directory after them.  split: -EINVAL
- * for a relative element; finish: appends the default where due;
+ * a leading '+' keeps the default directory after them (config.c);
  * set_plugin_path: options.plugin_path, which beats the variable and files.
  */
-int hr_config_plugin_path_split(const char *v, char ***out, bool *keep);
-int hr_config_plugin_path_finish(struct hr_config *cfg);
 int hr_config_set_plugin_path(struct hanzo_rocm *ctx, struct hr_config *cfg,
                               const char *list, const char *what);
 

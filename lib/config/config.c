@@ -334,6 +334,9 @@ static int env_abs_path(struct hanzo_rocm *ctx, const char *var, const char *v,
 	return *out ? 0 : -ENOMEM;
 }
 
+static int plugin_path_split(const char *v, char ***out, bool *keep);
+static int plugin_path_finish(struct hr_config *cfg);
+
 /* Paths: env beats the files; the files beat the built-in defaults. */
 static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
                            struct tally *t)
@@ -368,7 +371,7 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
 		char **l;
 		bool keep;
 
-		r = hr_config_plugin_path_split(v, &l, &keep);
+		r = plugin_path_split(v, &l, &keep);
 		if (r == -EINVAL)
 			TALLY(ctx, t, "HANZO_ROCM_PLUGIN_PATH: invalid value '%s' (expected absolute directories separated by ':', '+' first to keep the default directory)\n",
 			      v);
@@ -380,7 +383,7 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
 		} else
 			hr_strv_free(l);
 	}
-	return hr_config_plugin_path_finish(cfg);
+	return plugin_path_finish(cfg);
 }
 
 /*
@@ -388,7 +391,7 @@ static int apply_env_paths(struct hanzo_rocm *ctx, struct hr_config *cfg,
  * file, blanks); a '+' before the first keeps the default directory after
  * them ("+" alone: the default only).
  */
-int hr_config_plugin_path_split(const char *v, char ***out, bool *keep)
+static int plugin_path_split(const char *v, char ***out, bool *keep)
 {
 	char **l;
 
@@ -408,7 +411,7 @@ int hr_config_plugin_path_split(const char *v, char ***out, bool *keep)
 }
 
 /* No path set, or one with '+': the default directory (root-prefixed) last. */
-int hr_config_plugin_path_finish(struct hr_config *cfg)
+static int plugin_path_finish(struct hr_config *cfg)
 {
 	char *s;
 	int r;
@@ -431,7 +434,7 @@ int hr_config_set_plugin_path(struct hanzo_rocm *ctx, struct hr_config *cfg,
 {
 	char **l;
 	bool keep;
-	int r = hr_config_plugin_path_split(list, &l, &keep);
+	int r = plugin_path_split(list, &l, &keep);
 
 	if (r == -EINVAL)
 		hr_err(ctx, "%s: invalid value '%s' (expected absolute directories "
@@ -441,7 +444,7 @@ int hr_config_set_plugin_path(struct hanzo_rocm *ctx, struct hr_config *cfg,
 		return r;
 	hr_config_replace_strv(&cfg->plugin_path, l);
 	cfg->plugin_path_keep_default = keep;
-	return hr_config_plugin_path_finish(cfg);
+	return plugin_path_finish(cfg);
 	return 0;
 }
 

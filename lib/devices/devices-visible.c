@@ -24,6 +24,7 @@
 
 #include "context.h"
 #include "devices-visible.h"
+#include "devices-internal.h"
 #include "target.h"
 #include "util.h"
 

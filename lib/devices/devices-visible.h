@@ -32,14 +32,6 @@ struct hr_visible {
 	size_t kfd_gpus;                /* AMD GPUs found in KFD before any level */
 };
 
-/*
- * Filter and reorder devs[0..*n) (AMD devices in KFD order) in place by
- * the variables above, read with secure_getenv (empty = unset); renumbers
- * their ordinals 0..*n-1, HIP's numbering.  Never fails: a value the
- * runtime would not accept past some entry keeps the entries before it.
- */
-void hr_devices_visible_apply(struct hanzo_rocm *ctx, struct hr_device *devs,
-                              size_t *n, struct hr_visible *vis);
 
 /* The record of the context's device list (NULL when detection failed). */
 const struct hr_visible *hr_devices_visible(struct hanzo_rocm *ctx);

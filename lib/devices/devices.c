@@ -15,6 +15,7 @@
 #include "config/config-api.h"
 #include "devices.h"
 #include "devices-visible.h"
+#include "devices-internal.h"
 #include "context.h"
 #include "target.h"
 #include "util.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "kernel-internal.h"
 #include "plugin/build-plugin.h"
 #include "build-source.h"
 #include "build-toolchain.h"

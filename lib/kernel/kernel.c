@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "kernel-internal.h"
 #include "cache/cache.h"
 #include "context.h"
 #include "plugin/build-plugin.h"

@@ -68,16 +68,6 @@ int hr_code_object_find(struct hanzo_rocm *ctx, const char *family,
                         const char *target, unsigned skip_mask,
                         const void **data, size_t *size, enum hr_tier *from);
 /*
- * The miss path (kernel-compile.c), l as hr_cache_lookup left it on
- * HR_CACHE_MISS: load the family's plugin, build it with the platform's
- * compiler once per context (serialised) and publish it in the user tier;
- * *from is HR_TIER_USER when another process published it meanwhile, else
- * HR_TIER_COMPILED.
- */
-int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
-                           enum hr_tier *from);
-
-/*
  * Caller source's code object (malloc'd) for target: hr_source_lookup's
  * tiers (exact target, then the generic processor; skip_mask passes tiers
  * over, as for families), else compiled once (a per-context mutex, then the
