@@ -20,7 +20,8 @@ ops: argsort (hanzo_rocm_op_run on asort_asc_T: the shared-memory form, or
   the argsort lines alone.
 decode: paged attention decode (hanzo_rocm_op_run on paged_attention_d128_T:
   split-K + combine when the library picks splits) over a paged KV cache
-  (pages of 16 tokens in a shuffled block table) vs torch's
+  (pages of 16 tokens - HR_DECODE_PAGE tokens when set - in a shuffled
+  block table) vs torch's
   scaled_dot_product_attention (default backend choice, enable_gqa) on the
   same keys and values laid out contiguously [batch, kv_heads, tokens, D]
   (torch has no paged form: its best case).  GB/s = K and V bytes read /
@@ -221,7 +222,8 @@ def x_esz(dt):
 # ---- decode -----------------------------------------------------------------
 def sec_decode():
     g = torch.Generator(device="cuda").manual_seed(19)
-    HQ, HKV, D, PAGE = 32, 8, 128, 16
+    HQ, HKV, D = 32, 8, 128
+    PAGE = int(os.environ.get("HR_DECODE_PAGE", "16"))
     print(f"{'decode':22s} {'shape':>30s} {'torch':>7s} {'ours':>7s} {'ratio':>6s}  (GB/s of K+V; "
           f"% of copy)", flush=True)
     for batch, tokens in [(8, 4096), (1, 32768)]:
