@@ -407,11 +407,7 @@ HR_DEVICE void hr_cp_async_wait(void)
 template <typename T>
 HR_DEVICE void hr_mma_load_b_smem(hr_mma_b<T> &b, const T *base, int ld)
 {
-	const int t = hr_mma_lane();
-
-#pragma unroll
-	for (int e = 0; e < HR_MMA_NB; e++)
-		b.v[e] = base[hr_mma_b_k(t, e) * ld + hr_mma_b_col(t, e)].bits;
+	hr_mma_load_bt(b, [&](int n, int k) { return base[k * ld + n]; });
 }
 #endif
 
