@@ -41,6 +41,7 @@ asynchronous launch.
 
 import ctypes
 import errno as _errno
+import numbers
 import re
 import struct
 import sys
@@ -52,7 +53,7 @@ from ._arrays import (DL_CPU, DL_CUDA, DL_CUDA_HOST, DL_CUDA_MANAGED, DL_ROCM,
                       DL_ROCM_HOST, as_buf)
 
 __all__ = ["Context", "Device", "Kernel", "Module", "Catalogue", "KernelInfo",
-           "Arg", "Layout", "Pointer", "Geometry", "GeometryEx", "Error",
+           "Arg", "Layout", "Pointer", "NULL", "Geometry", "GeometryEx", "Error",
            "ArgumentError", "CompileError", "strerror",
            "PLATFORM_AMD", "PLATFORM_NVIDIA", "PLATFORM_HOST"]
 __version__ = "0.1.0"
@@ -287,6 +288,11 @@ class Pointer:
 
     def __repr__(self):
         return "Pointer(0x%x, %d)" % (self.address, self.nbytes)
+
+
+NULL = Pointer(0, 0)
+NULL.__doc__ = """The NULL pointer, for a pointer argument the kernel documents
+as optional (None is refused: it is too easy to pass by mistake)."""
 
 
 def _bf16_bits(x):
@@ -812,20 +818,29 @@ class Kernel:
 
     # -- argument checks ----------------------------------------------
 
-    def _buf(self, arg, value, launch, where=None):
+    def _buf(self, arg, value, launch, where=None, nullable=False):
         """The address of an array for pointer argument arg (checked)."""
         where = where or self._where
         if value is None:
+            if arg.name in _OP_OPTIONAL and nullable:
+                return 0, None
+            raise ArgumentError(arg.name, "None for %s: pass an array, or hanzo_rocm.NULL "
+                                "where the kernel takes NULL" % arg.type, kernel=where)
+        if value is NULL:
             return 0, None
-        if isinstance(value, (int, float, str, bytes)) or value is Ellipsis:
+        if isinstance(value, (numbers.Number, str, bytes)) or value is Ellipsis:
             raise ArgumentError(arg.name, "expected an array for %s, got %s"
                                 % (arg.type, type(value).__name__), kernel=where)
         try:
             b = as_buf(value)
         except TypeError as e:
             raise ArgumentError(arg.name, "%s for %s" % (e, arg.type), kernel=where) from None
-        except (ValueError, AttributeError, KeyError, OverflowError) as e:
-            raise ArgumentError(arg.name, "unusable array: %s" % e, kernel=where) from None
+        except Exception as e:      # noqa: BLE001 - any malformed interface
+            raise ArgumentError(arg.name, "unusable array: %s: %s"
+                                % (type(e).__name__, e), kernel=where) from None
+        if b.ptr == 0 and (isinstance(value, Pointer) or b.numel > 0):
+            raise ArgumentError(arg.name, "a NULL address: pass hanzo_rocm.NULL where the "
+                                "kernel takes NULL", kernel=where)
         self._check_device(arg.name, b, where)
         want = _SCALARS.get(arg.base)
         el = _ELEMENTS.get(want)
@@ -1006,7 +1021,7 @@ class Kernel:
         bufs = {}
         for f in _OP_FIELDS:
             if f in kw:
-                addr, b = self._buf(arg_of[f], kw.pop(f), launch)
+                addr, b = self._buf(arg_of[f], kw.pop(f), launch, nullable=True)
                 setattr(c, f, addr)
                 bufs[f] = b
         if "eps" in kw:
@@ -1022,11 +1037,21 @@ class Kernel:
             if batch < 0:
                 raise ArgumentError("batch", "negative", kernel=self._where)
             c.batch = batch
-        # The sizes the call implies (libhanzo-rocm(3), Operations).
+        # The sizes the call implies (libhanzo-rocm(3), Operations): rows of
+        # cols contiguous elements in; out, rows of cols (norms, sorts: the
+        # kernel takes ncols) or one per row (reductions).
         n_src = (batch or 1) * cols if qmv else rows * cols
         need = {"src": n_src, "residual": rows * cols, "residual_out": rows * cols}
         if not qmv:
             need.update(alpha=cols, beta=cols)
+        if "ncols" in sig:
+            need["dst"] = rows * cols
+        elif "el_to_sum_per_block" in sig:
+            need["dst"] = rows
+        for f, b in bufs.items():
+            if b is not None and not b.contiguous:
+                raise ArgumentError(f, "not contiguous: the operation takes rows of "
+                                    "contiguous elements", kernel=self._where)
         for f, n in need.items():
             b = bufs.get(f)
             if b is not None and b.numel < n:

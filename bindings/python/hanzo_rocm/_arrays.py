@@ -11,7 +11,8 @@ Internal.  An argument for a pointer parameter may be:
   numpy >= 1.22): the capsule is read, not consumed, and kept alive until
   the launch has been queued;
 * a :class:`hanzo_rocm.Pointer`: a raw address with its size and device;
-* ``None``: NULL (the library refuses it where the kernel needs one).
+* ``hanzo_rocm.NULL``: NULL, where the kernel takes it (None is refused,
+  except for the operation call's optional alpha and beta).
 """
 
 import ctypes
