@@ -7,4 +7,5 @@ EXTRA_DIST += \
 	bindings/python/hanzo_rocm/__init__.py bindings/python/hanzo_rocm/_ffi.py \
 	bindings/python/hanzo_rocm/_arrays.py bindings/python/hanzo_rocm/torch.py \
 	bindings/python/tests/conftest.py bindings/python/tests/test_host.py \
-	bindings/python/tests/test_fuzz.py bindings/python/tests/test_torch.py
+	bindings/python/tests/test_fuzz.py bindings/python/tests/test_torch.py \
+	bindings/python/examples/torch_ops.py
