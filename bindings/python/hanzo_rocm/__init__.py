@@ -1003,8 +1003,13 @@ class Kernel:
                                     % (self.name, self.info.signature), kernel=self._where)
         if "x" in kw:
             kw["src"] = kw.pop("x")
+        # Paged attention: block_size is the page size, never the launch's.
+        paged = "num_seqs" in sig and "block_tables" in sig
         for a in sig.values():
             n = "src" if a.name == "x" else a.name
+            if paged and n == "block_size" and n not in kw:
+                raise ArgumentError(n, "missing: the page size of the KV cache (%s %s)"
+                                    % (a.type, a.name), kernel=self._where)
             if n in kw or n in _OP_OPTIONAL:
                 continue
             if a.name in _OP_DERIVED and a.name not in _OP_FIELDS and a.name != "eps" \

@@ -17,6 +17,7 @@ stream.
 
 import os
 import threading
+from typing import Optional
 
 import torch
 
@@ -72,7 +73,7 @@ def _rows_cols(x):
 
 
 @torch.library.custom_op("hanzo_rocm::rmsnorm", mutates_args=())
-def rmsnorm(x: torch.Tensor, weight: torch.Tensor | None, eps: float) -> torch.Tensor:
+def rmsnorm(x: torch.Tensor, weight: Optional[torch.Tensor], eps: float) -> torch.Tensor:
     """RMS norm of x over its last dimension, times weight (None: 1)."""
     x = x.contiguous()
     out = torch.empty_like(x)

@@ -220,3 +220,26 @@ def test_dlpack_numpy(ctx, dev):
     buf = np.zeros(16, np.float32)
     f.launch_work(16, 1, OnlyDLPack(buf), 4.0, 16)
     assert (buf == 4).all()
+
+
+def test_op_named_values(ctx, dev):
+    # Arguments the call cannot derive go by name (the C call's .named),
+    # typed by the catalogue: a pointer, a float, a size_t.
+    f = ctx.kernel("fill", "fill_f32", device=dev.index)
+    buf = np.zeros(64, np.float32)
+    f.op(50, 1, buf=buf, value=3.0, numel=50)
+    assert (buf[:50] == 3).all() and (buf[50:] == 0).all()
+    a = ctx.kernel("affine", "affine_f32", device=dev.index)
+    x = np.arange(30, dtype=np.float32)
+    y = np.zeros_like(x)
+    a.op(30, 1, inp=x, out=y, mul=0.5, add=-1, numel=30)     # num_dims, info: derived
+    np.testing.assert_array_equal(y, 0.5 * x - 1)
+    with pytest.raises(hr.ArgumentError) as e:
+        a.op(30, 1, inp=x, out=y, mul=0.5, numel=30)
+    assert e.value.argument == "add"
+    with pytest.raises(hr.ArgumentError) as e:
+        f.op(50, 1, buf=buf, value=3.0, numel=-1)
+    assert e.value.argument == "numel"
+    with pytest.raises(hr.ArgumentError) as e:
+        f.op(50, 1, buf=buf.astype(np.float64), value=3.0, numel=50)
+    assert e.value.argument == "buf"
