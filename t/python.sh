@@ -27,7 +27,7 @@ export HR_CLI
 "$PY" -m pytest -p no:cacheprovider -q -rA --rootdir="$top_srcdir/bindings/python" \
 	"$top_srcdir/bindings/python/tests" >"$T/pytest.out" 2>&1
 rc=$?
-sed -n 's/^\(PASSED\|FAILED\|ERROR\|SKIPPED\|XPASS\|XFAIL\) \(\.\./\)*\(.*\)$/\1 \3/p' "$T/pytest.out" |
+sed -n 's#^\(PASSED\|FAILED\|ERROR\|SKIPPED\|XPASS\|XFAIL\) \(\.\./\)*\(.*\)$#\1 \3#p' "$T/pytest.out" |
 	while read -r res name; do
 		case $res in
 		PASSED|XFAIL) echo "ok - $name" ;;
