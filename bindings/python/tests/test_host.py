@@ -200,6 +200,24 @@ def test_device_mismatch(ctx, dev):
         f.launch_work(8, 1, ghost, 1.0, 8)
     assert e.value.errno == errno.EXDEV and "buf" in str(e.value)
 
+    class DeviceArray:                  # what CuPy or Numba hand over
+        __cuda_array_interface__ = {"shape": (8,), "typestr": "<f4",
+                                    "data": (0x2000, False), "version": 3}
+
+    with pytest.raises(hr.Error) as e:
+        f.launch_work(8, 1, DeviceArray(), 1.0, 8)
+    assert e.value.errno == errno.EXDEV
+
+
+def test_null(ctx, dev):
+    f = ctx.kernel("fill", "fill_f32", device=dev.index)
+    with pytest.raises(hr.ArgumentError) as e:
+        f.launch_work(8, 1, None, 1.0, 8)
+    assert e.value.argument == "buf" and "hanzo_rocm.NULL" in str(e.value)
+    with pytest.raises(hr.ArgumentError):
+        f.launch_work(8, 1, hr.Pointer(0, 32), 1.0, 8)
+    f.launch_work(0, 1, hr.NULL, 1.0, 0)    # zero work: nothing launched
+
 
 def test_dlpack_numpy(ctx, dev):
     # An object that only speaks DLPack (numpy >= 1.22 has __dlpack__).
