@@ -29,8 +29,12 @@ TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev groff-base
 # The Rust bindings (make check-rust): Debian's own toolchain and bindgen
 # (the -sys crate is checked against the header with it); no crates.
 TEST="$TEST cargo rustc bindgen"
+# The Python package's tests (make check, t/python.sh): Debian's pytest and numpy.
+TEST="$TEST python3-pytest python3-numpy"
 # elfutils: eu-strip, which rpm's find-debuginfo (t/package/rpm-host.macros) needs.
 PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint elfutils podman buildah"
+# python3-hanzo-rocm (debian/rules: pybuild on bindings/python/pyproject.toml).
+PACKAGE="$PACKAGE dh-python python3-all python3-setuptools pybuild-plugin-pyproject"
 
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo

@@ -15,6 +15,7 @@
 #       the trigger, its purge prunes that family's entries
 #   5d. librust-hanzo-rocm-dev installs the crates in debcargo's registry
 #       layout, and a crate using them builds offline and runs
+#   5e. python3-hanzo-rocm installs, imports and runs a stock kernel
 #   6. remove: library gone, cache kept; 7. purge: nothing left on disk
 # hipcc is wrapped (dpkg-divert) to log every compile with its target.
 #
@@ -283,6 +284,31 @@ else
 	skip 2 "no /usr/bin/cargo on this host (sh tools/install-deps.sh installs it)"
 fi
 in_root apt-get -q -y purge libhanzo-rocm-dev >/dev/null 2>&1
+
+# ---- 5e. the Python package (python3-hanzo-rocm, pybuild) -------------------
+# Imported by the root's python3, the catalogue read, and a stock kernel run
+# on the host backend (c++ from 5c's build-essential) on a ctypes buffer:
+# numpy is only a Recommends.
+apt_log 5e-install install --no-install-recommends $(deb v2 python3-hanzo-rocm)
+okr $? "apt installs python3-hanzo-rocm (pulls python3)" || show "$work/5e-install.log"
+in_root python3 - >"$work/5e-run.log" 2>&1 <<'EOP'
+import ctypes
+import hanzo_rocm as hr
+ctx = hr.Context(host="host-w64")
+print("python: %d unary kernels" % len(ctx.catalogue("unary")))
+dev = [d for d in ctx.devices if d.target == "host-w64"][0]
+buf = (ctypes.c_float * 100)()
+k = ctx.kernel("fill", "fill_f32", device=dev.index)
+k.launch_work(100, 1, hr.Pointer(ctypes.addressof(buf), ctypes.sizeof(buf)), 1.5, 100)
+assert list(buf) == [1.5] * 100
+try:
+    k.launch_work(100, 1, hr.Pointer(ctypes.addressof(buf), 400), "1.5", 100)
+except hr.ArgumentError as e:
+    print("refused:", e.argument)
+EOP
+grep -q '^python: [1-9][0-9]* unary kernels$' "$work/5e-run.log" && grep -q '^refused: value$' "$work/5e-run.log"
+okr $? "  ... imported by python3: the catalogue, a stock kernel on the host backend, a wrong argument refused" ||
+	show "$work/5e-run.log"
 
 # ---- 6. remove: the library goes, the cache stays -----------------------
 installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" && $2 ~ /hanzo-rocm/ { print $2 }')

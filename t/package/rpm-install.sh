@@ -8,6 +8,7 @@
 #      grows by that family;
 #   2b. rust-hanzo-rocm{,-sys}-devel put the crates in the cargo registry
 #      directory and provide crate(...) for each feature;
+#   2c. python3-hanzo-rocm puts the module in the site directory;
 #   3. erasing everything runs %postun: the cache and every %ghost are gone,
 #      nothing the packages owned is left.
 # What this proxy cannot prove: that Fedora resolves the Requires and
@@ -103,6 +104,15 @@ ok $? "  ... crate(hanzo-rocm/srcapi) and crate(hanzo-rocm-sys/default) are prov
 rpm_root -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel >"$work/rust-e.log" 2>&1 &&
 	! ls -d "$root"/usr/share/cargo/registry/hanzo-rocm-* >/dev/null 2>&1
 ok $? "rpm -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel leaves no crate" || sed 's/^/# /' "$work/rust-e.log"
+
+# The Python package (noarch): the module in Fedora's site directory.
+rpm_root -i --nodeps $(pkg python3-hanzo-rocm) >"$work/py.log" 2>&1
+ok $? "rpm -i --nodeps python3-hanzo-rocm" || sed 's/^/# /' "$work/py.log"
+ls "$root"/usr/lib/python3.*/site-packages/hanzo_rocm/__init__.py >/dev/null 2>&1
+ok $? "  ... /usr/lib/python3.X/site-packages/hanzo_rocm/" || rpm_root -ql python3-hanzo-rocm | sed 's/^/# /'
+rpm_root -e python3-hanzo-rocm >"$work/py-e.log" 2>&1 &&
+	! ls -d "$root"/usr/lib/python3.*/site-packages/hanzo_rocm >/dev/null 2>&1
+ok $? "rpm -e python3-hanzo-rocm leaves no module" || sed 's/^/# /' "$work/py-e.log"
 
 rpm_root -qa --qf '%{NAME}\n' | grep '^hanzo-rocm' >"$T/installed"
 # shellcheck disable=SC2046
