@@ -1,0 +1,10 @@
+# t/remote.mk: the remote cache tier (lib/remote/): keys and the signed
+# manifest (t/test-remote-manifest.c), `hanzo-rocm cache keygen`
+# (t/remote-keygen.sh).
+check_PROGRAMS += t/test-remote-manifest
+t_test_remote_manifest_LDADD = lib/libhanzo-rocm-internal.la
+t_test_remote_manifest_CFLAGS = $(AM_CFLAGS) $(NETTLE_CFLAGS)
+TESTS += t/test-remote-manifest
+
+EXTRA_DIST += t/remote-keygen.sh
+TESTS += t/remote-keygen.sh
