@@ -8,3 +8,14 @@ TESTS += t/test-remote-manifest
 
 EXTRA_DIST += t/remote-keygen.sh
 TESTS += t/remote-keygen.sh
+
+# The HTTP module against a real nginx (skipped without nginx or libcurl).
+check_PROGRAMS += t/remote-http-client
+t_remote_http_client_LDADD = lib/libhanzo-rocm-internal.la
+EXTRA_DIST += t/remote-http.sh
+TESTS += t/remote-http.sh
+
+# The breaker and the budget, on a fake clock.
+check_PROGRAMS += t/test-remote-guard
+t_test_remote_guard_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/test-remote-guard

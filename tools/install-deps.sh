@@ -29,6 +29,10 @@ TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev groff-base
 # The Rust bindings (make check-rust): Debian's own toolchain and bindgen
 # (the -sys crate is checked against the header with it); no crates.
 TEST="$TEST cargo rustc bindgen"
+# The remote cache tier: its HTTP module (libcurl) and the servers its tests
+# start (nginx with WebDAV PUT, redis-server).
+BUILD="$BUILD libcurl4-openssl-dev"
+TEST="$TEST nginx-light redis-server"
 # elfutils: eu-strip, which rpm's find-debuginfo (t/package/rpm-host.macros) needs.
 PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint elfutils podman buildah"
 

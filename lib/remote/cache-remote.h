@@ -146,4 +146,86 @@ enum hr_remote_reason hr_manifest_verify(const void *text, size_t n,
 enum hr_remote_reason hr_manifest_check_blob(const struct hr_manifest *m,
                                              const void *blob, size_t n);
 
+/* ---- the HTTP transport: a module, remote.so (cache-remote-http.c) ------ */
+
+/*
+ * The base library links no network library: the HTTP(S) client is a
+ * separate module (libcurl), dlopen-ed only when a remote tier is used.
+ * It exports `hr_remote_http_ops` (HR_REMOTE_HTTP_SYMBOL); a module of
+ * another abi is refused.  The module only moves bytes: every check of
+ * what it returns is the base library's.
+ */
+#define HR_REMOTE_HTTP_ABI 1
+#define HR_REMOTE_HTTP_SYMBOL "hr_remote_http_ops"
+
+struct hr_remote_http_opts {
+	unsigned connect_ms;       /* TCP (and TLS) connect */
+	unsigned request_ms;       /* a whole request */
+	unsigned low_speed_bps;    /* abort below this many bytes/s ... */
+	unsigned low_speed_s;      /* ... for this many seconds (0: never) */
+	const char *ca_file;       /* NULL: the system's CAs */
+	const char *cert_file, *key_file;  /* TLS client certificate */
+	const char *auth_header;   /* e.g. "Authorization: Bearer ..." or NULL */
+};
+
+struct hr_remote_http_ops {
+	unsigned abi;
+	/* NULL on ENOMEM or when the HTTP library cannot start. */
+	void *(*client_new)(const struct hr_remote_http_opts *o);
+	void (*client_free)(void *client);
+	/*
+	 * GET url, at most max bytes (more is a failure), within timeout_ms
+	 * (at most the request timeout).  HR_REMOTE_OK with *body (malloc'd)
+	 * and *n on 200; else a transport reason (not_found on 404) and
+	 * nothing allocated.  *status: the HTTP status, 0 when none came.
+	 */
+	enum hr_remote_reason (*get)(void *client, const char *url, size_t max,
+	                             unsigned timeout_ms, void **body, size_t *n,
+	                             long *status);
+	/* PUT the n bytes at url: HR_REMOTE_OK on 200, 201 or 204. */
+	enum hr_remote_reason (*put)(void *client, const char *url, const void *body,
+	                             size_t n, unsigned timeout_ms, long *status);
+};
+
+/* ---- bounded waiting: breaker and budget (cache-remote-client.c) ------- */
+
+/*
+ * Per process and remote: after `threshold` failures in a row (timeouts,
+ * connect errors, 5xx; a 404 or a refused entry is an answer, not a
+ * failure) the remote is skipped for a back-off that starts at backoff_ms
+ * and doubles at each failed probe up to backoff_cap_ms; one request
+ * probes it then, and a success closes it.  Time spent waiting on the
+ * remote is bounded by budget_ms in all: a request never gets more than
+ * what is left, and none is made once it is spent.
+ */
+struct hr_remote_guard {
+	unsigned threshold, backoff_ms, backoff_cap_ms, budget_ms;
+	unsigned failures;         /* in a row */
+	unsigned backoff_now_ms;   /* the next back-off */
+	uint64_t open_until_ns;    /* CLOCK_MONOTONIC; 0: closed */
+	uint64_t spent_ns;
+};
+void hr_remote_guard_init(struct hr_remote_guard *g, unsigned threshold,
+                          unsigned backoff_ms, unsigned backoff_cap_ms,
+                          unsigned budget_ms);
+/*
+ * May a request start now?  HR_REMOTE_OK with *timeout_ms cut to the
+ * budget left, or HR_REMOTE_BREAKER_OPEN / HR_REMOTE_BUDGET.
+ */
+enum hr_remote_reason hr_remote_guard_enter(struct hr_remote_guard *g,
+                                            uint64_t now_ns, unsigned *timeout_ms);
+/* A request that entered ended at now_ns after started at start_ns with r. */
+void hr_remote_guard_leave(struct hr_remote_guard *g, uint64_t start_ns,
+                           uint64_t now_ns, enum hr_remote_reason r);
+
+/*
+ * Load the HTTP module at path: the file and every directory above it
+ * must pass the plugin trust rule (util-trust.h), and the very file that
+ * was checked is the one loaded (dlopen of its descriptor).  *ops and
+ * *dl (for dlclose) on success; -EPERM (why says which path and why),
+ * -ENOEXEC (not a module of this ABI), another negative errno.
+ */
+int hr_remote_http_load(const char *path, const struct hr_remote_http_ops **ops,
+                        void **dl, char *why, size_t n);
+
 #endif

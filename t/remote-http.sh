@@ -1,0 +1,142 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The remote tier's HTTP module (remote.so, libcurl) against a real server:
+# Debian's nginx with WebDAV PUT, started here on 127.0.0.1 (ephemeral
+# ports) as this user and stopped by the PID started.  Bazel's layout
+# (/cas/, /ac/) round trip, 404, a read-only server's 405, a killed server
+# (connect error at once), a SIGSTOPped one (each wait bounded by the
+# request timeout and the budget, the breaker opens, recovery after the
+# back-off), and a node that only reads never PUTs (the access log).
+. "$top_srcdir/t/tap.sh"
+
+mod="$top_builddir/lib/remote/.libs/remote.so"
+cli="$top_builddir/t/remote-http-client"
+[ -f "$mod" ] || skip_all "remote.so not built (configure found no libcurl)"
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+[ -x "$NGINX" ] || skip_all "no nginx (Debian: nginx-light)"
+"$NGINX" -V 2>&1 | grep -q -- --with-http_dav_module || skip_all "nginx without the DAV module"
+
+pids=
+cleanup() { for p in $pids; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; }
+trap 'cleanup; rm -rf "$T"' EXIT
+
+free_port() {
+	"$PYTHON3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# start_nginx NAME DAV(yes|no): $port, $pid; the server root is $T/www.
+# One process (master_process off): the PID started is the one serving,
+# so SIGSTOP stops the service.
+start_nginx() {
+	d="$T/$1"; mkdir -p "$d" "$T/www"
+	for try in 1 2 3; do
+		port=$(free_port)
+		{
+			[ "$(id -u)" -eq 0 ] && echo "user $(id -un) $(id -gn);"
+			cat <<-CONF
+			worker_processes 1;
+			daemon off;
+			master_process off;
+			pid $d/nginx.pid;
+			error_log $d/error.log;
+			events { worker_connections 64; }
+			http {
+			  access_log $d/access.log;
+			  client_body_temp_path $d/body; proxy_temp_path $d/proxy;
+			  fastcgi_temp_path $d/fcgi; uwsgi_temp_path $d/uwsgi; scgi_temp_path $d/scgi;
+			  server {
+			    listen 127.0.0.1:$port;
+			    root $T/www;
+			    client_max_body_size 16m;
+			    location / {
+			CONF
+			[ "$2" = yes ] && echo "      dav_methods PUT; create_full_put_path on; dav_access user:rw;"
+			echo "    }"; echo "  }"; echo "}"
+		} >"$d/nginx.conf"
+		"$NGINX" -p "$d" -c "$d/nginx.conf" -e "$d/error.log" >"$d/out" 2>&1 &
+		pid=$!
+		i=0
+		while [ $i -lt 50 ]; do
+			"$PYTHON3" -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1; i=$((i + 1))
+		done
+		if kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; then
+			pids="$pids $pid"
+			return 0
+		fi
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	done
+	sed 's/^/# /' "$d/error.log" "$d/out" 2>/dev/null | head -20
+	return 1
+}
+
+start_nginx rw yes || skip_all "nginx did not start"
+rw=$port rw_pid=$pid
+start_nginx ro no
+ok $? "a read-only nginx started too" || exit 1
+ro=$port
+
+head -c 5000 /dev/urandom >"$T/blob"
+sum=$(sha256sum "$T/blob" | cut -d' ' -f1)
+base="http://127.0.0.1:$rw"
+run_ok "PUT cas/<sha256>" "$cli" "$mod" put "$base/cache/cas/$sum" "$T/blob"
+grep_ok "PUT answered 201" '^ok 20[14]' "$T/out"
+run_ok "GET cas/<sha256>" "$cli" "$mod" get "$base/cache/cas/$sum" "$T/got"
+grep_ok "GET answered 200" '^ok 200' "$T/out"
+cmp -s "$T/blob" "$T/got"
+ok $? "round trip: the bytes back are the bytes put"
+run_ok "GET of an absent key" "$cli" "$mod" get "$base/cache/ac/absent" "$T/none"
+grep_ok "absent is not_found (404), not a failure" '^not_found 404' "$T/out"
+[ ! -e "$T/none" ]
+ok $? "nothing written for a 404"
+head -c 2000000 /dev/zero >"$T/big"
+cp "$T/big" "$T/www/cache/cas/big"
+run_ok "GET of more than the cap (1 MiB)" "$cli" "$mod" get "$base/cache/cas/big" "$T/bigout"
+grep_ok "over the size cap is refused" '^(bad_size|http_4xx) ' "$T/out"
+
+cp "$T/rw/access.log" "$T/before-ro.log"
+run_ok "PUT to the read-only server" "$cli" "$mod" put "http://127.0.0.1:$ro/cache/cas/$sum" "$T/blob"
+grep_ok "read-only server: http_4xx (405)" '^http_4xx 405' "$T/out"
+run_ok "GET from the read-only server" "$cli" "$mod" get "http://127.0.0.1:$ro/cache/cas/$sum" "$T/got2"
+cmp -s "$T/blob" "$T/got2"
+ok $? "the read-only server serves the same tree"
+# A reading node: GETs only, as the server's access log shows.
+run_ok "a reading node's sequence of GETs" "$cli" "$mod" seq "$base/cache/cas/$sum" 5
+grep -c "\"PUT " "$T/rw/access.log" >"$T/puts"
+[ "$(cat "$T/puts")" -eq 1 ]
+ok $? "the server saw exactly the one PUT this test made ($(cat "$T/puts"))"
+
+# Stopped server: each request ends at the request timeout (500 ms); after
+# two failures the breaker opens and requests are skipped at once; once the
+# server runs again and the back-off (at most 8 x 200 ms) has passed, a
+# request succeeds.
+kill -STOP "$rw_pid"
+run_ok "requests to a stopped server" "$cli" -r 500 -t 2 -B 200 -c "$rw_pid" "$mod" seq "$base/cache/cas/$sum" 4
+cp "$T/out" "$T/seq"
+awk '$1 == 1 && $2 == "timeout" && $3 < 1500' "$T/seq" | grep -q .
+ok $? "first request: timeout, within the request timeout (+1 s)" || sed 's/^/# /' "$T/seq"
+awk '$1 == 3 && $2 == "breaker_open" && $3 < 50' "$T/seq" | grep -q .
+ok $? "after two failures the breaker skips the server at once" || sed 's/^/# /' "$T/seq"
+awk '$1 == 5 && $2 == "ok"' "$T/seq" | grep -q .
+ok $? "after SIGCONT and the back-off the server is used again" || sed 's/^/# /' "$T/seq"
+
+kill -STOP "$rw_pid"
+run_ok "many requests, a 1.2 s budget" "$cli" -r 500 -t 100 -b 1200 "$mod" seq "$base/cache/cas/$sum" 6
+cp "$T/out" "$T/budget"
+kill -CONT "$rw_pid"
+awk '$2 == "budget"' "$T/budget" | grep -q .
+ok $? "the budget stops further requests" || sed 's/^/# /' "$T/budget"
+awk '$1 == "total" && $2 < 2200' "$T/budget" | grep -q .
+ok $? "time spent stays within the budget (+1 s)" || sed 's/^/# /' "$T/budget"
+
+# Killed server: refused at once, well within the connect timeout.
+kill "$rw_pid"; wait "$rw_pid" 2>/dev/null
+run_ok "GET from a killed server" "$cli" "$mod" get "$base/cache/cas/$sum" "$T/dead"
+grep_ok "killed server: connect" '^connect 0' "$T/out"
+grep_ok "and fast" '^total ([0-9]|[0-9][0-9]|[0-4][0-9][0-9])$' "$T/out"
+
+# The module loader applies the trust rule.
+cp "$mod" "$T/remote.so"; chmod 666 "$T/remote.so"
+exit_is 1 "a world-writable module is refused" "$cli" "$T/remote.so" get "$base/x" "$T/x"
+grep_ok "naming the file and why" 'remote.so is .*writable' "$T/err"
+done_testing
