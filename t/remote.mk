@@ -19,3 +19,8 @@ TESTS += t/remote-http.sh
 check_PROGRAMS += t/test-remote-guard
 t_test_remote_guard_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-remote-guard
+
+# End to end against nginx: push, a reading node loads without compiling,
+# tampered/unsigned/untrusted/replayed/wrong-target entries refused.
+EXTRA_DIST += t/remote-nginx.sh t/remote-tier.sh
+TESTS += t/remote-tier.sh

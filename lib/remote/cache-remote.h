@@ -228,4 +228,38 @@ void hr_remote_guard_leave(struct hr_remote_guard *g, uint64_t start_ns,
 int hr_remote_http_load(const char *path, const struct hr_remote_http_ops **ops,
                         void **dl, char *why, size_t n);
 
+/* ---- the remote tier of a context (cache-remote.c) --------------------- */
+
+struct hanzo_rocm;
+
+/* Counters of one context's remote tier. */
+struct hr_remote_stats {
+	uint64_t lookups;      /* asked on a local miss */
+	uint64_t hits;         /* checked, published into the user tier */
+	uint64_t misses[HR_REMOTE_N_REASONS];   /* by reason (not_found, bad_signature, ...) */
+	uint64_t bytes;        /* code-object bytes of the hits */
+	uint64_t ns;           /* time spent in requests */
+	uint64_t pushes;       /* entries pushed (hanzo-rocm cache push) */
+};
+void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st);
+
+/* [remote] url is set. */
+bool hr_remote_configured(const struct hanzo_rocm *ctx);
+/*
+ * After a miss of every local tier (l from hr_cache_lookup): the remotes
+ * in order; a checked hit is published into the user tier and read back
+ * from it (*from HR_TIER_USER).  -ENOENT: none configured, no writable
+ * user tier, or a miss (counted by reason; with [cache] compile = never,
+ * logged as an error naming the cache key).
+ */
+int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
+                    enum hr_tier *from);
+/*
+ * Push a (validated) entry to every remote: its code object to cas/<sha256>,
+ * then a manifest signed with [remote] signing_key to ac/<cache key>.
+ * -EINVAL not configured as a builder, -EPERM the key file refused, -EIO a
+ * remote failed; why says which and why.
+ */
+int hr_remote_push(struct hanzo_rocm *ctx, const struct hr_entry *e, char *why, size_t n);
+
 #endif
