@@ -74,20 +74,27 @@ gets=$(grep -c '"GET ' "$T/srv/access.log")
 HANZO_ROCM_CONF="$T/r1.conf" "$HR_CLI" selftest --device host-w64 --family fill --bench-size 0 >/dev/null 2>&1
 [ "$(grep -c '"GET ' "$T/srv/access.log")" -eq "$gets" ]
 ok $? "the next process reads its user tier and asks the network nothing"
+conf "$T/r2.conf" "$T/r2" never "$pub"
+HANZO_ROCM_STATS=1 HANZO_ROCM_CONF="$T/r2.conf" "$HR_CLI" selftest --device host-w64 \
+	--family fill --bench-size 0 >"$T/out" 2>"$T/err"
+grep_ok "HANZO_ROCM_STATS=1: the remote tier's counters when the context is freed" \
+	'^hanzo-rocm: remote tier: 1 lookups, 1 hits, [0-9]+ bytes, [0-9]+ ms waiting, 0 pushed; misses:$' "$T/err"
 
 # refused NAME REASON [TRUSTED] [HOST]: the reader fails, names the reason,
 # and publishes nothing.
 refused() {
 	reader "$1" "${3-}" "${4-}" >"$T/out" 2>"$T/err"
 	s=$?
-	[ $s -ne 0 ] && grep -q "$2" "$T/err" && [ ! -e "$T/$1/${4:-host-w64}/fill.hrco" ]
-	ok $? "$1: refused as $2, nothing published" || { echo "# exit $s"; sed 's/^/# /' "$T/err" | head -10; }
+	[ $s -ne 0 ] && grep -Eq "misses:.* $2 [0-9]+" "$T/err" && [ ! -e "$T/$1/${4:-host-w64}/fill.hrco" ]
+	ok $? "$1: refused as $2 (counted), nothing published" || { echo "# exit $s"; sed 's/^/# /' "$T/err" | head -10; }
 }
+export HANZO_ROCM_STATS=1
 "$PYTHON3" - "$T/www/cache/cas/$blob" <<'PY'
 import sys
 p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 1; open(p, 'wb').write(b)
 PY
 refused flipped bad_hash
+grep_ok "a refused entry is asked for once, not once per kernel" 'lookups.*bad_hash 1$' "$T/err"
 cp "$T/blob.good" "$T/www/cache/cas/$blob"
 sed '/^sig /d' "$T/manifest.good" >"$T/www/cache/ac/$man"
 refused unsigned bad_manifest
@@ -114,4 +121,5 @@ start=$(date +%s)
 refused dead connect
 [ $(( $(date +%s) - start )) -le 3 ]
 ok $? "a dead server costs at most a connect timeout (within 3 s)"
+grep_ok "after 3 failed connects the breaker skips it" 'misses: connect 3 breaker_open [0-9]+$' "$T/err"
 done_testing

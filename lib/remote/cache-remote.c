@@ -39,6 +39,8 @@ struct hr_remote {
 	struct hr_remote_pubkey *trusted;
 	size_t n_trusted;
 	struct hr_remote_stats stats;
+	bool show_stats;                    /* HANZO_ROCM_STATS=1: print them when freed */
+	char **refused;                     /* "family/target" answered with a deterministic miss */
 };
 
 static uint64_t now_ns(void)
@@ -49,17 +51,36 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* One line on stderr (HANZO_ROCM_STATS=1, as Mesa's shader-cache statistics). */
+static void stats_print(const struct hr_remote *r)
+{
+	const struct hr_remote_stats *st = &r->stats;
+
+	fprintf(stderr, "hanzo-rocm: remote tier: %llu lookups, %llu hits, %llu bytes, "
+	        "%llu ms waiting, %llu pushed; misses:", (unsigned long long)st->lookups,
+	        (unsigned long long)st->hits, (unsigned long long)st->bytes,
+	        (unsigned long long)(st->ns / 1000000u), (unsigned long long)st->pushes);
+	for (int i = 1; i < HR_REMOTE_N_REASONS; i++)
+		if (st->misses[i])
+			fprintf(stderr, " %s %llu", hr_remote_reason_name((enum hr_remote_reason)i),
+			        (unsigned long long)st->misses[i]);
+	fputc('\n', stderr);
+}
+
 static void remote_free(void *p)
 {
 	struct hr_remote *r = p;
 
 	if (!r)
 		return;
+	if (r->show_stats)
+		stats_print(r);
 	if (r->client)
 		r->ops->client_free(r->client);
 	if (r->dl)
 		dlclose(r->dl);
 	pthread_mutex_destroy(&r->lock);
+	hr_strv_free(r->refused);
 	free(r->trusted);
 	free(r);
 }
@@ -73,6 +94,7 @@ static int remote_new(struct hanzo_rocm *ctx, void **ret)
 	if (!r)
 		return -ENOMEM;
 	pthread_mutex_init(&r->lock, NULL);
+	r->show_stats = hr_getenv("HANZO_ROCM_STATS") && strcmp(hr_getenv("HANZO_ROCM_STATS"), "1") == 0;
 	r->trusted = calloc(n ? n : 1, sizeof(*r->trusted));
 	if (!r->trusted) {
 		remote_free(r);
@@ -207,6 +229,13 @@ static enum hr_remote_reason fetch_one(struct hanzo_rocm *ctx, struct hr_remote 
 	return res;
 }
 
+/* An answer of the remote about this entry, not a state of the server. */
+static bool is_definite(enum hr_remote_reason r)
+{
+	return r != HR_REMOTE_OK && r != HR_REMOTE_TIMEOUT && r != HR_REMOTE_CONNECT &&
+	       r != HR_REMOTE_HTTP_5XX && r != HR_REMOTE_BREAKER_OPEN && r != HR_REMOTE_BUDGET;
+}
+
 int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
                     enum hr_tier *from)
 {
@@ -219,7 +248,7 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
 	struct hr_remote *r;
 	void *payload = NULL;
 	size_t n = 0;
-	char hex[65], compiler[128];
+	char hex[65], compiler[128], *memo = NULL;
 	int ret;
 
 	if (!hr_remote_configured(ctx) || (l->skip_mask & (1u << HR_TIER_USER)))
@@ -236,12 +265,22 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
 	hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
 	                     (const char *const *)l->fam->flags, cfg->flags, l->target, &key);
 	hr_hex(key.b, sizeof(key.b), hex);
+	if (asprintf(&memo, "%s/%s", l->family, l->target) < 0)
+		return -ENOMEM;
 	pthread_mutex_lock(&r->lock);
+	/* A remote's definite answer holds for the life of the context: each
+	 * kernel of a family asks again, the network need not. */
+	if (r->refused && hr_strv_contains(r->refused, memo)) {
+		pthread_mutex_unlock(&r->lock);
+		free(memo);
+		return -ENOENT;
+	}
 	r->stats.lookups++;
 	if (!remote_open(ctx, r)) {
 		res = HR_REMOTE_CONNECT;
 		r->stats.misses[res]++;
 		pthread_mutex_unlock(&r->lock);
+		free(memo);
 		return -ENOENT;
 	}
 	for (size_t i = 0; cfg->remote_url[i]; i++) {
@@ -262,8 +301,11 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
 		r->stats.bytes += n;
 	} else {
 		r->stats.misses[res]++;
+		if (is_definite(res) && (r->refused || (r->refused = hr_strv_new())))
+			(void)hr_strv_push(&r->refused, memo);
 	}
 	pthread_mutex_unlock(&r->lock);
+	free(memo);
 	if (res != HR_REMOTE_OK) {
 		if (cfg->compile == HR_COMPILE_NEVER)
 			hr_err(ctx, "no remote cache tier has a valid entry for %s on %s "
