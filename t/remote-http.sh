@@ -51,6 +51,33 @@ grep -c "\"PUT " "$T/rw/access.log" >"$T/puts"
 [ "$(cat "$T/puts")" -eq 1 ]
 ok $? "the server saw exactly the one PUT this test made ($(cat "$T/puts"))"
 
+# A server throttled to 1 KiB/s: 200 KB would take minutes; the request
+# ends at its timeout (1 s here) as a timeout, nothing returned.
+head -c 200000 /dev/urandom >"$T/www/cache/cas/slow"
+run_ok "GET from a server throttled to 1 KiB/s" "$cli" -r 1000 "$mod" get "$base/slow/cache/cas/slow" "$T/slow"
+grep_ok "throttled: timeout" '^timeout 200' "$T/out"
+grep_ok "within the request timeout (+1 s)" '^total (1[0-9]{3}|[0-9]{1,3})$' "$T/out"
+[ ! -e "$T/slow" ]
+ok $? "nothing written for the throttled request"
+
+# 32 processes racing to PUT the same blob (generous timeouts: a loaded
+# 2-core machine runs them): each is answered, and the
+# object is whole afterwards (nginx's PUT is a temp file and a rename).
+head -c 300000 /dev/urandom >"$T/race"
+rsum=$(sha256sum "$T/race" | cut -d' ' -f1)
+i=0
+while [ $i -lt 32 ]; do
+	"$cli" -r 30000 -k 10000 "$mod" put "$base/cache/cas/$rsum" "$T/race" >"$T/race.$i" 2>&1 &
+	rpids="${rpids-} $!"
+	i=$((i + 1))
+done
+wait_ok=0
+for j in $rpids; do wait "$j" || wait_ok=1; done
+[ $wait_ok -eq 0 ] && [ "$(cat "$T"/race.* | grep -c '^ok 20[14]')" -eq 32 ]
+ok $? "32 racing PUTs all answered 201/204" || { cat "$T"/race.* | grep -v '^total' | sort | uniq -c | sed 's/^/# /'; grep -i put "$T/rw/error.log" | tail -3 | sed 's/^/# /'; }
+[ "$(sha256sum "$T/www/cache/cas/$rsum" | cut -d' ' -f1)" = "$rsum" ]
+ok $? "the raced object is whole"
+
 # Stopped server: each request ends at the request timeout (500 ms); after
 # two failures the breaker opens and requests are skipped at once; once the
 # server runs again and the back-off (at most 8 x 200 ms) has passed, a

@@ -18,8 +18,9 @@ free_port() {
 # so SIGSTOP stops the service.
 start_nginx() {
 	d="$T/$1"; mkdir -p "$d" "$T/www"
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		port=$(free_port)
+		[ -n "$port" ] || skip_all "cannot pick a free port ($PYTHON3 did not run)"
 		{
 			[ "$(id -u)" -eq 0 ] && echo "user $(id -un) $(id -gn);"
 			cat <<-CONF
@@ -40,7 +41,10 @@ start_nginx() {
 			    location / {
 			CONF
 			[ "$2" = yes ] && echo "      dav_methods PUT; create_full_put_path on; dav_access user:rw;"
-			echo "    }"; echo "  }"; echo "}"
+			echo "    }"
+			# A throttled view of the same tree: 1 KiB/s.
+			echo "    location /slow/ { alias $T/www/; limit_rate 1024; }"
+			echo "  }"; echo "}"
 		} >"$d/nginx.conf"
 		"$NGINX" -p "$d" -c "$d/nginx.conf" -e "$d/error.log" >"$d/out" 2>&1 &
 		pid=$!
