@@ -24,3 +24,7 @@ TESTS += t/test-remote-guard
 # tampered/unsigned/untrusted/replayed/wrong-target entries refused.
 EXTRA_DIST += t/remote-nginx.sh t/remote-tier.sh
 TESTS += t/remote-tier.sh
+
+# [remote] configuration: config check.
+EXTRA_DIST += t/remote-config.sh
+TESTS += t/remote-config.sh
