@@ -275,6 +275,13 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
 		free(memo);
 		return -ENOENT;
 	}
+	/* Another thread of this context may have fetched it while we waited. */
+	if (hr_cache_user_entry(l, user, data, size) == 0) {
+		pthread_mutex_unlock(&r->lock);
+		free(memo);
+		*from = HR_TIER_USER;
+		return 0;
+	}
 	r->stats.lookups++;
 	if (!remote_open(ctx, r)) {
 		res = HR_REMOTE_CONNECT;
