@@ -36,6 +36,7 @@ enum hr_ctx_slot {
 	HR_SLOT_RUNTIME,        /* runtime.c: opened devices */
 	HR_SLOT_BACKENDS,       /* backend.c */
 	HR_SLOT_CACHE,          /* cache.c: the cache object (memory tier) */
+	HR_SLOT_REMOTE,         /* remote/cache-remote.c: the remote tier (HTTP module, breaker, budget) */
 	HR_SLOT_PLUGINS,        /* build-plugin.c */
 	HR_SLOT_DEVICES,        /* devices.c */
 	HR_SLOT_TRUST,          /* context.c: util-trust.c's memo */

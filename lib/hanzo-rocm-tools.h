@@ -31,6 +31,7 @@
 #include "devices/devices-visible.h"
 #include "plugin/build-plugin.h"
 #include "precompile/top-precompile.h"
+#include "remote/cache-remote.h"
 #include "runtime.h"
 #include "target.h"
 #include "build-toolchain.h"

@@ -4,12 +4,13 @@
 # copy of its seed corpus t/fuzz/seed/NAME.  Not part of `make check`.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = target elf config entry index
+FUZZ_TARGETS = target elf config entry index manifest
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 
 EXTRA_DIST += t/fuzz/fuzz.h t/fuzz/fuzz-target.c t/fuzz/fuzz-elf.c \
-	t/fuzz/fuzz-config.c t/fuzz/fuzz-entry.c t/fuzz/fuzz-index.c t/fuzz/seed
+	t/fuzz/fuzz-config.c t/fuzz/fuzz-entry.c t/fuzz/fuzz-index.c \
+	t/fuzz/fuzz-manifest.c t/fuzz/seed
 
 # The library's sources, and the generated ones (nodist_: in the build tree).
 fuzz: $(top_builddir)/config.h $(nodist_lib_libhanzo_rocm_internal_la_SOURCES)

@@ -670,6 +670,8 @@ static void usage(FILE *f)
 	      "  verify [--repair] [--json]       validate every entry; exit 1 on corruption\n"
 	      "  gc [--max-size SIZE]             shrink the user cache, drop stale files\n"
 	      "  clear [--system|--user] [--target T] [--family F]  remove entries\n"
+	      "  keygen NAME [--output FILE]      a key to sign remote cache entries\n"
+	      "  push [--system] [--target T] [--family F]  sign and push entries to [remote] url\n"
 	      "\nCOMMAND --help describes each.\n", f);
 }
 
@@ -681,6 +683,7 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 	} subs[] = {
 		{ "list", cache_list }, { "verify", cache_verify },
 		{ "gc", cache_gc }, { "clear", cache_clear },
+		{ "keygen", cache_keygen }, { "push", cache_push },
 	};
 	char prog[64];
 

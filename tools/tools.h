@@ -47,6 +47,9 @@ struct command {
 int cmd_info(struct cli *cli, int argc, char **argv);
 int cmd_precompile(struct cli *cli, int argc, char **argv);
 int cmd_cache(struct cli *cli, int argc, char **argv);
+/* cache keygen, cache push (cmd-cache-remote.c) */
+int cache_keygen(struct cli *cli, int argc, char **argv);
+int cache_push(struct cli *cli, int argc, char **argv);
 int cmd_plugins(struct cli *cli, int argc, char **argv);
 int cmd_kernels(struct cli *cli, int argc, char **argv);
 int cmd_config(struct cli *cli, int argc, char **argv);

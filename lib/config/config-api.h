@@ -55,6 +55,13 @@ struct hr_config {
 	unsigned timeout_s;         /* a compile is killed after this; 0 = HR_COMPILE_TIMEOUT_S */
 	enum hr_compile_backend backend; /* auto: hipcc/nvcc where found, else hipRTC/NVRTC */
 
+	/* [remote] (lib/remote/cache-remote.c) */
+	char **remote_url;          /* base URLs, tried in order; none: no remote tier */
+	char **remote_trusted_keys; /* "name:base64" public keys (checked when used) */
+	char *remote_signing_key;   /* secret key file; NULL: a node that only reads */
+	char *remote_module;        /* the HTTP module, remote.so */
+	unsigned remote_connect_ms, remote_timeout_ms, remote_budget_ms;
+
 	/* [plugins] */
 	char **plugin_path;         /* options.plugin_path, HANZO_ROCM_PLUGIN_PATH (as is), else
 	                             * config (root-prefixed); the default directory (root-prefixed)

@@ -557,6 +557,110 @@ static int set_disable(struct parser *p, const char *v, struct bad *bad)
 	return r;
 }
 
+/* [remote] url: http:// or https:// base URLs, without a trailing '/'. */
+static int set_remote_url(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = hr_strv_split(v, " \t");
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; l[i]; i++) {
+		size_t n = strlen(l[i]);
+		bool ok = (strncmp(l[i], "http://", 7) == 0 && n > 7) ||
+		          (strncmp(l[i], "https://", 8) == 0 && n > 8);
+
+		for (size_t k = 0; ok && k < n; k++) {
+			unsigned char c = (unsigned char)l[i][k];
+
+			ok = c > 0x20 && c < 0x7f && !strchr("?#\"'<>\\", c);
+		}
+		if (!ok || n > 1024) {
+			int r = bad_value(bad, l[i], n);
+
+			hr_strv_free(l);
+			return r;
+		}
+		while (n > 0 && l[i][n - 1] == '/')
+			l[i][--n] = '\0';
+	}
+	hr_config_replace_strv(&p->cfg->remote_url, l);
+	return 0;
+}
+
+/* NAME:BASE64 words (their keys are decoded and checked when used). */
+static int set_remote_trusted_keys(struct parser *p, const char *v, struct bad *bad)
+{
+	char **l = hr_strv_split(v, " \t");
+
+	if (!l)
+		return -ENOMEM;
+	for (size_t i = 0; l[i]; i++) {
+		const char *c = strchr(l[i], ':');
+
+		if (!c || c == l[i] || !c[1] ||
+		    strspn(c + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") !=
+		    strlen(c + 1)) {
+			int r = bad_value(bad, l[i], strlen(l[i]));
+
+			hr_strv_free(l);
+			return r;
+		}
+	}
+	hr_config_replace_strv(&p->cfg->remote_trusted_keys, l);
+	return 0;
+}
+
+static int set_remote_signing_key(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s = NULL;
+	int r;
+
+	if (*v) {
+		r = parse_abs_path(v, &s, bad);
+		if (r < 0)
+			return r;
+	}
+	hr_config_replace_str(&p->cfg->remote_signing_key, s);
+	return 0;
+}
+
+/* Empty: the built-in path. */
+static int set_remote_module(struct parser *p, const char *v, struct bad *bad)
+{
+	char *s;
+	int r = parse_abs_path(*v ? v : HR_REMOTEMODULE, &s, bad);
+
+	if (r == 0)
+		hr_config_replace_str(&p->cfg->remote_module, s);
+	return r;
+}
+
+/* Milliseconds from 1 to max. */
+static int parse_ms(const char *v, uint64_t max, unsigned *out, struct bad *bad)
+{
+	uint64_t n;
+
+	if (hr_parse_uint(v, max, &n) < 0 || n == 0)
+		return bad_value(bad, v, strlen(v));
+	*out = (unsigned)n;
+	return 0;
+}
+
+static int set_remote_connect(struct parser *p, const char *v, struct bad *bad)
+{
+	return parse_ms(v, 60000, &p->cfg->remote_connect_ms, bad);
+}
+
+static int set_remote_timeout(struct parser *p, const char *v, struct bad *bad)
+{
+	return parse_ms(v, 600000, &p->cfg->remote_timeout_ms, bad);
+}
+
+static int set_remote_budget(struct parser *p, const char *v, struct bad *bad)
+{
+	return parse_ms(v, 3600000, &p->cfg->remote_budget_ms, bad);
+}
+
 /*
  * The keys: what config.c, the handler below, `hanzo-rocm info` and
  * t/test-config-keys read.  A key is added here (and documented in
@@ -646,6 +750,37 @@ static const struct key {
 	    "where found, else hipRTC/NVRTC in-process), hipcc (the programs only) or "
 	    "hiprtc (hipRTC/NVRTC only).",
 	    "", "", 0 }, set_backend },
+	{ { "remote", "url", HR_CONFIG_STRV, AT(remote_url), "", "",
+	    "space-separated http:// or https:// URLs",
+	    "Remote cache tiers (Bazel HTTP cache layout, ac/ and cas/), tried in order "
+	    "after the local tiers and before a compile; empty means none.",
+	    "(none)", "", 0 }, set_remote_url },
+	{ { "remote", "trusted_keys", HR_CONFIG_STRV, AT(remote_trusted_keys), "", "",
+	    "space-separated NAME:BASE64 public keys",
+	    "Public keys (from `hanzo-rocm cache keygen`) whose signed entries are accepted.",
+	    "(none)", "", 0 }, set_remote_trusted_keys },
+	{ { "remote", "signing_key", HR_CONFIG_STR, AT(remote_signing_key), NULL, "",
+	    "an absolute path, or empty",
+	    "A builder's secret key file (mode 0600) for `hanzo-rocm cache push`; "
+	    "empty on nodes that only read.",
+	    "(none: read only)", "", 0 }, set_remote_signing_key },
+	{ { "remote", "module", HR_CONFIG_STR, AT(remote_module), HR_REMOTEMODULE,
+	    "", "an absolute path",
+	    "The HTTP(S) module, loaded only when url is set; empty means the built-in "
+	    "path (pkglibdir/remote.so).",
+	    "", "", 0 }, set_remote_module },
+	{ { "remote", "connect_timeout", HR_CONFIG_UINT, AT(remote_connect_ms), "250", "250",
+	    "milliseconds, from 1 to 60000",
+	    "Milliseconds to wait for a connection to a remote.",
+	    "", " ms", 0 }, set_remote_connect },
+	{ { "remote", "timeout", HR_CONFIG_UINT, AT(remote_timeout_ms), "5000", "5000",
+	    "milliseconds, from 1 to 600000",
+	    "Milliseconds a remote request may take in all.",
+	    "", " ms", 0 }, set_remote_timeout },
+	{ { "remote", "budget", HR_CONFIG_UINT, AT(remote_budget_ms), "10000", "10000",
+	    "milliseconds, from 1 to 3600000",
+	    "Milliseconds a process may spend waiting on remotes in all; then they are skipped.",
+	    "", " ms", 0 }, set_remote_budget },
 	{ { "plugins", "path", HR_CONFIG_STRV, AT(plugin_path), NULL, "",
 	    "absolute directories separated by spaces or ':'",
 	    "Plugin directories, separated by spaces or ':'; empty means the built-in one; "

@@ -21,6 +21,7 @@
 #include "cache/cache.h"
 #include "cache-source.h"
 #include "config/config-api.h"
+#include "remote/cache-remote.h"
 #include "context.h"
 #include "util.h"
 #include "platform/util-platform.h"
@@ -141,6 +142,10 @@ int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
 
 	if (l->skip_mask & (1u << HR_TIER_COMPILED))
 		return -ENOENT;
+	/* The remote tier, after the local ones and before a compile. */
+	r = hr_remote_fetch(l, data, size, from);
+	if (r != -ENOENT)
+		return r;
 	if (cfg && cfg->compile == HR_COMPILE_NEVER)
 		return no_compile_error(l);
 	/* Another thread may have built it while we waited for our turn. */
