@@ -66,6 +66,7 @@
 #define SMP_DIGIT_BITS 4
 #define SMP_DIGITS (1 << SMP_DIGIT_BITS)
 #define SMP_UNROLL 8
+#define SMP_UNROLL_SELECT 4  /* beside 16 u64 bins: 8 spilled at 64 registers (sm_90, 1024 threads) */
 
 typedef unsigned long long smp_u64;
 
@@ -136,17 +137,17 @@ HR_DEVICE bool smp_cand(const smp_row &r, float v, uint32_t key, uint32_t j, boo
  * with one load a thread at a time (an arg-max of 32 x 151936 took 70 us
  * on an H100 that way, about 9 GB/s a multiprocessor).
  */
-template <typename T, typename F>
+template <int U, typename T, typename F>
 HR_DEVICE void smp_each(const T *x, uint32_t start, uint32_t end, uint32_t stride, F f)
 {
 	uint32_t j = start;
 
-	for (; j < end && end - j > (SMP_UNROLL - 1) * stride; j += SMP_UNROLL * stride) {
-		float v[SMP_UNROLL];
+	for (; j < end && end - j > (uint32_t)(U - 1) * stride; j += (uint32_t)U * stride) {
+		float v[U];
 
-		for (int u = 0; u < SMP_UNROLL; u++)
+		for (int u = 0; u < U; u++)
 			v[u] = hr_to_f32(x[j + (uint32_t)u * stride]);
-		for (int u = 0; u < SMP_UNROLL; u++)
+		for (int u = 0; u < U; u++)
 			f(v[u], j + (uint32_t)u * stride);
 	}
 	for (; j < end; j += stride)
@@ -173,7 +174,7 @@ HR_DEVICE uint32_t smp_find(const T *x, uint32_t n, const smp_row &r, bool mass,
 	const uint32_t s1 = s0 + seg < n ? s0 + seg : n;
 	smp_u64 acc = 0;
 
-	smp_each(x, s0 + (uint32_t)lane, s1, (uint32_t)ws, [&](float v, uint32_t j) {
+	smp_each<SMP_UNROLL>(x, s0 + (uint32_t)lane, s1, (uint32_t)ws, [&](float v, uint32_t j) {
 		const uint32_t k = smp_key(v);
 		smp_u64 w;
 
@@ -241,7 +242,7 @@ HR_DEVICE smp_u64 smp_total(const T *x, uint32_t n, const smp_row &r, bool mass)
 {
 	smp_u64 acc = 0;
 
-	smp_each(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
+	smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
 		smp_u64 w;
 
 		if (smp_cand(r, v, smp_key(v), j, mass, &w))
@@ -276,7 +277,7 @@ HR_DEVICE bool smp_select(const T *x, uint32_t n, const smp_row &r, bool mass, s
 		for (int i = (int)threadIdx.x; i < nw * SMP_DIGITS; i += (int)blockDim.x)
 			part[i / SMP_DIGITS][i % SMP_DIGITS] = 0;
 		__syncthreads();
-		smp_each(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
+		smp_each<SMP_UNROLL_SELECT>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
 			const uint32_t k = smp_key(v);
 			smp_u64 w;
 
@@ -373,7 +374,7 @@ HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *te
 
 		a.v = -INFINITY;
 		a.i = UINT32_MAX;
-		smp_each(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
+		smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
 			hr_argval<float> b;
 
 			b.v = v;
@@ -385,7 +386,7 @@ HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *te
 			dst[row] = a.v != a.v ? n : a.i;
 		return;
 	}
-	smp_each(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t) { m = hr_max(m, v); });
+	smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t) { m = hr_max(m, v); });
 	m = hr_block_reduce(m, hr_op_max());
 	r.m = m;
 	r.invt = 1.0f / t;
@@ -443,7 +444,7 @@ HR_DEVICE void topk_row(const T *xs, T *values, uint32_t *dst, int ncols, int k)
 	if (threadIdx.x == 0)
 		cnt = 0;
 	__syncthreads();
-	smp_each(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
+	smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
 		const uint32_t key = smp_key(v);
 
 		if (smp_in(r.c1, key, j)) {
