@@ -523,11 +523,10 @@ static void topk_case(struct st_device *d, const struct st_kernel *k, struct han
 			const uint32_t want = o[i].i;
 
 			if (idx[at] != want ||
-			    memcmp(vals + at * sz, (const uint8_t *)x + ((size_t)r * n + want) * sz, sz)) {
+			    memcmp(vals + at * sz, (const uint8_t *)x + ((size_t)r * n + want) * sz, sz) != 0) {
 				res->max_err = INFINITY;
-				st_fail(res, "row %d place %d: got index %u, want %u (value bits differ: %d)",
-				        r, i, idx[at], want,
-				        idx[at] == want ? 1 : 0);
+				st_fail(res, "row %d place %d: got index %u, want %u%s", r, i, idx[at],
+				        want, idx[at] == want ? " (its value's bits differ)" : "");
 				break;
 			}
 		}
