@@ -23,6 +23,10 @@ bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
 # Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
 # timed behind a GPU spin (issue 26; run by hand on the lent machine).
 EXTRA_DIST += bench/attention-prefill.py bench/gpu_spin.py
+# The sampling family (sample_f32, topk_f32) against torch's sort-based
+# sampler and torch.topk, checked then timed behind a GPU spin (run by hand
+# on the lent machine, results in doc/BENCHMARKS.md).
+EXTRA_DIST += bench/gpu-sampling.py
 # The cost of the CUDA backend's -EXDEV stream check (one cuStreamGetCtx a
 # launch on a caller's stream): launches a second with and without it (run
 # by hand on the NVIDIA machine, results in doc/BENCHMARKS.md).

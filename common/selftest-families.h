@@ -14,4 +14,5 @@
 	X(sort) \
 	X(quantized) \
 	X(conv) \
-	X(attention)
+	X(attention) \
+	X(sampling)

@@ -199,6 +199,7 @@ static void launch_args(const struct st_kernel *k, struct launch *l)
 	case ST_QUANT:
 	case ST_CONV:
 	case ST_ATTN:
+	case ST_SAMPLE:
 		break;
 	}
 }
@@ -633,6 +634,7 @@ static double bench(struct st_device *d, struct hanzo_rocm_kernel *kh, struct st
 	case ST_QUANT:
 	case ST_CONV:
 	case ST_ATTN:
+	case ST_SAMPLE:
 		return -1;
 	}
 	launch_args(k, &l);

@@ -67,6 +67,7 @@ enum st_shape {
 	ST_QUANT,       /* quantized: ggml blocks, dequantize, mat-vec */
 	ST_CONV,        /* conv: convolutions, im2col, pooling, upsampling */
 	ST_ATTN,        /* attention: KV-cache write, paged decode, varlen prefill */
+	ST_SAMPLE,      /* sampling: sample_T (filters + Philox), topk_T */
 };
 
 enum st_arg {

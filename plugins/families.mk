@@ -139,3 +139,13 @@ plugins/attention.c: $(top_srcdir)/kernels/attention.hip $(top_srcdir)/kernels/a
 EXTRA_DIST += kernels/attention.hip kernels/attention.list
 CLEANFILES += plugins/attention.c
 HR_SELFTEST_FAMILIES += common/selftest-attention.c
+
+# family sampling
+plugins_LTLIBRARIES += plugins/sampling.la
+nodist_plugins_sampling_la_SOURCES = plugins/sampling.c
+plugins_sampling_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
+plugins/sampling.c: $(top_srcdir)/kernels/sampling.hip $(top_srcdir)/kernels/sampling.list $(HR_EMBED_DEPS)
+	$(HR_EMBED)
+EXTRA_DIST += kernels/sampling.hip kernels/sampling.list
+CLEANFILES += plugins/sampling.c
+HR_SELFTEST_FAMILIES += common/selftest-sampling.c

@@ -8,7 +8,8 @@
  * launch; hanzo_rocm_kernel_geometry_ex's workspace bytes; and the split
  * rule's floor (2 or 3 splits run the one-pass kernel); the quantized
  * mat-vec's operation (q8_1 form, batches of 8 columns); conv's info
- * built by hanzo_rocm_layout_packed.
+ * built by hanzo_rocm_layout_packed; the sampling family's sample_f32 and
+ * topk_f32 with their per-row parameters and values as named arguments.
  */
 #include <errno.h>
 #include <math.h>
@@ -513,6 +514,75 @@ static void test_conv_info(unsigned dev)
 	ok(worst < 1e-5, "dev %u:   ... matches float64 (%.3g)", dev, worst);
 }
 
+/*
+ * sampling through hanzo_rocm_op_run: x, dst and ncols are the call's own;
+ * every other argument is named (a filter that is off: a NULL pointer,
+ * named all the same).  Greedy rows (temperature 0) give the argmax;
+ * topk_f32's values and k named too.
+ */
+static void test_sampling(unsigned dev)
+{
+	enum { R = 3, C = 1000, K = 5 };
+	struct hanzo_rocm_kernel *ks = NULL, *kt = NULL;
+	float *x = malloc(R * C * 4), temp[R] = { 0, 0, 0 }, vals[R * K];
+	uint32_t tok[R], idx[R * K];
+	const float *no_f = NULL, *tp = temp;
+	const int32_t *no_i = NULL;
+	const uint64_t *no_u = NULL;
+	float *vp = vals;
+	int k = K;
+	bool all = true;
+
+	if (!x || hanzo_rocm_kernel_get(ctx, dev, "sampling", "sample_f32", &ks) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "sampling", "topk_f32", &kt) < 0) {
+		ok(0, "dev %u: sampling loads", dev);
+		free(x);
+		return;
+	}
+	for (size_t i = 0; i < R * C; i++)
+		x[i] = rnd() * 4;
+	const struct hanzo_rocm_op_arg named[] = {
+		{ "temperature", &tp, sizeof(tp) }, { "top_k", &no_i, sizeof(no_i) },
+		{ "top_p", &no_f, sizeof(no_f) }, { "min_p", &no_f, sizeof(no_f) },
+		{ "seed", &no_u, sizeof(no_u) }, { "offset", &no_u, sizeof(no_u) },
+	}, tnamed[] = { { "values", &vp, sizeof(vp) }, { "k", &k, sizeof(k) } };
+	struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = x, .dst = tok, .named = named,
+	                                 .n_named = 5 };
+
+	is_int(hanzo_rocm_op_run(ks, R, C, &oa), -ENOTSUP,
+	       "dev %u: sample_f32 without a named offset: -ENOTSUP", dev);
+	oa.n_named = 6;
+	memset(tok, 0xff, sizeof(tok));
+	is_int(hanzo_rocm_op_run(ks, R, C, &oa), 0, "dev %u: sample_f32, greedy rows, runs", dev);
+	for (size_t r = 0; r < R; r++) {
+		uint32_t best = 0;
+
+		for (uint32_t c = 1; c < C; c++)
+			if (x[r * C + c] > x[r * C + best])
+				best = c;
+		if (tok[r] != best)
+			all = false;
+	}
+	ok(all, "dev %u:   ... each row's token is its argmax", dev);
+	oa.named = tnamed;
+	oa.n_named = 2;
+	oa.dst = idx;
+	is_int(hanzo_rocm_op_run(kt, R, C, &oa), 0, "dev %u: topk_f32, k = 5, runs", dev);
+	all = true;
+	for (size_t r = 0; r < R; r++)
+		for (size_t i = 0; i < K; i++) {
+			size_t above = 0;
+
+			/* the i-th largest: exactly i elements above it (distinct values) */
+			for (size_t c = 0; c < C; c++)
+				above += x[r * C + c] > x[r * C + idx[r * K + i]];
+			if (above != i || vals[r * K + i] != x[r * C + idx[r * K + i]])
+				all = false;
+		}
+	ok(all, "dev %u:   ... the 5 largest of each row, largest first, with their values", dev);
+	free(x);
+}
+
 int main(void)
 {
 	struct host_test h;
@@ -530,6 +600,8 @@ int main(void)
 		test_quantized(0);
 		test_quantized(1);
 		test_conv_info(0);
+		test_sampling(0);
+		test_sampling(1);
 	} else {
 		skip(1, "no context with two host devices");
 	}
