@@ -21,16 +21,16 @@ bench: all $(check_LTLIBRARIES)
 noinst_PROGRAMS += bench/op-forms
 bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
 # Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
-# timed behind a GPU spin (issue 26; run by hand on the lent machine).
+# timed behind a GPU spin (run by hand on the lent machine).
 EXTRA_DIST += bench/attention-prefill.py bench/gpu_spin.py
 # The cost of the CUDA backend's -EXDEV stream check (one cuStreamGetCtx a
 # launch on a caller's stream): launches a second with and without it (run
 # by hand on the NVIDIA machine, results in doc/BENCHMARKS.md).
 noinst_PROGRAMS += bench/launch-exdev
 bench_launch_exdev_LDADD = lib/libhanzo-rocm-internal.la -ldl
-# Issue 29's tables (rows, index, ops, decode, the stream check) on the lent
+# The vs-torch tables (rows, index, ops, decode, the stream check) on the lent
 # NVIDIA machine: bench/gpu-rows-ops.sh BUILDDIR OUTDIR [CACHEDIR].
 EXTRA_DIST += bench/gpu-ops.py bench/gpu-rows-ops.sh
 # conv2d f16/bf16/f32 against torch's F.conv2d on the lent NVIDIA machine
-# (issue 29; by hand: python3 bench/gpu-conv.py LIBHANZO [--json OUT]).
+# (by hand: python3 bench/gpu-conv.py LIBHANZO [--json OUT]).
 EXTRA_DIST += bench/gpu-conv.py
