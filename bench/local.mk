@@ -7,6 +7,8 @@ bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
 noinst_PROGRAMS += bench/launch-cost
 bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md bench/bench-clock.h
+# What each entry point measures; the runs the headline table supersedes.
+EXTRA_DIST += bench/README doc/benchmarks-history.md
 # The files a cold hanzo_rocm_kernel_get walks through (doc/HACKING.md, "Call
 # walk"); run by hand on a build tree of its own: bench/coldget.sh BUILDDIR.
 EXTRA_DIST += bench/coldget.sh bench/coldget-trace.c bench/coldget-walk.py
