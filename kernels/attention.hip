@@ -33,8 +33,8 @@
  *
  * The designs live in kernels/attention/, one file each, inlined below in
  * this order: the shared state and steps, the cache write, the decode (fast
- * path, matrix units, portable + combine), the prefill (portable, AMD matrix
- * units, NVIDIA mma.sync); this file picks a prefill design and declares the
+ * path, matrix units, portable + combine), the prefill (portable, what the
+ * matrix-unit designs share, AMD matrix units, NVIDIA mma.sync); this file picks a prefill design and declares the
  * entry points.
  */
 #include "hr-kernel.h"
@@ -45,6 +45,7 @@
 #include "attention/decode-mma.h"
 #include "attention/decode.h"
 #include "attention/prefill.h"
+#include "attention/prefill-common.h"
 #include "attention/prefill-mma.h"
 #include "attention/prefill-sync.h"
 

@@ -153,7 +153,9 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 	const int tid = (int)threadIdx.x, wv = tid / ATT_MW, t = tid % ATT_MW;
 	const int srow = t % 16, part = t / 16;
 	const uint64_t tiles = (max_seqlen_q + ATT_MBM - 1) / ATT_MBM;
+#if ATT_QSMEM
 	const T zero = hr_from_f32<T>(0.f);
+#endif
 
 	if (blockDim.x != ATT_BLOCK || num_kv_heads == 0 || num_heads % num_kv_heads || tiles == 0)
 		return;
@@ -205,12 +207,7 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 #pragma unroll
 		for (int kk = 0; kk < KD; kk++) {
 #if !ATT_QSMEM
-			hr_mma_load_a(qa[kk], [&](int i, int c) {
-				const int64_t qi = wfirst + i;
-
-				return qi < lq ? q[(uint64_t)(q0 + qi) * q_stride + h * D + kk * 16 + c]
-					       : zero;
-			});
+			att_load_q<T, D>(qa[kk], kk, q, q0, wfirst, lq, q_stride, h);
 #endif
 			hr_mma_zero(o[kk]);
 		}
@@ -341,9 +338,7 @@ HR_DEVICE void flash_varlen_mma(T *out, float *lse, const T *q, const T *k, cons
 				T *orow = out + (uint64_t)(q0 + i) * o_stride + h * D;
 				const float inv = cw[wv][row];
 
-#pragma unroll
-				for (int dn = 0; dn < KD; dn++)
-					orow[dn * 16 + hr_mma_acc_col(e)] = hr_from_f32<T>(o[dn].v[e] * inv);
+				att_store_o<T, D>(orow, o, e, inv);
 			}
 		}
 		if (part == 0 && wfirst + srow < lq && lse)

@@ -74,7 +74,6 @@ HR_DEVICE void flash_varlen_sync(T *out, float *lse, const T *q, const T *k, con
 	alignas(16) __shared__ T vs[ATT_SBN][D + ATT_SPAD];
 	const int tid = (int)threadIdx.x, wv = tid / 32, t = tid % 32;
 	const uint64_t tiles = (max_seqlen_q + ATT_SBM - 1) / ATT_SBM;
-	const T zero = hr_from_f32<T>(0.f);
 
 	if (blockDim.x != ATT_BLOCK || num_kv_heads == 0 || num_heads % num_kv_heads || tiles == 0)
 		return;
@@ -117,12 +116,7 @@ HR_DEVICE void flash_varlen_sync(T *out, float *lse, const T *q, const T *k, con
 			att_sync_stage<T, D>(ks, k, k_stride, kvec, k0, kvh, tlo, thi, tid);
 #pragma unroll
 		for (int kk = 0; kk < KD; kk++) {
-			hr_mma_load_a(qa[kk], [&](int i, int c) {
-				const int64_t qi = wfirst + i;
-
-				return qi < lq ? q[(uint64_t)(q0 + qi) * q_stride + h * D + kk * 16 + c]
-					       : zero;
-			});
+			att_load_q<T, D>(qa[kk], kk, q, q0, wfirst, lq, q_stride, h);
 			hr_mma_zero(o[kk]);
 		}
 		for (int64_t t0 = tlo; t0 <= thi; t0 += ATT_SBN) {
@@ -242,9 +236,7 @@ HR_DEVICE void flash_varlen_sync(T *out, float *lse, const T *q, const T *k, con
 				T *orow = out + (uint64_t)(q0 + i) * o_stride + h * D;
 				const float inv = lr[e % 4 / 2] > 0.f ? 1.f / lr[e % 4 / 2] : 0.f;
 
-#pragma unroll
-				for (int dn = 0; dn < KD; dn++)
-					orow[dn * 16 + hr_mma_acc_col(e)] = hr_from_f32<T>(o[dn].v[e] * inv);
+				att_store_o<T, D>(orow, o, e, inv);
 			}
 		}
 #pragma unroll
