@@ -5,7 +5,7 @@ scaled_dot_product_attention, checked then timed in the same run.
 
     python3 bench/attention-prefill.py LIBHANZO [--json OUT]
 
-Why: issue 26's goal is prefill on the matrix units (mma.sync on sm_80+)
+Why: the goal (doc/BENCHMARKS.md) is prefill on the matrix units (mma.sync on sm_80+)
 at >= 0.5x torch's flash SDPA at (batch 1, 32 heads, 4096, head 128,
 causal, bf16).  Our kernel goes through the public C API (ctypes):
 hanzo_rocm_kernel_get (the library compiles the family for the device on

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Issue 29's row-wise, indexing, argsort/conv/pool/upsample and decode tables
+# The row-wise, indexing, argsort/conv/pool/upsample and decode tables
 # of doc/BENCHMARKS.md in one call on the lent NVIDIA machine, from a build
 # made elsewhere and carried (doc/HACKING.md, "GPU tests"):
 #

@@ -7,6 +7,8 @@ bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
 noinst_PROGRAMS += bench/launch-cost
 bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la
 EXTRA_DIST += bench/host.sh doc/BENCHMARKS.md bench/bench-clock.h
+# What each entry point measures; the runs the headline table supersedes.
+EXTRA_DIST += bench/README doc/benchmarks-history.md
 # The files a cold hanzo_rocm_kernel_get walks through (doc/HACKING.md, "Call
 # walk"); run by hand on a build tree of its own: bench/coldget.sh BUILDDIR.
 EXTRA_DIST += bench/coldget.sh bench/coldget-trace.c bench/coldget-walk.py
@@ -21,7 +23,7 @@ bench: all $(check_LTLIBRARIES)
 noinst_PROGRAMS += bench/op-forms
 bench_op_forms_LDADD = lib/libhanzo-rocm-internal.la -lm
 # Varlen prefill against torch SDPA (flash) on an NVIDIA GPU, checked then
-# timed behind a GPU spin (issue 26; run by hand on the lent machine).
+# timed behind a GPU spin (run by hand on the lent machine).
 EXTRA_DIST += bench/attention-prefill.py bench/gpu_spin.py
 # The sampling family (sample_f32, topk_f32) against torch's sort-based
 # sampler and torch.topk, checked then timed behind a GPU spin (run by hand
@@ -32,9 +34,9 @@ EXTRA_DIST += bench/gpu-sampling.py
 # by hand on the NVIDIA machine, results in doc/BENCHMARKS.md).
 noinst_PROGRAMS += bench/launch-exdev
 bench_launch_exdev_LDADD = lib/libhanzo-rocm-internal.la -ldl
-# Issue 29's tables (rows, index, ops, decode, the stream check) on the lent
+# The vs-torch tables (rows, index, ops, decode, the stream check) on the lent
 # NVIDIA machine: bench/gpu-rows-ops.sh BUILDDIR OUTDIR [CACHEDIR].
 EXTRA_DIST += bench/gpu-ops.py bench/gpu-rows-ops.sh
 # conv2d f16/bf16/f32 against torch's F.conv2d on the lent NVIDIA machine
-# (issue 29; by hand: python3 bench/gpu-conv.py LIBHANZO [--json OUT]).
+# (by hand: python3 bench/gpu-conv.py LIBHANZO [--json OUT]).
 EXTRA_DIST += bench/gpu-conv.py

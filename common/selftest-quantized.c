@@ -6,7 +6,7 @@
  * nothing on Debian 12), so the reference here is an independent C
  * rendering of ggml's documented block layouts and of the quantization
  * rules of ggml-quants.c's *_ref functions, written from the layouts
- * block by block (KERNELS.md):
+ * block by block (doc/KERNELS.md):
  *   q4_0 18 B {f16 d; u8 qs[16]}          x = (nibble - 8) * d
  *   q4_1 20 B {f16 d, m; u8 qs[16]}       x = nibble * d + m
  *   q5_0 22 B {f16 d; u8 qh[4]; u8 qs[16]}   x = ((qh bit j) << 4 | nibble - 16) * d

@@ -112,7 +112,7 @@ struct st_kernel {
 	           void (*emit)(void *data, const struct st_result *r), void *data);
 };
 
-/* Tolerance of a float dtype (KERNELS.md): f32 1e-5, f16 1e-3, bf16 1.6e-2;
+/* Tolerance of a float dtype (doc/KERNELS.md): f32 1e-5, f16 1e-3, bf16 1.6e-2;
  * f64 1e-12; 0 for integers. */
 double st_tolerance(enum st_dtype dt);
 

@@ -1,6 +1,8 @@
 # doc: man pages, kept true to the code (checked with groff -man -ww).
 dist_man_MANS += doc/hanzo-rocm.1 doc/hanzo-rocm.conf.5 doc/libhanzo-rocm.3 \
 	doc/hanzo-rocm-embed.1 doc/hanzo-rocm-plugin.7
+# The design and the kernel rules (the contract the code and tests cite).
+EXTRA_DIST += doc/DESIGN.md doc/KERNELS.md
 # The attention family: kernels, layouts, split-K, sizes (kernels/attention.list).
 EXTRA_DIST += doc/ATTENTION.md
 # The developers' guide: t/lib-layers.sh and t/platform-count.sh check it

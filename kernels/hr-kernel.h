@@ -17,7 +17,7 @@
  * adds the C and C++ library headers the host build needs).
  * Dynamic shared memory: HR_DYNAMIC_SHARED(type, name) in the kernel body.
  *
- * Conventions (see KERNELS.md):
+ * Conventions (see doc/KERNELS.md):
  *  - entry points: extern "C" __global__ void <op>_<dtype>(...)
  *  - 64-bit indices and grid-stride loops: any launch geometry is correct;
  *  - layouts travel by value in struct hr_layout (no device copy of shapes);

@@ -1,4 +1,5 @@
-# Kernel sources: one kernels/F.hip + kernels/F.list per family, and the
+# Kernel sources: one kernels/F.hip + kernels/F.list per family (F.hip may
+# include the files of its folder kernels/F/, as attention does), and the
 # portability header they all include.  Nothing is compiled here: the plugin
 # build (plugins/local.mk) embeds each family's source into plugins/F.la,
 # and the library compiles it for the GPU at precompile/run time.

@@ -3,7 +3,7 @@
  * quantized family: ggml's block formats q4_0, q4_1, q5_0, q5_1, q8_0 (32
  * elements a block), q4_K, q5_K, q6_K (256 a super-block) and q8_1 for the
  * activations, byte for byte as ggml stores them (ggml-common.h; see
- * KERNELS.md), candle's names and argument order:
+ * doc/KERNELS.md), candle's names and argument order:
  *
  *   quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
  *       row blockIdx.y of x (kx floats) -> kx_padded / 32 q8_1 blocks at

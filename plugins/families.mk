@@ -134,9 +134,9 @@ HR_SELFTEST_FAMILIES += common/selftest-conv.c
 plugins_LTLIBRARIES += plugins/attention.la
 nodist_plugins_attention_la_SOURCES = plugins/attention.c
 plugins_attention_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS)
-plugins/attention.c: $(top_srcdir)/kernels/attention.hip $(top_srcdir)/kernels/attention.list $(HR_EMBED_DEPS)
+plugins/attention.c: $(top_srcdir)/kernels/attention.hip $(top_srcdir)/kernels/attention.list $(top_srcdir)/kernels/attention/cache-write.h $(top_srcdir)/kernels/attention/decode-fast.h $(top_srcdir)/kernels/attention/decode-mma.h $(top_srcdir)/kernels/attention/decode.h $(top_srcdir)/kernels/attention/prefill-common.h $(top_srcdir)/kernels/attention/prefill-mma.h $(top_srcdir)/kernels/attention/prefill-sync.h $(top_srcdir)/kernels/attention/prefill.h $(top_srcdir)/kernels/attention/state.h $(HR_EMBED_DEPS)
 	$(HR_EMBED)
-EXTRA_DIST += kernels/attention.hip kernels/attention.list
+EXTRA_DIST += kernels/attention.hip kernels/attention.list kernels/attention/cache-write.h kernels/attention/decode-fast.h kernels/attention/decode-mma.h kernels/attention/decode.h kernels/attention/prefill-common.h kernels/attention/prefill-mma.h kernels/attention/prefill-sync.h kernels/attention/prefill.h kernels/attention/state.h
 CLEANFILES += plugins/attention.c
 HR_SELFTEST_FAMILIES += common/selftest-attention.c
 

@@ -32,7 +32,8 @@ INSTALL ?= install
 
 all: $(FAMILY).so
 
-$(FAMILY).c: $(PLUGIN_HIP) $(PLUGIN_LIST)
+# A family may be a folder: FAMILY.hip including files of FAMILY/.
+$(FAMILY).c: $(PLUGIN_HIP) $(PLUGIN_LIST) $(wildcard $(FAMILY)/*)
 	$(HANZO_ROCM_EMBED) -I $(HANZO_ROCM_KERNEL_INCLUDEDIR) \
 		--plugin-version '$(PLUGIN_VERSION)' --check-cxx '$(CXX)' \
 		-o $@ $(FAMILY) $(PLUGIN_HIP) $(PLUGIN_LIST)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Temp files of interrupted atomic writes in the tier root (the plugin index,
 # the toolchain stamps) are debris: `cache gc` removes stale ones (a fresh
-# one may be a write in progress), `cache clear` removes them all (issue 15).
+# one may be a write in progress), `cache clear` removes them all (doc/RELIABILITY.md).
 . "$top_srcdir/t/tap.sh"
 
 root="$T/root"; user="$T/user"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A full disk under the user tier degrades with one warning (DESIGN §5): run
+# A full disk under the user tier degrades with one warning (doc/DESIGN.md §5): run
 # t/test-cache-full on a tmpfs too small for any code object, mounted in a
 # private mount namespace (unshare) so nothing outside the test sees it.
 . "$top_srcdir/t/tap.sh"

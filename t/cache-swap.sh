@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Check-then-swap of a shared tier's target directory (issue 30 item 1),
+# Check-then-swap of a shared tier's target directory (doc/RELIABILITY.md, the second probe),
 # made deterministic by an interposer (t/swap-preload.c): what a lookup
 # serves is what it checked.
 . "$top_srcdir/t/tap.sh"

@@ -3,7 +3,7 @@
 # A symlinked target directory in the user tier: lookups and writes refuse
 # it, and maintenance agrees: list shows nothing through it, verify reports
 # it (exit 1), --repair and clear remove the link and never what it points
-# to.  What the scan cannot see is never used either (issue 15).
+# to.  What the scan cannot see is never used either (doc/DESIGN.md §5).
 . "$top_srcdir/t/tap.sh"
 
 fix=$(sh "$top_srcdir/t/cache-fixtures.sh") || skip_all "no hipcc to build test code objects"

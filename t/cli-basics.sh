@@ -1,5 +1,5 @@
 #!/bin/sh
-# The CLI's global options and exit codes (DESIGN §4).
+# The CLI's global options and exit codes (doc/DESIGN.md §4).
 . "$top_srcdir/t/tap.sh"
 
 exit_is 0 "--help exits 0" "$HR_CLI" --help
@@ -10,7 +10,7 @@ exit_is 2 "no command is a usage error" "$HR_CLI"
 exit_is 2 "an unknown command is a usage error" "$HR_CLI" frobnicate
 grep_ok "the unknown command is named" "frobnicate" "$T/err"
 exit_is 2 "an unknown option is a usage error" "$HR_CLI" --frobnicate info
-# User input echoed in a message never reaches the terminal raw (issue 15):
+# User input echoed in a message never reaches the terminal raw (doc/DESIGN.md §4):
 # an escape sequence and invalid UTF-8 come out as \xNN, valid UTF-8 as is.
 exit_is 2 "an unknown command with escapes is a usage error" \
 	"$HR_CLI" "$(printf 'x\033[31my\377z\303\251')"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The CLI's manners (issue 17): one style for usage errors in every command,
+# The CLI's manners: one style for usage errors in every command,
 # unknown processors rejected with the known ones listed, -q quiets
 # precompile's table, TERM=dumb turns the progress bar off, and cache list
 # sorts its rows, sizes its columns to them and prints precompile's size.

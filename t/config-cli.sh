@@ -1,5 +1,5 @@
 #!/bin/sh
-# `hanzo-rocm config check` and the `info` configuration section (DESIGN §3, §4).
+# `hanzo-rocm config check` and the `info` configuration section (doc/DESIGN.md §3, §4).
 . "$top_srcdir/t/tap.sh"
 F="$top_srcdir/t/fixtures/config"
 
@@ -66,7 +66,7 @@ grep_ok "says so" "built-in defaults" "$T/out"
 exit_is 0 "info --root" "$HR_CLI" --root "$R" info
 grep_ok "info has a Configuration block" "^Configuration:" "$T/out"
 grep_ok "showing the effective max_size" "cache.max_size +4.0G" "$T/out"
-# Every key of the key table (lib/config/config-keys.c), as SECTION.KEY (issue 30).
+# Every key of the key table (lib/config/config-keys.c), as SECTION.KEY.
 missing=
 for k in $(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/\1.\2/p' "$top_srcdir/lib/config/config-keys.c"); do
 	grep -qE "^  $k " "$T/out" || missing="$missing $k"

@@ -12,6 +12,10 @@ TESTS += t/test-config-keys
 EXTRA_DIST += t/config-cli.sh
 TESTS += t/config-cli.sh
 
+# The default target list: configure.ac's, and every copy says the same.
+EXTRA_DIST += t/default-targets.sh
+TESTS += t/default-targets.sh
+
 EXTRA_DIST += \
 	t/fixtures/config/bad-many.conf \
 	t/fixtures/config/bad-size.conf \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The heavy fault-injection runs (make check-faults; issue 15): each prints
+# The heavy fault-injection runs (make check-faults; doc/RELIABILITY.md): each prints
 # its figures as "# FIGURE" lines (doc/RELIABILITY.md has the table).
 #   kill -9 of precompile at random points, FAULT_KILLS times (50)
 #   64 processes x 2 threads, and 32 library lookups, on a cold cache

@@ -1,4 +1,4 @@
-# t/fuzz.mk: libFuzzer targets (issue 15).  `make fuzz` builds them with
+# t/fuzz.mk: libFuzzer targets (doc/RELIABILITY.md).  `make fuzz` builds them with
 # clang (ASan + UBSan + libFuzzer) from the library's sources, outside the
 # normal build; `make fuzz-run FUZZ_SECONDS=60` runs each for that long on a
 # copy of its seed corpus t/fuzz/seed/NAME.  Not part of `make check`.

@@ -72,7 +72,7 @@ unset HANZO_ROCM_HOST
 exit_is 0 "selftest --device host-w32 asks for the host device itself" \
 	"$HR_CLI" selftest --device host-w32 --family fill
 grep_ok "  ... and runs only it" '^device 1: host-w32 ' "$T/out"
-# Issue 30: the GPU's default of 2^24 took over 15 minutes on 2 CPUs.
+# The GPU's default of 2^24 took over 15 minutes on 2 CPUs.
 grep_ok "  ... its bandwidth over 2^16 elements by default on a host device" \
 	'^device 1: host-w32 \(bandwidth over 65536-element buffers\)$' "$T/out"
 ! grep -q 'host-w64' "$T/out"

@@ -153,7 +153,7 @@ if [ -n "$NVCC" ] && [ -x "$CUOBJDUMP" ] && [ -s "$a-sm_90.cubin" ]; then
 	"$CUOBJDUMP" -sass -fun flash_attn_varlen_d128_bf16 "$a-sm_90.cubin" >"$T/prefill.sass"
 	grep -q 'HMMA\.16816\.F32\.BF16' "$T/prefill.sass"
 	ok $? "attention/sm_90: the bf16 prefill runs on mma.sync (HMMA.16816)"
-	# issue 26: K/V tiles by cp.async, V's fragments by ldmatrix.trans
+	# K/V tiles by cp.async, V's fragments by ldmatrix.trans
 	grep -q LDGSTS "$T/prefill.sass" && grep -q 'LDSM\.16\.MT88' "$T/prefill.sass"
 	ok $? "attention/sm_90: the prefill stages K/V by cp.async (LDGSTS), reads V by ldmatrix.trans"
 else

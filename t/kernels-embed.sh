@@ -59,7 +59,7 @@ exit_is 1 "invalid family name is an error (the one name grammar: no dot)" "$EMB
 [ ! -e bad.c ] && [ ! -e bad.c.tmp ]
 ok $? "no output is left behind on failure"
 
-# The installed SDK tool (issue 24 item 3): --version, --help, a literal
+# The installed SDK tool (doc/DESIGN.md §6): --version, --help, a literal
 # version (no macro the plugin's build must define), -I, and the list and
 # source agreeing.
 exit_is 0 "--version exits 0" "$EMBED" --version

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The binary, cast and ternary tables are complete per KERNELS.md: every op
+# The binary, cast and ternary tables are complete per doc/KERNELS.md: every op
 # for every dtype, the full 7x7 cast matrix, where_<I>_<T> for every ids
 # dtype, each with the fixed kernel ABI (numel, num_dims, hr_layout by
 # value, inputs, output); so are reduce (five ops, each one-pass, split and

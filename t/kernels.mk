@@ -11,7 +11,7 @@ EXTRA_DIST += t/kernels-gpu.sh
 TESTS += t/kernels-gpu.sh
 GPU_TESTS += t/kernels-gpu.sh
 
-# The binary, cast and ternary tables hold every kernel KERNELS.md lists.
+# The binary, cast and ternary tables hold every kernel doc/KERNELS.md lists.
 EXTRA_DIST += t/kernels-matrix.sh
 TESTS += t/kernels-matrix.sh
 

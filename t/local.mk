@@ -38,6 +38,9 @@ TESTS += t/lib-layers.sh
 # The files adding a backend or a target touches, as doc/HACKING.md lists them.
 EXTRA_DIST += t/platform-count.sh
 TESTS += t/platform-count.sh
+# No reference outside the repository; doc/DESIGN.md and doc/KERNELS.md exist.
+EXTRA_DIST += t/doc-refs.sh
+TESTS += t/doc-refs.sh
 # The call graph between lib/ files, from the objects' symbol tables (nm).
 EXTRA_DIST += t/lib-calls.sh
 TESTS += t/lib-calls.sh

@@ -1,4 +1,4 @@
-# t/multi.mk: several devices in one process (issue 31) - the visible-devices
+# t/multi.mk: several devices in one process (doc/DESIGN.md §9) - the visible-devices
 # variables on fake KFD trees, per-device state on the fake CUDA driver
 # (t/runtime-driver.sh), and `make check-gpu` tests needing two GPUs.
 check_PROGRAMS += t/test-visible

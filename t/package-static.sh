@@ -12,6 +12,10 @@ sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$s/plugins/families" | sort >
 sed -n 's|^plugins_LTLIBRARIES += plugins/\(.*\)\.la$|\1|p' "$s/plugins/families.mk" | sort >"$T/rules"
 [ -s "$T/built" ] && cmp -s "$T/built" "$T/rules"
 ok $? "plugins/families names the kernel families, and plugins/families.mk builds them"
+# families.mk is what gen-families.sh makes now (a family folder's files included).
+sh "$s/plugins/gen-families.sh" "$s/plugins/families" >"$T/families.mk" &&
+	cmp -s "$T/families.mk" "$s/plugins/families.mk"
+ok $? "plugins/families.mk is up to date (sh plugins/gen-families.sh plugins/families >plugins/families.mk)"
 # Debian and RPM take their families from that list, nowhere else.
 [ ! -e "$s/debian/families" ] &&
 	grep -q '^families := .*plugins/families' "$s/debian/rules" &&

@@ -42,7 +42,7 @@ EXTRA_DIST += t/plugins-hostile.sh
 TESTS += t/plugins-hostile.sh
 
 # An ordinary user's umask-002 checkout: its private group is trusted, a
-# shared group is refused with the fix (issue 30 item 7; root only).
+# shared group is refused with the fix (root only).
 EXTRA_DIST += t/umask002-user.sh
 TESTS += t/umask002-user.sh
 

@@ -14,7 +14,7 @@ for f in alpha beta dup badabi badname small nullsrc noentry; do
 	cp "$FIX/$f.so" "$P/$f.so"
 done
 # Family alpha under a name that sorts first must not displace alpha.so
-# (issue 24 item 6); alpha.so again in a later directory is a duplicate.
+# (doc/DESIGN.md §6); alpha.so again in a later directory is a duplicate.
 cp "$FIX/dup.so" "$P/aaa.so"
 cp "$FIX/alpha.so" "$Q/alpha.so"
 echo "this is not a shared object" > "$P/x.so"
@@ -117,7 +117,7 @@ HANZO_ROCM_PLUGIN_PATH="$T/none" exit_is 0 "a missing plugin directory lists not
 grep_ok "says none were found" "no plugins found" "$T/out"
 
 # Families the selftest has no reference for (the fixtures alpha and beta,
-# as any third-party family) are skipped, not failed (issue 24 item 6).
+# as any third-party family) are skipped, not failed (doc/DESIGN.md §6).
 HANZO_ROCM_PLUGIN_PATH="$P" exit_is 0 "selftest with only third-party families exits 0" \
 	"$HR_CLI" selftest --device host-w64 --bench-size 0
 grep_ok "reports alpha as skipped" "^family alpha +skipped: no CPU reference for this family" "$T/out"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile plugin files (issue 15): a truncated .so (an interrupted upgrade)
+# Hostile plugin files (doc/RELIABILITY.md): a truncated .so (an interrupted upgrade)
 # must not kill the process with SIGBUS; a .so without the entry symbol is
 # never dlopen-ed (its constructor never runs); a 32-bit or another
 # machine's ELF is refused with a precise reason; a plugin directory under

@@ -3,7 +3,7 @@
 # A compiler that hangs (killed at [compiler] timeout), crashes or writes
 # garbage: the pair fails with the reason, nothing is published, no process
 # of the compiler's group and no temp dir survives, and the next run with a
-# sane compiler builds it (issue 15, fault injection; the heavier runs are
+# sane compiler builds it (fault injection, doc/RELIABILITY.md; the heavier runs are
 # t/faults.sh, make check-faults).
 . "$top_srcdir/t/tap.sh"
 . "$top_srcdir/t/precompile-setup.sh"

@@ -2,7 +2,7 @@
 # Killing precompile (SIGTERM, SIGINT) kills the compiler it runs: hipcc
 # and its children live in their own process group, which the terminal's
 # Ctrl-C does not reach; nothing of them may survive, nor their temp dir
-# (issue 15 item 3).
+# (doc/RELIABILITY.md).
 . "$top_srcdir/t/tap.sh"
 command -v ps >/dev/null 2>&1 || skip_all "no ps (procps): the compiler's processes cannot be counted"
 . "$top_srcdir/t/precompile-setup.sh"

@@ -3,7 +3,7 @@
 # kill -9 of a process compiling (precompile, or any library caller on a
 # cache miss) runs no cleanup, yet its compilers must die with it: the
 # whole process group (a compiler forks: hipcc runs clang, clang runs lld),
-# and `cache gc` then removes the temp dirs they left (issue 15).
+# and `cache gc` then removes the temp dirs they left.
 . "$top_srcdir/t/tap.sh"
 command -v ps >/dev/null 2>&1 || skip_all "no ps (procps): the compiler's processes cannot be counted"
 . "$top_srcdir/t/precompile-setup.sh"

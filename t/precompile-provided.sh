@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # precompile skips a pair a read-only tier already provides, but only where
 # lookups would use that entry: the shared tiers' ownership and mode rule
-# and no symlinked target directory (issue 15).  Otherwise the pair is
+# and no symlinked target directory (doc/DESIGN.md §5).  Otherwise the pair is
 # built into the destination, with a warning naming what was refused.
 . "$top_srcdir/t/tap.sh"
 . "$top_srcdir/t/precompile-setup.sh"

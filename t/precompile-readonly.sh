@@ -1,7 +1,7 @@
 #!/bin/sh
 # A read-only user cache that already holds every pair: precompile --user
 # succeeds (everything up to date); a pair that needs building fails with
-# the reason, and nothing is compiled (issue 15 item 8).  Read-only for root
+# the reason, and nothing is compiled.  Read-only for root
 # too: a read-only bind mount in a private mount namespace; for another
 # user, the modes.
 . "$top_srcdir/t/tap.sh"

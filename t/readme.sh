@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's shell blocks, extracted from README.md and run as written, so
-# the README cannot drift from what works (issue 17).
+# the README cannot drift from what works.
 #   t/readme.sh              (make check) the "uninstalled" block: the CLI
 #                            wrapper, the -uninstalled.pc, building and running
 #                            examples/vector-add.c against this build tree

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The plugin SDK end to end (issue 24 items 3-4): this tree installed with
+# The plugin SDK end to end (doc/DESIGN.md §6): this tree installed with
 # DESTDIR, examples/plugin (a family we do not ship) built against that
 # install alone through pkg-config, installed into a plugin directory,
 # precompiled by the installed CLI for host-w64, host-w32 and gfx90a (sm_90
@@ -100,7 +100,7 @@ for t in host-w64 host-w32; do
 	grep_ok "  ... matches the reference" "on $t, 37 x 1003: max relative error .*: OK" "$T/out"
 done
 
-# cache clear --family: that family's entries only (issue 24 item 5).
+# cache clear --family: that family's entries only.
 cp "$T/cache/host-w64/biasgelu.hrco" "$T/cache/host-w64/zzother.hrco"
 exit_is 0 "cache clear --user --family biasgelu" "$CLI" cache clear --user --family biasgelu
 [ ! -e "$T/cache/host-w64/biasgelu.hrco" ] && [ ! -e "$T/cache/host-w32/biasgelu.hrco" ]

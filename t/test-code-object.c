@@ -221,7 +221,7 @@ static void test_lookup(void)
 	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".bad-%ld", (long)getpid());
 	ok(stat(path, &st) == 0, "corrupt user entry quarantined as .bad-PID");
 
-	/* Issue 30, item 6: a valid user entry the driver refused, compile =
+	/* A valid user entry the driver refused, compile =
 	 * never: moved aside, not loaded again by every process. */
 	key_for(ctx, "gfx90a", &key);
 	is_int(hr_entry_write(ctx, user, "alpha", "gfx90a", &key, "test", co90, n90), 0,
@@ -269,7 +269,7 @@ static int put_bad_entry(const char *dir, const char *target, const struct hr_ca
 }
 
 /*
- * Issue 30 item 2: a code object whose segment lies past its bytes (a
+ * A code object whose segment lies past its bytes (a
  * truncated copy) faults inside the loader that maps it (SIGBUS in
  * dlopen; HIP and CUDA take no size).  In the user tier it is a miss,
  * logged and quarantined - for a GPU target and for a host one.
@@ -415,7 +415,7 @@ static void test_compile(void)
 }
 
 /*
- * Issue 15: a shared tier (or its target directory, or an entry) that
+ * A shared tier (or its target directory, or an entry) that
  * someone else can write is never used, with a warning naming the path; a
  * symlinked target directory is never read through, in any tier.
  */
@@ -482,7 +482,7 @@ static void test_trust(void)
 		skip(3, "not root: no shared group to give a directory to");
 	}
 	/*
-	 * Issue 30 item 1: whoever can rename an ancestor's entries can swap
+	 * Whoever can rename an ancestor's entries can swap
 	 * the tier.  A world-writable ancestor without the sticky bit (any
 	 * user can test that one) and an ancestor owned by another user.
 	 */
@@ -540,7 +540,7 @@ static void test_trust(void)
 }
 
 /*
- * Check-then-swap (issue 30 item 1), run by t/cache-swap.sh with
+ * Check-then-swap (doc/RELIABILITY.md), run by t/cache-swap.sh with
  * t/swap-preload.so, which exchanges HR_TEST_SWAP_A and HR_TEST_SWAP_B
  * just before the first open of an entry: the site tier's checked target
  * directory and one whose entry nobody may trust (world-writable), holding

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Configuration (DESIGN §3): every error with its file and line, conf.d
+ * Configuration (doc/DESIGN.md §3): every error with its file and line, conf.d
  * order, root prefixing, environment precedence, defaults.
  */
 #include <errno.h>
@@ -537,7 +537,7 @@ static void test_unknown_targets(const char *tmp)
 	free(f);
 }
 
-/* Plugin paths compose (issue 24 item 6): '+' keeps the default directory;
+/* Plugin paths compose (doc/DESIGN.md §6): '+' keeps the default directory;
  * options.plugin_path beats the variable, which beats the files. */
 static void test_plugin_path(const char *tmp)
 {

@@ -166,7 +166,7 @@ static void test_hostile(void)
 }
 
 /*
- * Issue 30 item 2: every payload's segments within its bytes, GPU code
+ * Every payload's segments within its bytes, GPU code
  * objects and host ones alike, before any loader sees it.
  */
 static void test_extents(void)

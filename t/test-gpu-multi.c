@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Two GPUs or more of one platform in one process (issue 31; `make
+ * Two GPUs or more of one platform in one process (doc/DESIGN.md §9; `make
  * check-gpu`, skipped with fewer than two):
  *   - the library's devices are the runtime's, in its order, with the
  *     visible-devices variables too (the test re-runs itself with

@@ -115,7 +115,7 @@ static void test_grammar(void)
 	r = hr_launch_meta_find(text, 40, "uexp_f32", &m, &no, why, sizeof(why));
 	is_int(r, -EINVAL, "a NUL byte inside the text is refused");
 	{
-		/* Issue 30, item 6: reported "at line 0: invalid" before. */
+		/* Once reported "at line 0: invalid" before. */
 		size_t big = HR_LAUNCH_MAX_TEXT + 1;
 		char *t = malloc(big);
 
@@ -248,7 +248,7 @@ static uint64_t threads_x(const struct hanzo_rocm_geometry *g)
 	return (uint64_t)g->grid[0] * g->block[0];
 }
 
-/* The platform table's limits (issue 30, items 3 and 4): grid-stride kinds
+/* The platform table's limits (doc/DESIGN.md §7): grid-stride kinds
  * capped to them, exact grids -E2BIG; the host row takes both GPUs'. */
 static void test_grid_limits(const struct hr_device_limits *nv, const struct hr_device_limits *amd,
                              const uint16_t *occ)
@@ -696,7 +696,7 @@ static void test_host(unsigned dev)
 		ok(r == 0 && g.splits > 1 && g.grid[1] == g.splits,
 		   "dev %u: one long row splits on the host (%u splits)", dev, g.splits);
 	}
-	/* The host refuses what a GPU refuses (issue 30, items 3 and 4). */
+	/* The host refuses what a GPU refuses (doc/DESIGN.md §7). */
 	if (kr) {
 		const unsigned wrap[3] = { 1u << 31, 1u << 31, 4 }, b256[3] = { 256, 1, 1 };
 		struct hanzo_rocm_kernel *ksm = NULL;
@@ -920,7 +920,7 @@ static void fds_free(void)
 }
 
 /*
- * Issue 30, item 5: out of descriptors while the plan opens the family's
+ * Out of descriptors while the plan opens the family's
  * plugin (lazily, through the plugin index) is -EMFILE now and a success
  * once descriptors are free, not -EMFILE for the context's life.  The code
  * objects are in dir/cache already (test_host compiled them).

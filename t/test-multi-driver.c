@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Several devices in one process, on the stand-in CUDA driver t/fakecuda
- * (per-device contexts, modules, memory and streams; issue 31), run by
+ * (per-device contexts, modules, memory and streams; doc/DESIGN.md §9), run by
  * t/multi-driver.sh with HR_FAKE_CUDA_DEVICES=3 HR_FAKE_CUDA_CC=80,90,90
  * CUDA_VISIBLE_DEVICES=2,0,1: the driver applies CUDA_VISIBLE_DEVICES and
  * the library must not apply it again (devices sm_90, sm_80, sm_90).

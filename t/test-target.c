@@ -130,7 +130,7 @@ static void test_ids(void)
 	                                   "gfx90a:xnack*", "gfx12345", "sm_9", "sm_9000",
 	                                   "sm_90b", "../gfx90a", "gfx90a/x", "GFX90A",
 	                                   "gfx90a xnack+", "-generic", "gfx-generic",
-	                                   /* issue 15: unknown or repeated features */
+	                                   /* unknown or repeated features */
 	                                   "gfx90a:bogus+", "gfx90a:xnack+:xnack-",
 	                                   "gfx90a:sramecc+:sramecc+", "gfx1030:xnack+",
 	                                   "gfx1100:sramecc-" };

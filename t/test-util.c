@@ -28,7 +28,7 @@ static int count_entries(const char *dir)
 }
 
 /*
- * Issue 30, item 6: a 65k-entry HANZO_ROCM_PLUGIN_PATH took 1.5 s to split
+ * A 65k-entry HANZO_ROCM_PLUGIN_PATH took 1.5 s to split
  * and de-duplicate (quadratic).  400k entries, split, copied and made
  * unique, in a child under alarm(60): milliseconds when linear, many
  * minutes when quadratic (a hang guard with a margin of 1000x, not a speed

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# An ordinary user's checkout (issue 30 item 7): with umask 002 and a
+# An ordinary user's checkout: with umask 002 and a
 # private group (Debian, Ubuntu, Fedora) every directory and file of the
 # build tree is group-writable.  As a scratch user with its private group,
 # the plugins of such a tree and a site tier made the same way are trusted;

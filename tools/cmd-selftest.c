@@ -178,7 +178,7 @@ static void usage(void)
 /*
  * The bandwidth buffers by default: 2^24 x 8 bytes (128 MiB, several times
  * any L2) on a GPU; 2^16 x 8 on the host backend, where the full size ran
- * over 15 minutes on 2 CPUs (issue 30) - its figures are not the point.
+ * over 15 minutes on 2 CPUs - its figures are not the point.
  */
 #define BENCH_LOG2_GPU 24u
 #define BENCH_LOG2_HOST 16u

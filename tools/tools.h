@@ -8,7 +8,7 @@
 
 #include "hanzo-rocm.h"
 
-/* Exit codes (DESIGN §4). */
+/* Exit codes (doc/DESIGN.md §4). */
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 struct cli {

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		double v = (double)x[i] + (double)bias[i % cols];
 		double want = 0.5 * v * (1.0 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
-		/* f32: relative, with an absolute floor of the same size (KERNELS.md). */
+		/* f32: relative, with an absolute floor of the same size (doc/KERNELS.md). */
 		double err = fabs((double)out[i] - want) / (fabs(want) > 1.0 ? fabs(want) : 1.0);
 
 		if (!(err <= maxerr))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The code-object cache (DESIGN §5): keys, the entry file format, validation,
+ * The code-object cache (doc/DESIGN.md §5): keys, the entry file format, validation,
  * atomic publish, tiers (memory → system → site → package → user; a miss
  * goes back to the kernel layer, which compiles and publishes).
  * The cache knows nothing about GPUs; kernels know nothing about the cache.

@@ -101,7 +101,7 @@ int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
                        const char *list, const char *what);
 
 /*
- * Plugin path values (DESIGN §6): absolute directories separated by ':';
+ * Plugin path values (doc/DESIGN.md §6): absolute directories separated by ':';
  * a leading '+' keeps the default directory after them (config.c);
  * set_plugin_path: options.plugin_path, which beats the variable and files.
  */

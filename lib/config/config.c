@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Configuration (DESIGN §3): the main file, then <its dir>/hanzo-rocm.conf.d/
+ * Configuration (doc/DESIGN.md §3): the main file, then <its dir>/hanzo-rocm.conf.d/
  * *.conf in C-locale order (later wins), then the environment.
  *
  * inih is the only grammar.  Its shared library gives the handler no line

@@ -3,7 +3,7 @@
  * Devices (layer: devices): every backend's devices, in the backends'
  * order, through their enumerate ops (none spawns a process: KFD in sysfs
  * for AMD, the CUDA driver for NVIDIA, the configuration for the host), and
- * the override precedence of DESIGN §2.  The list is built once per
+ * the override precedence of doc/DESIGN.md §2.  The list is built once per
  * context.  Uses the backends below it; nothing here reaches up.
  */
 #include <errno.h>
@@ -73,7 +73,7 @@ static int detect_backend(struct hanzo_rocm *ctx, const struct hr_backend_ops *o
 
 /* ---- precedence ---------------------------------------------------------- */
 
-/* The overrides of DESIGN §2 apply to the device's platform (AMD's). */
+/* The overrides of doc/DESIGN.md §2 apply to the device's platform (AMD's). */
 static bool overridable(const struct hr_device *d)
 {
 	const struct hr_platform_facts *pf = hr_platform_facts(d->platform);

@@ -2,7 +2,7 @@
 /*
  * Devices (layer: devices, above the backends): detection without a
  * process (KFD for AMD, the CUDA backend for NVIDIA) with the override
- * precedence of DESIGN §2.
+ * precedence of doc/DESIGN.md §2.
  */
 #ifndef HR_DEVICES_H
 #define HR_DEVICES_H

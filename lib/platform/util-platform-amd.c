@@ -182,7 +182,7 @@ static int amd_elf_check(const struct hr_elf_ident *e, const char *target, char 
 	return 0;
 }
 
-/* hipcc: a raw device ELF, no bundle (DESIGN.md section 5); Debian 12's
+/* hipcc: a raw device ELF, no bundle (doc/DESIGN.md §5); Debian 12's
  * hipcc 5.2 defaults to -std=c++11. */
 static const char *const amd_dirs[] = { "/opt/rocm/bin", NULL };
 static const char *const amd_pre[] = { "-std=c++17", "--cuda-device-only", "--no-gpu-bundle-output", NULL };

@@ -88,7 +88,7 @@ static int nv_elf_check(const struct hr_elf_ident *e, const char *target, char *
 	return 0;
 }
 
-/* nvcc: a cubin (DESIGN.md section 5). */
+/* nvcc: a cubin (doc/DESIGN.md §5). */
 static const char *const nv_dirs[] = { "/usr/local/cuda/bin", "/opt/cuda/bin", NULL };
 static const char *const nv_pre[] = { "-cubin", NULL };
 static const char *const nv_post[] = { NULL };

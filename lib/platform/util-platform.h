@@ -4,7 +4,7 @@
  * NVIDIA, host), each defined in its own file (util-platform-amd.c,
  * util-platform-nvidia.c, util-platform-host.c) and collected once in
  * util-platform.c; every other file loops over the table or looks a
- * target's row up through hr_platform_of() (DESIGN.md §7).
+ * target's row up through hr_platform_of() (doc/DESIGN.md §7).
  */
 #ifndef HR_UTIL_PLATFORM_H
 #define HR_UTIL_PLATFORM_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Kernel-family plugins (DESIGN §6, layer: build): the family table, filled
+ * Kernel-family plugins (doc/DESIGN.md §6, layer: build): the family table, filled
  * from the index (build-plugin-index.c) or a scan, and the lazy dlopen of a
  * family known from the index.  Discovery, trust and ABI checks, the
  * validators and the settings are the leaf build-plugin-check.c.

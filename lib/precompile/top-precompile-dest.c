@@ -51,7 +51,7 @@ int hr_precompile_dest(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 	case HR_PRECOMPILE_USER:
 		d = cfg->user_dir;
 		what = "user cache";
-		mode = 0700; /* per user (DESIGN §5) */
+		mode = 0700; /* per user (doc/DESIGN.md §5) */
 		if (cfg->policy == HR_POLICY_OFF)
 			hr_warn(ctx, "[cache] policy = off: the library will not read the user cache this fills\n");
 		if (!d) {

@@ -2,7 +2,7 @@
 /*
  * precompile --system's pruning (layer: top): the entries of families the
  * previous run found installed (its plugins.index) and this run does not
- * - a plugin package removed - leave the system tier (issue 24 item 5).
+ * - a plugin package removed - leave the system tier (doc/DESIGN.md §6).
  * Only families the index recorded are touched: whatever else the tier
  * holds (another tool's entries) is not this run's to judge.  A family
  * disabled in the configuration is still installed and keeps its entries.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * precompile: build the code object of every (target, family) pair into one
- * cache tier (DESIGN §4, §5), in parallel, skipping what is already there.
+ * cache tier (doc/DESIGN.md §4, §5), in parallel, skipping what is already there.
  *
  * The no-op path spawns no process: an entry counts as up to date when its
  * key matches and its compiler identity equals the one remembered for the

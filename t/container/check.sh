@@ -43,7 +43,7 @@ fi
 # in_image IMAGE CMD...: a fresh container of IMAGE; this script's files in /hr-test.
 # Exit 125 is the container engine failing (podman's convention; a failed
 # `buildah from` here too), never the command: that is retried, twice, and
-# said on stderr.  Issue 30: `cache list --json` once came back empty while
+# said on stderr.  Once, `cache list --json` once came back empty while
 # the same command by hand printed the list, and neither its exit status nor
 # its stderr was looked at - a podman run that failed between two others
 # (storage or cleanup of the previous --rm container) fits, and is what the

@@ -9,7 +9,7 @@
  * images for EM_CUDA (190) whose EI_ABIVERSION is not 0x7f, like a driver
  * refusing foreign or too-new code objects.
  *
- * Per device, as a driver is (issue 31): one primary context per device,
+ * Per device, as a driver is (doc/DESIGN.md §9): one primary context per device,
  * a per-thread current-context stack, modules, functions, memory and
  * streams tagged with the context current when they were made.  A call
  * mixing devices fails as a strict driver would: a launch whose function

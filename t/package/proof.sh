@@ -211,7 +211,7 @@ for t in $(sed -n 's/^Tests: *//p' "$top_srcdir/debian/tests/control"); do
 	okr $? "autopkgtest $t passes" || show "$work/5b-$t.log"
 done
 
-# ---- 5c. a third-party plugin package (issue 24 item 5) -------------------
+# ---- 5c. a third-party plugin package (doc/DESIGN.md §6) -------------------
 # examples/plugin/debian builds against libhanzo-rocm-dev alone (plus
 # build-essential); its install fires the trigger, which precompiles the
 # family into the system tier; its removal prunes that family's entries.

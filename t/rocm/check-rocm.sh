@@ -123,7 +123,7 @@ for t in json.load(open(sys.argv[1]))["toolchains"]:
 				gfx90a|gfx942)
 					[ "$v" -eq 0 ] && [ "$p" -eq 0 ]
 					ok $? "$suite/$t/$f: no VGPR spills, no scratch ($v, $p kernels)" ;;
-				*)	# the matrix prefill is spill-free on every target (issue 26)
+				*)	# the matrix prefill is spill-free on every target
 					if [ "$f" = attention ]; then
 						[ "$v" -eq 0 ] && [ "$p" -eq 0 ]
 						ok $? "$suite/$t/$f: no VGPR spills, no scratch ($v, $p kernels)"
