@@ -34,14 +34,16 @@ fuzz: $(top_builddir)/config.h $(nodist_lib_libhanzo_rocm_internal_la_SOURCES)
 	        -lpthread -ldl || exit 1; \
 	done
 
-fuzz-run: fuzz
-	$(AM_V_at)for t in $(FUZZ_TARGETS); do \
-	    rm -rf "t/fuzz/corpus-$$t"; mkdir -p "t/fuzz/corpus-$$t"; \
-	    cp "$(top_srcdir)/t/fuzz/seed/$$t"/* "t/fuzz/corpus-$$t/"; \
-	    echo "  FUZZ     $$t ($(FUZZ_SECONDS) s)"; \
-	    "t/fuzz/fuzz-$$t" -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	        -print_final_stats=1 "t/fuzz/corpus-$$t" > "t/fuzz/fuzz-$$t.log" 2>&1 || \
-	        { tail -40 "t/fuzz/fuzz-$$t.log"; exit 1; }; \
-	    grep -E '^stat::(number_of_executed_units|new_units_added)' "t/fuzz/fuzz-$$t.log"; \
-	done
-.PHONY: fuzz fuzz-run
+# One rule a target, so that `make -jN fuzz-run` runs N of them at once
+# (tools/test.sh: as many as the machine has cores).
+fuzz-run: $(FUZZ_TARGETS:%=fuzz-run-%)
+$(FUZZ_TARGETS:%=fuzz-run-%): fuzz-run-%: fuzz
+	$(AM_V_at)t=$*; rm -rf "t/fuzz/corpus-$$t"; mkdir -p "t/fuzz/corpus-$$t"; \
+	cp "$(top_srcdir)/t/fuzz/seed/$$t"/* "t/fuzz/corpus-$$t/"; \
+	echo "  FUZZ     $$t ($(FUZZ_SECONDS) s)"; \
+	"t/fuzz/fuzz-$$t" -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -print_final_stats=1 "t/fuzz/corpus-$$t" > "t/fuzz/fuzz-$$t.log" 2>&1 || \
+	    { tail -40 "t/fuzz/fuzz-$$t.log"; exit 1; }; \
+	grep -E '^stat::(number_of_executed_units|new_units_added)' "t/fuzz/fuzz-$$t.log" | \
+	    sed "s/^/$$t: /"
+.PHONY: fuzz fuzz-run $(FUZZ_TARGETS:%=fuzz-run-%)

@@ -10,8 +10,8 @@
 #   VERSION  Debian version for a new changelog entry (an "upgrade" build)
 #   FAMILY   append a comment to kernels/FAMILY.hip, so that the cache entries
 #            of that family become stale while the others stay valid
-# The .debs end up in WORKDIR/debs/.  The test suite is not run here
-# (DEB_BUILD_OPTIONS=nocheck): CI runs it separately.
+# The .debs end up in WORKDIR/debs/.  The first build runs the test suite
+# (dh_auto_test) unless HR_PKG_TESTS=no; an upgrade build never does.
 set -eu
 src=$1
 mkdir -p "$2"; work=$(cd "$2" && pwd)
@@ -52,9 +52,10 @@ fi
 
 # As Debian's builders do: tests on (dh_auto_test runs `make check`), the
 # default hardening flags (_FORTIFY_SOURCE=2), no -Werror (configure's
-# default).  Only the upgrade's rebuild, the same code, skips the tests.
+# default).  The upgrade's rebuild, the same code, skips the tests, and so
+# does a build asked to with HR_PKG_TESTS=no (t/package.mk says when).
 check=
-[ -z "$version" ] || check=nocheck
+[ -z "$version" ] && [ "${HR_PKG_TESTS:-yes}" != no ] || check=nocheck
 DEB_BUILD_OPTIONS="$check parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" \
 	dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1 || {
 	tail -n 60 "$work/build.log" >&2
