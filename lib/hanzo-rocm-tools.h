@@ -10,7 +10,7 @@
  *   strict configuration checking             hr_config_load/check_file
  *   the cache tiers, entries, scan, gc        cache.h
  *   plugins: scan, index state, families      build-plugin.h
- *   devices, targets, toolchains              devices.h target.h build-toolchain.h
+ *   devices, targets, toolchains              devices.h target.h toolchain/toolchain.h
  *   visible-devices variables applied         devices-visible.h
  *   precompile and its target choice          top-precompile.h
  *   device memory, modules, events (selftest) runtime.h
@@ -26,16 +26,16 @@
 #include "hanzo-rocm.h"
 
 #include "cache/cache.h"
-#include "config/config-api.h"
+#include "config/config.h"
 #include "devices/devices.h"
-#include "devices/devices-visible.h"
-#include "plugin/build-plugin.h"
-#include "precompile/top-precompile.h"
-#include "runtime.h"
-#include "target.h"
-#include "build-toolchain.h"
-#include "util.h"
-#include "util-name.h"
+#include "devices/visible.h"
+#include "plugin/plugin.h"
+#include "precompile/precompile.h"
+#include "runtime/runtime.h"
+#include "target/target.h"
+#include "toolchain/toolchain.h"
+#include "shared/util.h"
+#include "shared/name.h"
 
 /* The configuration ctx was created with (never NULL for a live context). */
 const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx);

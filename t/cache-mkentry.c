@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cache/cache.h"
-#include "util.h"
+#include "shared/util.h"
 
 int main(int argc, char **argv)
 {

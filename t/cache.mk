@@ -1,4 +1,4 @@
-# t/cache.mk: the code-object cache (lib/util-elf.c, lib/cache/cache-entry.c, lib/cache/cache.c,
+# t/cache.mk: the code-object cache (lib/shared/elf.c, lib/cache/entry.c, lib/cache/cache.c,
 # hanzo-rocm cache, info's cache section).  Real code objects come from
 # t/cache-fixtures.sh, built once per tree into t/cache-fixtures/.
 EXTRA_DIST += t/fixtures/cache/kernels.cu

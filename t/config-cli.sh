@@ -20,7 +20,7 @@ grep_ok "a too-long line with its line" "bad-many.conf:16: line too long" "$T/er
 grep_ok "a bad target with its line" "bad-many.conf:5: invalid value 'gfxzz' for extra" "$T/err"
 grep_ok "an unknown key warns, compiler style" "bad-many.conf:10: warning: unknown key 'frobnicate' in \[cache\]" "$T/err"
 
-# A well-formed target whose processor lib/util-targets.def does not know.
+# A well-formed target whose processor lib/shared/targets.def does not know.
 exit_is 2 "an unknown processor is a configuration error" "$HR_CLI" config check "$F/unknown-target.conf"
 grep_ok "naming FILE:LINE and the target" "unknown-target.conf:6: unknown processor 'gfx9999' for extra" "$T/err"
 exit_is 2 "in HANZO_ROCM_TARGETS too" env HANZO_ROCM_TARGETS=gfx90a,gfx9999 "$HR_CLI" --root "$T/empty" config check
@@ -66,12 +66,12 @@ grep_ok "says so" "built-in defaults" "$T/out"
 exit_is 0 "info --root" "$HR_CLI" --root "$R" info
 grep_ok "info has a Configuration block" "^Configuration:" "$T/out"
 grep_ok "showing the effective max_size" "cache.max_size +4.0G" "$T/out"
-# Every key of the key table (lib/config/config-keys.c), as SECTION.KEY (issue 30).
+# Every key of the key table (lib/config/keys.c), as SECTION.KEY (issue 30).
 missing=
-for k in $(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/\1.\2/p' "$top_srcdir/lib/config/config-keys.c"); do
+for k in $(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/\1.\2/p' "$top_srcdir/lib/config/keys.c"); do
 	grep -qE "^  $k " "$T/out" || missing="$missing $k"
 done
-[ -z "$missing" ] && [ "$(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/x/p' "$top_srcdir/lib/config/config-keys.c" | wc -l)" -gt 15 ]
+[ -z "$missing" ] && [ "$(sed -n 's/^	{ { "\([a-z_]*\)", "\([a-z_]*\)", HR_CONFIG_.*/x/p' "$top_srcdir/lib/config/keys.c" | wc -l)" -gt 15 ]
 ok $? "info shows every configuration key${missing:+ (missing:$missing)}"
 grep_ok "  ... the compile timeout, the default when unset" "compiler.timeout +600 s \(the default\)" "$T/out"
 exit_is 0 "info --json --root" env HANZO_ROCM_CACHE_DIR=/env/cache "$HR_CLI" --root "$R" info --json

@@ -1,4 +1,4 @@
-# t/host.mk: the host backend (lib/host-*.c, kernels/hr-host.h): kernels run
+# t/host.mk: the host backend (lib/backend/host/*.c, kernels/hr-host.h): kernels run
 # on the CPU, so `make check` proves results, not just compiles.
 
 # Fixture family: bug kernels next to their correct twins.  Built like the

@@ -8,12 +8,12 @@
 . "$top_srcdir/t/tap.sh"
 NM=${NM:-nm}
 command -v "$NM" >/dev/null 2>&1 || skip_all "no $NM"
-# The objects of lib/ and of its folders (subdir-objects: lib/cache/cache.c's
-# is lib/cache/.libs/libhanzo_rocm_internal_la-cache.o), each directory's
+# The objects of lib/ and of its folders (subdir-objects: lib/cache/entry.c's
+# is lib/cache/.libs/libhanzo_rocm_internal_la-entry.o; lib/backend/host/ too), each directory's
 # libtool PIC objects in .libs/ when there are some, else its plain ones;
 # FILE is the source's path under lib/ (cache/cache.c), as lib/layers has it.
 : >"$T/objs"
-for d in "$top_builddir/lib" "$top_builddir"/lib/*/; do
+for d in "$top_builddir/lib" "$top_builddir"/lib/*/ "$top_builddir"/lib/*/*/; do
 	d=${d%/}
 	[ -d "$d" ] || continue
 	case $d in */.*) continue ;; esac
@@ -68,7 +68,7 @@ sed -e 's/#.*//' "$top_srcdir/lib/layers" | awk '$1 == "cache" { for (i = 3; i <
 awk 'NR == FNR { f[$1] = 1; next }
 	$1 == "U" && ($2 in f) && $3 ~ /^(hr_toolchain_|hr_family_load$|hr_source_compile$)/ { print $2 " calls " $3 }' \
 	"$T/cache-files" "$T/syms" >"$T/cache-compiles"
-grep -q cache-source.c "$T/cache-files" && [ ! -s "$T/cache-compiles" ]
+grep -q source/key.c "$T/cache-files" && [ ! -s "$T/cache-compiles" ]
 ok $? "the cache layer neither loads plugins nor compiles, families or caller source (the kernel layer does, on a miss)"
 [ -s "$T/cache-compiles" ] && sed 's/^/# /' "$T/cache-compiles"
 done_testing

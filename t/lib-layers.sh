@@ -6,7 +6,7 @@
 # (lib/ is on every compile's -I path); the CLI uses only the public
 # headers and hanzo-rocm-tools.h, and no test builds from tools/.
 # A unit of more than three files is a folder of lib/ (lib/cache/, ...);
-# files are named by their path under lib/ (cache/cache-entry.c), and a
+# files are named by their path under lib/ (cache/entry.c), and a
 # folder's <folder>-internal.h is included only by the folder's own files.
 . "$top_srcdir/t/tap.sh"
 lib="$top_srcdir/lib"
@@ -18,7 +18,7 @@ sed -e 's/#.*//' "$layers" | awk 'NF >= 3 {
 }' >"$T/files"
 
 # Every .c, .h and .def, in lib/ or a folder of it, is placed exactly once.
-(cd "$lib" && find . -maxdepth 2 -path './.*' -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) -print) |
+(cd "$lib" && find . -maxdepth 3 -path './.*' -prune -o -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) -print) |
 	sed 's|^\./||' | sort >"$T/have"
 awk '{ print $1 }' "$T/files" | sort >"$T/listed"
 comm -23 "$T/have" "$T/listed" >"$T/unplaced"
@@ -61,8 +61,7 @@ awk 'NR == FNR { unit[$1] = $2; rank[$1] = $3; layer[$1] = $4; next }
 # folder, is named after it, and only the folder's own files include it.
 awk '$1 ~ /-internal\.h$/ { print $1 }' "$T/files" | while read -r h; do
 	case $h in
-	*/*/*) echo "$h: not directly in a folder of lib/" ;;
-	*/*) d=${h%/*}; [ "${h#*/}" = "$d-internal.h" ] || echo "$h: not named after its folder ($d-internal.h)" ;;
+	*/*) d=${h%/*}; [ "${h##*/}" = "${d##*/}-internal.h" ] || echo "$h: not named after its folder (${d##*/}-internal.h)" ;;
 	*) echo "$h: an -internal.h in lib/ itself, not in a folder" ;;
 	esac
 done >"$T/internal"
@@ -112,18 +111,30 @@ grep -n 'top_srcdir)/tools\|tools/[a-z-]*\.[ch]' "$top_srcdir"/t/*.mk | grep -v 
 [ ! -s "$T/reach" ]; ok $? "no test builds from tools/ sources"
 [ -s "$T/reach" ] && sed 's/^/# /' "$T/reach"
 
-# Each file carries its layer's name as a prefix (LAYER.x or LAYER-NAME.x)
-# but the headers named for their users: the public ones and the tools',
-# and a folder's FOLDER/FOLDER-internal.h.
+# A flat file of lib/ carries its layer's name as a prefix (LAYER.x or
+# LAYER-NAME.x) but the headers named for their users (the public ones and
+# the tools'); a folder's files carry no layer word: FOLDER.x,
+# FOLDER-internal.h, or a name that starts with no layer's name.
+awk '{ print $4 }' "$T/files" | sort -u >"$T/layernames"
 while read -r f unit rank layer; do
-	case $f in */*) d=${f%/*} ;; *) d= ;; esac
-	case ${f##*/} in
-	"$layer".*|"$layer"-*|hanzo-rocm.h|hanzo-rocm-plugin.h|hanzo-rocm-tools.h) ;;
-	"$d-internal.h") ;;
-	*) echo "$f (layer $layer)" ;;
+	b=${f##*/}
+	case $f in
+	*/*)
+		d=${f%/*}; d=${d##*/}
+		case $b in "$d".*|"$d-internal.h") continue ;; esac
+		while read -r l; do
+			case $b in "$l".*|"$l"-*) echo "$f (a layer word: $l)" ;; esac
+		done <"$T/layernames"
+		;;
+	*)
+		case $b in
+		"$layer".*|"$layer"-*|hanzo-rocm.h|hanzo-rocm-plugin.h|hanzo-rocm-tools.h) ;;
+		*) echo "$f (layer $layer)" ;;
+		esac
+		;;
 	esac
 done <"$T/files" >"$T/prefix"
-[ ! -s "$T/prefix" ]; ok $? "every lib/ file is named after its layer"
+[ ! -s "$T/prefix" ]; ok $? "every flat lib/ file is named after its layer, no folder's file carries a layer word"
 [ -s "$T/prefix" ] && sed "s/^/# /" "$T/prefix"
 # doc/HACKING.md's layer diagram (the first fenced block after "## Layout"):
 # a row starts with a layer's name; every .c and .def of lib/layers is named
@@ -135,7 +146,7 @@ awk 'NR == FNR { layer[$4] = 1; next }
 	{ if ($1 in layer) cur = $1
 	  for (i = 1; i <= NF; i++) {
 		w = $i; gsub(/[(),`]/, "", w)
-		if (w ~ /^([a-z0-9-]+\/)?[a-z0-9-]+\.(c|h|def)$/) print w, cur
+		if (w ~ /^([a-z0-9-]+\/)*[a-z0-9-]+\.(c|h|def)$/) print w, cur
 	  } }' "$T/files" "$T/diagram" | sort -u >"$T/drawn"
 awk '$1 ~ /\.(c|def)$/ { print $1, $4 }' "$T/files" | sort >"$T/placed"
 { comm -23 "$T/placed" "$T/drawn" | sed 's/^/not drawn in its layer: /'

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# `hanzo-rocm info` with the visible-devices variables (lib/devices/devices-visible.c)
+# `hanzo-rocm info` with the visible-devices variables (lib/devices/visible.c)
 # on a KFD tree of three mixed GPUs: the devices HIP would see, in HIP's
 # order, each with its KFD node, and the variables applied.
 . "$top_srcdir/t/tap.sh"

@@ -20,7 +20,7 @@
 #include "hanzo-rocm.h"
 
 #include "cache/cache.h"
-#include "util.h"
+#include "shared/util.h"
 
 static bool allowed_extra(const char *name)
 {

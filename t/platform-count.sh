@@ -14,9 +14,9 @@ section() {
 	sed -n "/<!-- $1 -->/,/<!-- \/$1 -->/p" "$doc" | grep -o '`[a-z][a-z]*/[^`]*`' | tr -d '`' | sort -u
 }
 # A path of a list as an anchored ERE: P stands for the platform's name (a
-# folder of lib/ too: lib/P/backend-P*.[ch]).
+# file lib/platform/P.c, lib/backend/P-*.c, or a folder lib/backend/P/*.[ch]).
 as_regex() {
-	sed -e 's/-P\([-.*]\)/-[a-z0-9]+\1/g' -e 's|/P/|/[a-z0-9]+/|g' -e 's/\./\\./g' \
+	sed -e 's/-P\([-.*]\)/-[a-z0-9]+\1/g' -e 's|/P\([-./]\)|/[a-z0-9]+\1|g' -e 's/\./\\./g' \
 		-e 's/\*/[a-z0-9-]*/g' -e 's/^/^/' -e 's/$/$/'
 }
 
@@ -33,12 +33,14 @@ have=$(grep -cv '\*' "$T/must")
 	sed 's/^/#   /' "$T/must"
 
 cat "$T/must" "$T/if" "$T/one" | as_regex >"$T/allowed"
-amd='HR_PLATFORM_AMD|hr_platform_amd|hr_hip_ops|HANZO_ROCM_PLATFORM_AMD|HR_COMPILER_HIPCC'
-nv='HR_PLATFORM_NVIDIA|hr_platform_nvidia|hr_cuda_ops|HANZO_ROCM_PLATFORM_NVIDIA|HR_COMPILER_NVCC'
-host='HR_PLATFORM_HOST|hr_platform_host|hr_host_ops|HANZO_ROCM_PLATFORM_HOST|HR_COMPILER_CXX'
-# lib/ and its folders (lib/platform/, lib/host/, ...).
+amd='HR_PLATFORM_AMD|hr_platform_amd|hr_hip_ops|HANZO_ROCM_PLATFORM_AMD|HR_COMPILER_HIPCC|Platform::Amd'
+nv='HR_PLATFORM_NVIDIA|hr_platform_nvidia|hr_cuda_ops|HANZO_ROCM_PLATFORM_NVIDIA|HR_COMPILER_NVCC|Platform::Nvidia'
+host='HR_PLATFORM_HOST|hr_platform_host|hr_host_ops|HANZO_ROCM_PLATFORM_HOST|HR_COMPILER_CXX|Platform::Host'
+# lib/ and its folders (lib/platform/, lib/backend/host/, ...), and the
+# bindings (bindings/rust: the crates' sources, tests and examples).
 libsrc=$(cd "$top_srcdir" && find lib -path '*/.*' -prune -o -type f -name '*.[ch]' -print | sort)
-(cd "$top_srcdir" && grep -lE "\\b($amd|$nv|$host)\\b" $libsrc tools/*.[ch] common/*.[ch] kernels/*.h) |
+rssrc=$(cd "$top_srcdir" && find bindings -path '*/.*' -prune -o -path '*/target' -prune -o -type f -name '*.rs' -print | sort)
+(cd "$top_srcdir" && grep -lE "\\b($amd|$nv|$host)\\b" $libsrc $rssrc tools/*.[ch] common/*.[ch] kernels/*.h) |
 	sort >"$T/naming"
 [ -s "$T/naming" ]; ok $? "files naming a platform found ($(wc -l <"$T/naming"))"
 grep -vEf "$T/allowed" "$T/naming" >"$T/outside"
@@ -51,7 +53,7 @@ grep -vEf "$T/allowed" "$T/naming" >"$T/outside"
 for f in $(grep -v 'P[-./*]' "$T/must" "$T/if" "$T/one" | cut -d: -f2); do
 	[ -e "$top_srcdir/$f" ] || echo "$f: no such file" >>"$T/bad"
 done
-for f in $(grep -v 'P[-./*]' "$T/must" | grep '\.[ch]$'); do
+for f in $(grep -v 'P[-./*]' "$T/must" | grep '\.[ch]$\|\.rs$'); do
 	for p in "$amd" "$nv" "$host"; do
 		grep -qE "\\b($p)\\b" "$top_srcdir/$f" || echo "$f: does not name every platform" >>"$T/bad"
 	done
@@ -62,14 +64,14 @@ sort -u "$T/bad" -o "$T/bad"
 
 # Every platform has the new files the list asks of the next one.
 for p in amd nvidia host; do
-	[ -e "$top_srcdir/lib/platform/util-platform-$p.c" ] || echo "lib/platform/util-platform-$p.c"
+	[ -e "$top_srcdir/lib/platform/$p.c" ] || echo "lib/platform/$p.c"
 done >"$T/rows"
 [ ! -s "$T/rows" ]; ok $? "each platform's row is its own file" || sed 's/^/#   missing: /' "$T/rows"
 
 # Targets: a processor is named in code only where HACKING says.
 section target-files >"$T/tfiles"
 [ -s "$T/tfiles" ]; ok $? "doc/HACKING.md lists the files adding a target touches"
-(cd "$top_srcdir" && grep -lE '__gfx[0-9]+[0-9a-z]*__|HR_AMD_TARGET\(' $libsrc lib/*.def \
+(cd "$top_srcdir" && grep -lE '__gfx[0-9]+[0-9a-z]*__|HR_AMD_TARGET\(' $libsrc $(find lib -name '*.def') \
 	kernels/*.h kernels/*.hip kernels/*.sh common/*.[ch] tools/*.[ch] plugins/*.c) | sort >"$T/tnaming"
 grep -vxFf "$T/tfiles" "$T/tnaming" >"$T/toutside"
 [ ! -s "$T/toutside" ]; ok $? "no file outside HACKING's target list names a processor" ||

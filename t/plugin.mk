@@ -1,4 +1,4 @@
-# t/plugin.mk: the plugin loader (lib/plugin/build-plugin.c, tools/cmd-plugins.c).
+# t/plugin.mk: the plugin loader (lib/plugin/plugin.c, tools/cmd-plugins.c).
 #
 # Fixture plugins: one tiny module per accept/reject case, built for the
 # tests only (-rpath makes libtool build a shared object for a check library).

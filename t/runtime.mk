@@ -1,4 +1,4 @@
-# t/runtime.mk: the runtime (lib/backend-cuda.c, lib/backend-hip.c, lib/runtime.c, lib/kernel/kernel.c).
+# t/runtime.mk: the runtime (lib/backend/cuda.c, lib/backend/hip.c, lib/runtime/runtime.c, lib/kernel/kernel.c).
 check_PROGRAMS += t/test-runtime
 t_test_runtime_LDADD = lib/libhanzo-rocm-internal.la
 TESTS += t/test-runtime

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cache/cache.h"
-#include "util-elf.h"
+#include "shared/elf.h"
 #include "hanzo-rocm.h"
 #include "tap.h"
 

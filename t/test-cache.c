@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/cache/cache-entry.c: keys, the entry format round trip, every kind of corruption
+ * lib/cache/entry.c: keys, the entry format round trip, every kind of corruption
  * refused with the right error (and random damage never accepted), write
  * races between processes, locks, the memory tier, tier discovery.
  */
@@ -20,9 +20,9 @@
 #include "cache/cache.h"
 #include "context.h"
 #include "tap.h"
-#include "util.h"
+#include "shared/util.h"
 
-/* Entry layout offsets (lib/cache/cache-entry.c) the tests poke at. */
+/* Entry layout offsets (lib/cache/entry.c) the tests poke at. */
 #define OFF_CREATED 88
 #define OFF_TARGET 168
 #define OFF_HSHA 352

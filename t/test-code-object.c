@@ -19,13 +19,13 @@
 
 #include "cache/cache.h"
 #include "kernel/kernel.h"
-#include "config/config-api.h"
+#include "config/config.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
-#include "plugin/build-plugin.h"
+#include "plugin/plugin.h"
 #include "elf-fixture.h"
 #include "tap.h"
-#include "util.h"
+#include "shared/util.h"
 
 static char scratch[] = "/tmp/hr-test-co.XXXXXX";
 static char plugins[256], root[256], user[256], sys_dir[300];

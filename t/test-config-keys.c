@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The configuration's key table (lib/config/config-keys.c) against what documents
+ * The configuration's key table (lib/config/keys.c) against what documents
  * it: etc/hanzo-rocm.conf shows every key commented out, in its section,
  * with the table's value and its documentation line above it, and names no
  * other key; hanzo-rocm.conf(5) describes every key in its section and no
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config-api.h"
+#include "config/config.h"
 #include "tap.h"
 
 #define MAX_SEEN 64

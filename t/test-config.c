@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "config/config-api.h"
+#include "config/config.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
-#include "util.h"
+#include "shared/util.h"
 
 /* Every message the library logs, one after the other. */
 static char logbuf[65536];
@@ -470,7 +470,7 @@ static void test_lenient(const char *tmp)
 }
 
 /*
- * Well-formed targets whose processor lib/util-targets.def does not know: an
+ * Well-formed targets whose processor lib/shared/targets.def does not know: an
  * error naming FILE:LINE (or the variable) for config check, a warning at
  * run time that leaves only that target out.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * lib/util-elf.c against real compiler output: hipcc code objects for gfx90a and
+ * lib/shared/elf.c against real compiler output: hipcc code objects for gfx90a and
  * gfx1030, an nvcc 13 cubin for sm_90 (new e_flags layout, and the old one
  * derived from it), and hostile inputs that must be refused, not crash on.
  */
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util-elf.h"
+#include "shared/elf.h"
 #include "elf-fixture.h"
 #include "tap.h"
-#include "util.h"
+#include "shared/util.h"
 
 static char fixdir[4096];
 

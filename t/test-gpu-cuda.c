@@ -13,8 +13,8 @@
 #include "tap.h"
 #include "gpu-test.h"
 #include "context.h"
-#include "runtime.h"
-#include "util.h"
+#include "runtime/runtime.h"
+#include "shared/util.h"
 
 static const char vadd_ptx[] =
 	".version 7.0\n"

@@ -17,8 +17,8 @@
 #include "cache/cache.h"
 #include "context.h"
 #include "kernel/kernel.h"
-#include "runtime.h"
-#include "util.h"
+#include "runtime/runtime.h"
+#include "shared/util.h"
 
 struct hr_layout { uint64_t v[32]; };   /* kernels/hr-kernel.h, by value */
 

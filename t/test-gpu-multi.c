@@ -31,7 +31,7 @@
 #include "tap.h"
 #include "gpu-test.h"
 #include "devices/devices.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 #define N ((size_t)1 << 20)     /* floats per buffer */
 

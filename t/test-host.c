@@ -25,7 +25,7 @@
 
 #include "tap.h"
 #include "hanzo-rocm.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static char logbuf[16384];
 

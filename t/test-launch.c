@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "hanzo-rocm.h"
-#include "util-launch-meta.h"
+#include "shared/launch-meta.h"
 #include "kernel/kernel.h"
-#include "plugin/build-plugin.h"
-#include "runtime.h"
-#include "target.h"
+#include "plugin/plugin.h"
+#include "runtime/runtime.h"
+#include "target/target.h"
 #include "host-test.h"
 #include "tap.h"
 

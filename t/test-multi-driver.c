@@ -27,8 +27,8 @@
 #include "context.h"
 #include "devices/devices.h"
 #include "kernel/kernel.h"
-#include "runtime.h"
-#include "target.h"
+#include "runtime/runtime.h"
+#include "target/target.h"
 
 enum { ITERS = 3000, WORDS = 64 };
 

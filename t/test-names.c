@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one name grammar (lib/util-name.h, issue 23): names that one of the
+ * The one name grammar (lib/shared/name.h, issue 23): names that one of the
  * two old grammars took and the other refused (the path-component rule
  * [A-Za-z0-9._+:-] and the plugins' family rule [a-z0-9_]) get one answer
  * everywhere a name enters: the grammar itself, target IDs, cache entry
@@ -16,12 +16,12 @@
 
 #include "tap.h"
 #include "hanzo-rocm.h"
-#include "plugin/build-plugin.h"
-#include "build-source.h"
+#include "plugin/plugin.h"
+#include "source/source.h"
 #include "cache/cache.h"
-#include "target.h"
-#include "util.h"
-#include "util-name.h"
+#include "target/target.h"
+#include "shared/util.h"
+#include "shared/name.h"
 
 static const struct {
 	const char *name;

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "context.h"
-#include "plugin/build-plugin.h"
-#include "util.h"
+#include "plugin/plugin.h"
+#include "shared/util.h"
 #include "tap.h"
 
 static char scratch[] = "/tmp/hanzo-rocm-test-plugin.XXXXXX";

@@ -20,7 +20,7 @@
 
 #include "tap.h"
 #include "hanzo-rocm.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 static struct hanzo_rocm *ctx;
 

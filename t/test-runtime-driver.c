@@ -18,13 +18,13 @@
 #include "fake-cuda-test.h"
 #include "tap.h"
 #include "cache/cache.h"
-#include "backend-cuda.h"
+#include "backend/cuda.h"
 #include "context.h"
 #include "kernel/kernel.h"
-#include "runtime.h"
-#include "backend.h"
+#include "runtime/runtime.h"
+#include "backend/backend.h"
 #include "devices/devices.h"
-#include "target.h"
+#include "target/target.h"
 
 static int is_int_ok(int got, int want, const char *what)
 {

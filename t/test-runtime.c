@@ -13,14 +13,14 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "backend-cuda.h"
-#include "backend-hip.h"
+#include "backend/cuda.h"
+#include "backend/hip.h"
 #include "context.h"
 #include "kernel/kernel.h"
-#include "runtime.h"
-#include "backend.h"
+#include "runtime/runtime.h"
+#include "backend/backend.h"
 #include "devices/devices.h"
-#include "target.h"
+#include "target/target.h"
 
 static char logbuf[8192];
 

@@ -28,9 +28,9 @@
 #include "hanzo-rocm.h"
 #include "hanzo-rocm-plugin.h"
 #include "cache/cache.h"
-#include "runtime.h"
-#include "util.h"
-#include "util-elf.h"
+#include "runtime/runtime.h"
+#include "shared/util.h"
+#include "shared/elf.h"
 
 static char logbuf[1 << 16];
 

@@ -19,7 +19,7 @@
 #include <syslog.h>
 
 #include "hanzo-rocm.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 #include "tap.h"
 
 enum { THREADS = 8, ROWS = 3 };

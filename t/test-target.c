@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config/config-api.h"
+#include "config/config.h"
 #include "context.h"
 #include "devices/devices.h"
-#include "precompile/top-precompile.h"
-#include "target.h"
-#include "util.h"
+#include "precompile/precompile.h"
+#include "target/target.h"
+#include "shared/util.h"
 #include "tap.h"
 
 static char logbuf[16384];

@@ -19,14 +19,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util-spawn.h"
+#include "shared/spawn.h"
 
-#include "config/config-api.h"
+#include "config/config.h"
 #include "hanzo-rocm-tools.h"
 #include "context.h"
-#include "target.h"
-#include "build-toolchain.h"
-#include "util.h"
+#include "target/target.h"
+#include "toolchain/toolchain.h"
+#include "shared/util.h"
 #include "tap.h"
 
 /*

@@ -11,7 +11,7 @@
 #include <dirent.h>
 
 #include "tap.h"
-#include "util.h"
+#include "shared/util.h"
 
 static int count_entries(const char *dir)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The visible-devices variables (lib/devices/devices-visible.c) on a fake KFD tree
+ * The visible-devices variables (lib/devices/visible.c) on a fake KFD tree
  * of four mixed GPUs built here (nodes 1-4: gfx90a, gfx942, gfx90a,
  * gfx1100 behind a CPU node 0): hanzo-rocm's device i must be the device
  * HIP numbers i, for every level (ROCR_VISIBLE_DEVICES with indices and
@@ -18,8 +18,8 @@
 #include "tap.h"
 #include "context.h"
 #include "devices/devices.h"
-#include "devices/devices-visible.h"
-#include "target.h"
+#include "devices/visible.h"
+#include "target/target.h"
 
 static char root[256], logbuf[8192];
 

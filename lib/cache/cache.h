@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "target.h"
+#include "target/target.h"
 
 struct hanzo_rocm;
 
@@ -88,7 +88,7 @@ void hr_entry_release(struct hr_entry *e);
  * directory, which the maintenance scan cannot see, is never used).  For a
  * shared (system, site, package) tier the directory and every ancestor
  * (hr_trust_open_dir), the target directory and the entry must pass the
- * trust rule (util-trust.h) on the very descriptors that are read.
+ * trust rule (shared/trust.h) on the very descriptors that are read.
  * -EPERM with "PATH is WHY" in why when refused; else as hr_entry_read_why.
  */
 int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *target,
@@ -184,7 +184,7 @@ void hr_cache_compile_unlock(struct hr_cache *c);
 struct hr_family;
 /*
  * One lookup: what hr_cache_lookup checked and listed, kept for its caller
- * on a miss (the kernel layer compiles then, lib/kernel/kernel-compile.c, and
+ * on a miss (the kernel layer compiles then, lib/kernel/compile.c, and
  * publishes through hr_cache_publish).  Release with hr_cache_lookup_release.
  */
 struct hr_lookup {

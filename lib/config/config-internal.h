@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config-api.h"
+#include "config.h"
 #include "context.h"
 
 /* One file being parsed. */
@@ -58,7 +58,7 @@ struct tally {
 #define TALLY(ctx, t, ...) PROBLEM((ctx), (t)->strict, &(t)->errors, __VA_ARGS__)
 
 /* Why a well-formed target such as gfx9999 is left out (its processor is
- * not in lib/util-targets.def; the CLI's --target lists the known ones). */
+ * not in lib/shared/targets.def; the CLI's --target lists the known ones). */
 #define UNKNOWN_WHY "not a GPU processor this hanzo-rocm knows"
 
 /* inih's handler: sets the key (config-keys.c); always returns 1. */

@@ -2,7 +2,7 @@
 /*
  * What the devices unit's files share and the rest of lib/ does not see
  * (private to lib/devices/, whose files only include it; the rest includes
- * devices/devices.h and devices/devices-visible.h).  Layer: devices.
+ * devices/devices.h and devices/visible.h).  Layer: devices.
  */
 #ifndef HR_DEVICES_INTERNAL_H
 #define HR_DEVICES_INTERNAL_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "devices.h"
-#include "devices-visible.h"
+#include "visible.h"
 
 /*
  * Filter and reorder devs[0..*n) (AMD devices in KFD order) in place by

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin.h"
 
 #define INDEX_NAME "plugins.index"
 #define INDEX_MAGIC "hanzo-rocm-plugin-index"
@@ -97,7 +97,7 @@ int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s);
 void hr_plugin_settings_release(struct settings *s);
 /*
  * "" when the open directory dfd (dir) and its ancestors pass the trust rule
- * (util-trust.h), else why not (in buf).
+ * (shared/trust.h), else why not (in buf).
  */
 const char *hr_plugin_dir_untrusted(struct hanzo_rocm *ctx, int dfd, const char *dir,
                                     char *buf, size_t n);

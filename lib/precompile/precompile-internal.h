@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "build-toolchain.h"
-#include "top-precompile.h"
+#include "toolchain/toolchain.h"
+#include "precompile.h"
 
 struct hanzo_rocm;
 struct hr_config;
