@@ -109,7 +109,7 @@ const char *hr_backend_name(enum hr_compile_backend b);
  * The configuration keys, one row each (lib/config/keys.c): the parser
  * (file values, and the built-in default, go through it), the field it sets,
  * its default, how it prints and its documentation.  config.c (defaults,
- * free), `hanzo-rocm info` and t/test-config-keys (etc/hanzo-rocm.conf and
+ * free), `hanzo-rocm info` and t/config/test-keys (etc/hanzo-rocm.conf and
  * hanzo-rocm.conf(5) against the table) loop over it.
  */
 enum hr_config_type {

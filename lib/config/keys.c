@@ -559,7 +559,7 @@ static int set_disable(struct parser *p, const char *v, struct bad *bad)
 
 /*
  * The keys: what config.c, the handler below, `hanzo-rocm info` and
- * t/test-config-keys read.  A key is added here (and documented in
+ * t/config/test-keys read.  A key is added here (and documented in
  * etc/hanzo-rocm.conf and hanzo-rocm.conf(5), which the test checks).
  */
 #define HR_STR_(x) #x

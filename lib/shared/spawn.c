@@ -114,7 +114,7 @@ static void capture_close(struct capture *c)
  * interceptors, an LD_PRELOAD-ed library.  Under ThreadSanitizer the reaper
  * spun before its exec (sched_yield, forever: a lock's back-off; its libc
  * calls all pass libtsan's interceptors, and the stack was not caught; about
- * one run of t/test-stress in 20) while the caller waited for the exec with
+ * one run of t/tsan/test-stress in 20) while the caller waited for the exec with
  * no deadline (make check-tsan hung CI for an hour, 2026-11-25).  Everything
  * the children need (signal sets, the environment) is made before the fork.
  * SIG_DFL, no flags and an empty mask is an all-zero kernel struct sigaction
