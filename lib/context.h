@@ -36,7 +36,7 @@ enum hr_ctx_slot {
 	HR_SLOT_RUNTIME,        /* runtime.c: opened devices */
 	HR_SLOT_BACKENDS,       /* backend.c */
 	HR_SLOT_CACHE,          /* cache.c: the cache object (memory tier) */
-	HR_SLOT_PLUGINS,        /* build-plugin.c */
+	HR_SLOT_PLUGINS,        /* plugin/plugin.c */
 	HR_SLOT_DEVICES,        /* devices.c */
 	HR_SLOT_TRUST,          /* context.c: shared/trust.c's memo */
 	HR_SLOT_CONFIG,         /* top-new.c, immutable once published */
@@ -55,7 +55,7 @@ void *hr_ctx_peek(const struct hanzo_rocm *ctx, enum hr_ctx_slot slot);
 /* A context with logging set up and no module state (hanzo_rocm_new). */
 int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
                struct hanzo_rocm **ret);
-/* The configuration ctx was created with (config-api.h; NULL only while loading). */
+/* The configuration ctx was created with (config/config.h; NULL only while loading). */
 struct hr_config;
 const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx);
 /*

@@ -6,13 +6,13 @@
  * (lib/layers); tools/ include this header and the public ones, nothing else
  * of lib/.  It gives the tools:
  *
- *   the effective configuration, read-only   hr_tools_config() (config-api.h)
+ *   the effective configuration, read-only   hr_tools_config() (config/config.h)
  *   strict configuration checking             hr_config_load/check_file
  *   the cache tiers, entries, scan, gc        cache.h
- *   plugins: scan, index state, families      build-plugin.h
+ *   plugins: scan, index state, families      plugin/plugin.h
  *   devices, targets, toolchains              devices.h target.h toolchain/toolchain.h
- *   visible-devices variables applied         devices-visible.h
- *   precompile and its target choice          top-precompile.h
+ *   visible-devices variables applied         devices/visible.h
+ *   precompile and its target choice          precompile/precompile.h
  *   device memory, modules, events (selftest) runtime.h
  *   small helpers (strv, sizes, paths)        util.h
  *

@@ -58,7 +58,7 @@ struct hr_backend_ops {
 	                 size_t max, size_t *n);
 	bool enumerate_unopened;
 	/* Its list is KFD's: the AMD stack's visible-devices variables filter
-	 * it (devices-visible.c) so that device i is the runtime's device i. */
+	 * it (devices/visible.c) so that device i is the runtime's device i. */
 	bool kfd_visible;
 	int (*device_count)(void *b, int *count);
 	int (*dev_open)(void *b, int ordinal, void **dc);

@@ -6,9 +6,9 @@
  * hanzo_rocm_code_object(): the code object of a family for a target from
  * the memory tier (the hot path), else the first on-disk tier holding a
  * valid entry (the tiers in order: system, site, package, user, with the
- * user tier's ownership and mode checks; cache-entry.c reads and validates
+ * user tier's ownership and mode checks; cache/entry.c reads and validates
  * entries), else a miss for the caller: the kernel layer compiles
- * (kernel-compile.c) and publishes in the user tier (cache-publish.c).
+ * (kernel/compile.c) and publishes in the user tier (cache/publish.c).
  * Layer: cache (lib/layers).
  */
 #include <errno.h>

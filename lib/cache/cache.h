@@ -55,7 +55,7 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 char *hr_entry_path(const char *dir, const char *target, const char *family);
 /* ---- entries ---------------------------------------------------------- */
 
-/* One cache file: a fixed header then the code object (see cache-entry.c). */
+/* One cache file: a fixed header then the code object (see cache/entry.c). */
 struct hr_entry {
 	struct hr_cache_key key;
 	char family[65];
@@ -219,7 +219,7 @@ int hr_cache_lookup(struct hanzo_rocm *ctx, const char *family, const char *targ
 void hr_cache_lookup_release(struct hr_lookup *l);
 
 /*
- * After a miss, for the compile (cache-publish.c): the user tier when this
+ * After a miss, for the compile (cache/publish.c): the user tier when this
  * process may publish there (one the policy lets us write but the file
  * system does not gets one warning); its valid entry for l->target, kept
  * in the memory tier (another process may have published it while we

@@ -3,7 +3,7 @@
  * The cache's entry format (layer: cache): keys, the entry file format and
  * its validation, atomic publish.  The cache object (memory tier), the
  * tiers and the lookup are cache.c; publishing after a compile
- * cache-publish.c; locks and gc cache-lock.c and cache-gc.c.
+ * cache/publish.c; locks and gc cache/lock.c and cache/gc.c.
  *
  * Entry file, <dir>/<target>/<family>.hrco, all integers little-endian:
  *

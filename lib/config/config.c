@@ -170,7 +170,7 @@ static int parse_file(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 /* ---- defaults, files, environment ---- */
 
-/* A configuration holding the built-in defaults (config-keys.c's table). */
+/* A configuration holding the built-in defaults (config/keys.c's table). */
 static struct hr_config *config_new(struct hanzo_rocm *ctx, const char *root)
 {
 	struct hr_config *cfg = calloc(1, sizeof(*cfg));

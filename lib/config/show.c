@@ -2,7 +2,7 @@
 /*
  * What is done to every key by its type (layer: config): freeing the
  * fields and printing a value (`hanzo-rocm info`), looping over the key
- * table of config-keys.c through hr_config_key_at().
+ * table of config/keys.c through hr_config_key_at().
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 
 /*
  * Filter and reorder devs[0..*n) (AMD devices in KFD order) in place by
- * the variables of devices-visible.h, read with secure_getenv (empty = unset); renumbers
+ * the variables of devices/visible.h, read with secure_getenv (empty = unset); renumbers
  * their ordinals 0..*n-1, HIP's numbering.  Never fails: a value the
  * runtime would not accept past some entry keeps the entries before it.
  */

@@ -24,7 +24,7 @@
 
 struct hr_devices {
 	size_t n;
-	struct hr_visible visible;     /* devices-visible.c */
+	struct hr_visible visible;     /* devices/visible.c */
 	struct hr_device dev[];
 };
 

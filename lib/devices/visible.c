@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The visible-devices variables (layer: devices; devices-visible.h): the
+ * The visible-devices variables (layer: devices; devices/visible.h): the
  * same hiding and reordering HIP applies, applied to the KFD list, so a
  * device number means the same device to hanzo-rocm and to HIP.  The
  * levels, lowest first (ROCm "GPU isolation techniques"):

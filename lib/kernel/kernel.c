@@ -3,7 +3,7 @@
  * The kernel handle, in one home: the table behind hanzo_rocm_kernel_get (a
  * hit is one lock-free hash lookup; a miss loads the family's module on the
  * device once, through the cache: hr_code_object_find, the cache's lookup
- * and on its miss kernel-compile.c), hanzo_rocm_kernel_launch (no lock
+ * and on its miss kernel/compile.c), hanzo_rocm_kernel_launch (no lock
  * either), and launch by amount of work, hanzo_rocm_kernel_launch_work and
  * hanzo_rocm_kernel_geometry.  The first by-work call for a handle builds
  * its plan: the kernel's `#@launch` line, read from its family's plugin

@@ -98,7 +98,7 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
  * limits (d->grid, target.h); -EOVERFLOW rows x cols overflows; -E2BIG the
  * work does not fit one launch (grid y or an exact grid x beyond the
  * platform's limits, a row's shared memory beyond the device's).
- * Pure: kernel-geometry.c.
+ * Pure: kernel/geometry.c.
  */
 int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limits *d,
                      const uint16_t *occ, uint64_t rows, uint64_t cols,

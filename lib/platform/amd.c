@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The AMD platform's row of the platform table (util-platform.h): the
+ * The AMD platform's row of the platform table (platform/platform.h): the
  * target-ID grammar (gfx… with optional :feature±), the wave size, the
  * compiler (hipcc), the ELF machine and its e_flags, and the launch limits
  * (layer: util; pure).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The host platform's row of the platform table (util-platform.h): the
+ * The host platform's row of the platform table (platform/platform.h): the
  * host targets (host-w64, host-w32), their compile flags and ELF machine
  * (layer: util; pure).  The backend itself is lib/backend/host/host.c.
  */

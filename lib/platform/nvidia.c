@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The NVIDIA platform's row of the platform table (util-platform.h): the
+ * The NVIDIA platform's row of the platform table (platform/platform.h): the
  * target-ID grammar (sm_NN[a|f]), the wave size, the compiler (nvcc), the
  * ELF machine and its e_flags, and the launch limits (layer: util; pure).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The platform table (util-platform.h): the rows of util-platform-*.c in
+ * The platform table (platform/platform.h): the rows of platform/*.c in
  * one array, the lookups over it and the grid check (layer: util; pure).
  * Adding a platform is its file and one line here.
  */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The platform table (layer: util), pure: one row per platform (AMD,
- * NVIDIA, host), each defined in its own file (util-platform-amd.c,
- * util-platform-nvidia.c, util-platform-host.c) and collected once in
- * util-platform.c; every other file loops over the table or looks a
+ * NVIDIA, host), each defined in its own file (platform/amd.c,
+ * platform/nvidia.c, platform/host.c) and collected once in
+ * platform/platform.c; every other file loops over the table or looks a
  * target's row up through hr_platform_of() (DESIGN.md §7).
  */
 #ifndef HR_UTIL_PLATFORM_H

@@ -7,8 +7,8 @@
  * settings (plugin path, disable list), a directory's listing, examining one
  * candidate and scanning the path; a family entry's release and the index's
  * state names.  It calls nothing of the loader above it: the index
- * (build-plugin-index.c, -index-write.c) and the family table
- * (build-plugin.c) stand on it.  One candidate (struct cand) goes through
+ * (plugin/index.c, -index-write.c) and the family table
+ * (plugin/plugin.c) stand on it.  One candidate (struct cand) goes through
  * the whole trust sequence here, in one file because the order is the point
  * (check the fd, dlopen by path, compare inodes).
  *

@@ -3,7 +3,7 @@
  * Writing the plugin index (layer: build): `precompile` scans the plugin
  * path and writes <tier>/plugins.index, one line per candidate plugin with
  * its stat data, checksum and kernel table, so that a later lookup builds
- * the family table without dlopen (read back by build-plugin-index.c).
+ * the family table without dlopen (read back by plugin/index.c).
  */
 #include <errno.h>
 #include <stdarg.h>

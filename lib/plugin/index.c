@@ -6,7 +6,7 @@
  * dlopen-ing anything.  This file reads it: the parser, the freshness
  * check, the table built from it, and cache verify's check of it.  The
  * format (percent-encoded, tab-separated fields) is written by
- * build-plugin-index-write.c.
+ * plugin/index-write.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -32,7 +32,7 @@
 #include "shared/trust.h"
 
 
-/* ---- reading the plugin index (build-plugin-index-write.c writes it) -------------- */
+/* ---- reading the plugin index (plugin/index-write.c writes it) -------------- */
 
 /* Decode a percent-encoded field; NULL when malformed or holding a NUL. */
 static char *dec(const char *s)

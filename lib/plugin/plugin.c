@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Kernel-family plugins (DESIGN §6, layer: build): the family table, filled
- * from the index (build-plugin-index.c) or a scan, and the lazy dlopen of a
+ * from the index (plugin/index.c) or a scan, and the lazy dlopen of a
  * family known from the index.  Discovery, trust and ABI checks, the
- * validators and the settings are the leaf build-plugin-check.c.
+ * validators and the settings are the leaf plugin/check.c.
  *
  * Index: `precompile` writes <tier>/plugins.index listing every candidate
  * file with its stat identity and, for usable ones, family, version, source

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * precompile (layer: top): every (target, family) pair into one cache tier.
- * Its target choice is top-precompile-targets.c, its destination and the tiers
- * that already serve it top-precompile-dest.c, its toolchain stamps
- * top-precompile-stamp.c.  The three phases share one run structure and worker
+ * Its target choice is precompile/targets.c, its destination and the tiers
+ * that already serve it precompile/dest.c, its toolchain stamps
+ * precompile/stamp.c.  The three phases share one run structure and worker
  * pool, and read best in order in one file.
  *
  * Three phases:
@@ -14,7 +14,7 @@
  *  3. build the rest with a pthread worker pool, each pair under its entry
  *     lock, re-checked after the lock (another precompile may have won).
  *
- * Compiler identity without a spawn: top-precompile-stamp.c.
+ * Compiler identity without a spawn: precompile/stamp.c.
  */
 #include <errno.h>
 #include <fcntl.h>

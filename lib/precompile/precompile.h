@@ -68,7 +68,7 @@ struct hr_precompile_opts {
 struct hr_precompile_summary {
 	unsigned built, up_to_date, provided, skipped, failed;
 	/* --system: families the previous run's index named that are no longer
-	 * installed, their entries removed (top-precompile-prune.c) */
+	 * installed, their entries removed (precompile/prune.c) */
 	char **pruned;
 	unsigned pruned_entries;
 	char *dir;                  /* the destination used (malloc'd) */
@@ -88,7 +88,7 @@ int hr_precompile(struct hanzo_rocm *ctx, const struct hr_precompile_opts *opts,
 void hr_precompile_summary_release(struct hr_precompile_summary *summary);
 
 /*
- * precompile --source (top-precompile-source.c): caller source s for each
+ * precompile --source (precompile/source.c): caller source s for each
  * target of o (o->families unused, one compile at a time) into o's
  * destination; results and errors as hr_precompile.
  */

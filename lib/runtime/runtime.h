@@ -9,10 +9,10 @@
  * (module state is published by compare-and-swap, hr_ctx_lazy), so the only
  * nesting is the load of a missing kernel:
  *   the kernel table's load_lock (kernel.c) → the cache's compile_lock
- *   (cache.c's, taken by kernel-compile.c: one compile at a time) →
+ *   (cache.c's, taken by kernel/compile.c: one compile at a time) →
  *   rt->dev_lock (opening a
  *   device) → the backends' open lock
- *   (backend.c) → a backend's own locks (backend-host.c).
+ *   (backend.c) → a backend's own locks (backend/host/host.c).
  * Every other lock is a leaf, held around its own data only: the memory
  * tier's lock and the plugin table's lock (each taken with or without the
  * above), the kernel table's map_lock (inserts; lookups take no lock) and the

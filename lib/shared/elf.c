@@ -5,7 +5,7 @@
  * buffer: cache files are untrusted input.
  *
  * The machine, the type and the meaning of e_flags are the platform's: its
- * row of the platform table (util-platform-*.c) names and checks the
+ * row of the platform table (platform/*.c) names and checks the
  * processor; this file reads and bounds-checks the bytes.
  * Layer: util (lib/layers).
  */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Caller source through the tiers: the same entry format, validation, tier
- * walk and publish as the families (cache-entry.c), keyed by the source text.
+ * walk and publish as the families (cache/entry.c), keyed by the source text.
  * It only reads and publishes: compiling on a miss is the kernel layer's
- * (kernel-compile.c).  See source/key.h.  Layer: cache (lib/layers).
+ * (kernel/compile.c).  See source/key.h.  Layer: cache (lib/layers).
  */
 #include <errno.h>
 #include <stdio.h>

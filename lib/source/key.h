@@ -3,7 +3,7 @@
  * Caller source through the cache tiers (layer: cache): the lookup behind
  * hanzo_rocm_source_code_object and hanzo_rocm_module_get, the user tier's
  * write side for a compile on a miss (lib/kernel/compile.c), and the key
- * `hanzo-rocm precompile --source` writes under (top-precompile-source.c).
+ * `hanzo-rocm precompile --source` writes under (precompile/source.c).
  *
  * Key = hr_cache_key_compute("hanzo-rocm-source:" NAME, SHA-256 of the text
  * compiled, the caller's flags, the configuration's flags, target): length-

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Target IDs (layer: target IDs): validating them (each platform's grammar
- * is its row of the platform table, util-platform.h), and the conversions
+ * is its row of the platform table, platform/platform.h), and the conversions
  * from what KFD and HSA_OVERRIDE_GFX_VERSION report.  Pure: no context, no I/O.
  */
 #include <ctype.h>

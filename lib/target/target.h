@@ -3,7 +3,7 @@
  * Target IDs (layer: target IDs, above util only): parsing and validating
  * them, and struct hr_device, the record the backends fill and the device
  * layer (devices.h) completes.  The platforms (enum hr_platform, their
- * facts and grid limits) are the platform table's (util-platform.h).
+ * facts and grid limits) are the platform table's (platform/platform.h).
  */
 #ifndef HR_TARGET_H
 #define HR_TARGET_H

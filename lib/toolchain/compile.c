@@ -297,7 +297,7 @@ static int push_all(char ***v, const char *const *a)
 }
 
 /*
- * The compiler row's argv (util-platform.h, struct hr_compiler_facts):
+ * The compiler row's argv (platform/platform.h, struct hr_compiler_facts):
  * PROGRAM PRE ARCH-OPTION+TARGET plugin-flags config-flags POST -x LANGUAGE SOURCE -o OUT;
  * where the target's platform fixes the flags (the host: they are the
  * cache key's), PROGRAM fixed-flags -x LANGUAGE SOURCE -o OUT.

@@ -432,7 +432,7 @@ enum hr_compiler hr_compiler_for(int platform)
 
 /*
  * What a kind of compiler does that is code rather than a fact (its facts:
- * the compiler row, util-platform.h): probe it, say whether it builds a
+ * the compiler row, platform/platform.h): probe it, say whether it builds a
  * target of its platform (NULL: every one), list what it builds.  The
  * table is at the end of this file.
  */

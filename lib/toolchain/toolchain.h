@@ -16,7 +16,7 @@ struct hanzo_rocm;
 struct hr_config;
 
 /* The compiler that builds code objects for a platform (enum hr_platform;
- * enum hr_compiler is the platform table's, util-platform.h). */
+ * enum hr_compiler is the platform table's, platform/platform.h). */
 enum hr_compiler hr_compiler_for(int platform);
 
 struct hr_toolchain {

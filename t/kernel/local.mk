@@ -1,4 +1,4 @@
-# t/kernel/local.mk: the launch API (lib/launch*.c, lib/context-layout.c): the #@launch
+# t/kernel/local.mk: the launch API (lib/kernel/geometry.c, lib/shared/launch-meta.c, lib/context-layout.c): the #@launch
 # grammar, every list's coverage, the geometry on made-up devices, the
 # layout helpers, and launches by work on the host backend.
 check_PROGRAMS += t/kernel/test-launch

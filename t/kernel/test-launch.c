@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The launch API (lib/launch*.c, lib/context-layout.c): the `#@launch` grammar and
+ * The launch API (lib/kernel/geometry.c, lib/shared/launch-meta.c, lib/context-layout.c): the `#@launch` grammar and
  * its refusals; every kernel of every kernels/F.list covered by a line; the
  * geometry derivation on made-up devices (tiny, > 2^32 elements, odd and
  * zero work, wave 32 and 64, a row longer than shared memory, splits); the

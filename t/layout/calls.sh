@@ -63,7 +63,7 @@ awk 'NR == FNR { rank[$1] = $2; layer[$1] = $3; next }
 [ -s "$T/upward" ] && sed 's/^/# /' "$T/upward"
 # The cache layer only reads and publishes: compiling on a miss (a family's
 # plugin and the compiler, or caller source) is the kernel layer's, which
-# asked (kernel-compile.c).
+# asked (kernel/compile.c).
 sed -e 's/#.*//' "$top_srcdir/lib/layers" | awk '$1 == "cache" { for (i = 3; i <= NF; i++) print $i }' >"$T/cache-files"
 awk 'NR == FNR { f[$1] = 1; next }
 	$1 == "U" && ($2 in f) && $3 ~ /^(hr_toolchain_|hr_family_load$|hr_source_compile$)/ { print $2 " calls " $3 }' \

@@ -21,7 +21,7 @@
  * The scheduler, the fibers and the barrier and wave exchange share one
  * per-block state whose invariants (who is parked, who runs, when a block
  * may retire) are only checkable read together: they stay in this file.
- * The pool of workers that runs a launch's blocks is backend-host-pool.c;
+ * The pool of workers that runs a launch's blocks is backend/host/pool.c;
  * the state both see is host-internal.h.
  */
 #include <errno.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the host backend's files share (private to lib/backend/host/, whose files
- * only include it; the rest of lib/ sees backend-host.h, the ops table): the
- * backend's open and close (backend-host.c), the execution model it
- * launches on (a pool of workers, backend-host-pool.c; a launch) and that
- * model's state, shared by backend-host-exec.c (the fibers, the barrier and
- * wave exchange, running a block) and backend-host-pool.c (the workers that
+ * only include it; the rest of lib/ sees backend/host/host.h, the ops table): the
+ * backend's open and close (backend/host/host.c), the execution model it
+ * launches on (a pool of workers, backend/host/pool.c; a launch) and that
+ * model's state, shared by backend/host/exec.c (the fibers, the barrier and
+ * wave exchange, running a block) and backend/host/pool.c (the workers that
  * run a launch's blocks).  Layer: backend.
  */
 #ifndef HR_HOST_INTERNAL_H
@@ -23,11 +23,11 @@
 
 struct hanzo_rocm;
 
-/* ---- the backend (backend-host.c) ---------------------------------- */
+/* ---- the backend (backend/host/host.c) ---------------------------------- */
 int hr_host_open(struct hanzo_rocm *ctx, void **b);
 void hr_host_close(void *b);
 
-/* ---- the execution model (backend-host-exec.c) ----------------------------- */
+/* ---- the execution model (backend/host/exec.c) ----------------------------- */
 struct hr_host_pool;
 
 /* The block-size and shared-memory limits the host backend reports: a
@@ -63,7 +63,7 @@ void hr_host_pool_free(struct hr_host_pool *p);
  */
 int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l);
 
-/* ---- the execution model's state (backend-host-exec.c, backend-host-pool.c) */
+/* ---- the execution model's state (backend/host/exec.c, backend/host/pool.c) */
 
 #define STACK_SIZE (256u << 10)     /* per simulated thread; lazily committed */
 

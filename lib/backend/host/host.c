@@ -5,7 +5,7 @@
  * shared object loaded from a sealed memfd holding exactly the bytes the
  * cache validated (no path another process could swap between the check
  * and dlopen).  Launches run to completion on the worker pool
- * (backend-host-exec.c); streams are ignored, so synchronize has nothing to wait for.
+ * (backend/host/exec.c); streams are ignored, so synchronize has nothing to wait for.
  */
 #include <dlfcn.h>
 #include <errno.h>

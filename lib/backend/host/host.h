@@ -7,14 +7,14 @@
  *
  * Targets: host-w64 (wave 64, the AMD CDNA/GCN code paths) and host-w32
  * (wave 32, the RDNA/NVIDIA paths).  Layer: backend; the target facts the
- * lower layers need are the platform table's host row (util-platform-host.c).
+ * lower layers need are the platform table's host row (platform/host.c).
  */
 #ifndef HR_HOST_BACKEND_H
 #define HR_HOST_BACKEND_H
 
 struct hr_backend_ops;
 
-/* The backend (backend-host.c): backend.c opens it through its ops.  The
+/* The backend (backend/host/host.c): backend.c opens it through its ops.  The
  * execution model behind it is the folder's own (host-internal.h). */
 extern const struct hr_backend_ops hr_host_ops;
 

@@ -3,7 +3,7 @@
  * The host backend's pool of workers (host-internal.h): blocks are taken from
  * a shared counter by the workers (the launching thread is worker 0; helper
  * threads start on the first launch, with every signal blocked); each worker
- * runs its blocks with the execution model of backend-host-exec.c.  Launches
+ * runs its blocks with the execution model of backend/host/exec.c.  Launches
  * on one pool are serialised.  Layer: backend.
  */
 #include <errno.h>
