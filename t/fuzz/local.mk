@@ -11,14 +11,16 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -fno-omit-frame-pointer \
 EXTRA_DIST += t/fuzz/fuzz.h t/fuzz/fuzz-target.c t/fuzz/fuzz-elf.c \
 	t/fuzz/fuzz-config.c t/fuzz/fuzz-entry.c t/fuzz/fuzz-index.c t/fuzz/seed
 
-# The library's sources, and the generated ones (nodist_: in the build tree).
+# The library's sources, and the generated ones (nodist_: in the build tree);
+# an object is named by its source's path (lib/shared/targets.c and
+# lib/precompile/targets.c are two).
 fuzz: $(top_builddir)/config.h $(nodist_lib_libhanzo_rocm_internal_la_SOURCES)
 	$(AM_V_at)mkdir -p t/fuzz/obj
 	$(AM_V_at)for f in $(lib_libhanzo_rocm_internal_la_SOURCES) \
 	    $(nodist_lib_libhanzo_rocm_internal_la_SOURCES:%=@build@/%); do \
 	    case $$f in *.c) ;; *) continue ;; esac; \
 	    case $$f in @build@/*) f=$${f#@build@/}; src=$$f ;; *) src="$(top_srcdir)/$$f" ;; esac; \
-	    o=t/fuzz/obj/$$(basename $$f .c).o; \
+	    o=t/fuzz/obj/$$(printf '%s' "$${f%.c}" | tr / -).o; \
 	    [ -f "$$o" ] && [ "$$o" -nt "$$src" ] && continue; \
 	    echo "  FUZZCC   $$f"; \
 	    $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(DEFS) \
