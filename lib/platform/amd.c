@@ -3,7 +3,7 @@
  * The AMD platform's row of the platform table (platform/platform.h): the
  * target-ID grammar (gfx… with optional :feature±), the wave size, the
  * compiler (hipcc), the ELF machine and its e_flags, and the launch limits
- * (layer: util; pure).
+ * (layer: shared; pure).
  * The processors themselves are shared/targets.def's rows.
  */
 #include <ctype.h>

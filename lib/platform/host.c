@@ -2,7 +2,7 @@
 /*
  * The host platform's row of the platform table (platform/platform.h): the
  * host targets (host-w64, host-w32), their compile flags and ELF machine
- * (layer: util; pure).  The backend itself is lib/backend/host/host.c.
+ * (layer: shared; pure).  The backend itself is lib/backend/host/host.c.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -2,7 +2,7 @@
 /*
  * The NVIDIA platform's row of the platform table (platform/platform.h): the
  * target-ID grammar (sm_NN[a|f]), the wave size, the compiler (nvcc), the
- * ELF machine and its e_flags, and the launch limits (layer: util; pure).
+ * ELF machine and its e_flags, and the launch limits (layer: shared; pure).
  */
 #include <ctype.h>
 #include <errno.h>

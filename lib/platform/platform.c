@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The platform table (platform/platform.h): the rows of platform/*.c in
- * one array, the lookups over it and the grid check (layer: util; pure).
+ * The platform table (platform/platform.h): the rows of platform/amd.c,
+ * nvidia.c and host.c in one array, the lookups over it and the grid check
+ * (layer: shared; pure).
  * Adding a platform is its file and one line here.
  */
 #include <errno.h>

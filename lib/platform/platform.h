@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The platform table (layer: util), pure: one row per platform (AMD,
+ * The platform table (layer: shared), pure: one row per platform (AMD,
  * NVIDIA, host), each defined in its own file (platform/amd.c,
  * platform/nvidia.c, platform/host.c) and collected once in
  * platform/platform.c; every other file loops over the table or looks a

@@ -5,9 +5,9 @@
  * buffer: cache files are untrusted input.
  *
  * The machine, the type and the meaning of e_flags are the platform's: its
- * row of the platform table (platform/*.c) names and checks the
- * processor; this file reads and bounds-checks the bytes.
- * Layer: util (lib/layers).
+ * row of the platform table (lib/platform/: amd.c, nvidia.c, host.c) names
+ * and checks the processor; this file reads and bounds-checks the bytes.
+ * Layer: shared (lib/layers).
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
 /*
  * ELF code objects: enough parsing to refuse a file before a driver sees it
  * (class, machine, target in e_flags, bounds) and to list kernel symbols.
- * Layer: util (lib/layers).
+ * Layer: shared (lib/layers).
  */
 #ifndef HR_ELF_H
 #define HR_ELF_H

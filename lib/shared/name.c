@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The one name grammar (shared/name.h).  Layer: util (lib/layers); pure. */
+/* The one name grammar (shared/name.h).  Layer: shared (lib/layers); pure. */
 #include <stddef.h>
 #include <string.h>
 

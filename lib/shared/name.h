@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one name grammar (layer: util; pure, no context): family, target,
+ * The one name grammar (layer: shared; pure, no context): family, target,
  * kernel and source names are all checked by hr_name_is_valid(), in the
  * library, the CLI and the SDK's hanzo-rocm-embed alike.  A caller that
  * needs more (a family in the family table, a target in the platform

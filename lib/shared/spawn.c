@@ -3,7 +3,7 @@
  * A process runner for the compilers: fork and exec (no shell), output
  * captured through pipes with poll, a deadline after which the process group
  * dies, and a reaper that kills the group when the caller dies (see below).
- * Layer: util (lib/layers).
+ * Layer: shared (lib/layers).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * after which the child's whole process group is killed (compilers fork
  * helpers: hipcc runs clang, clang runs lld).  The group also dies when the
  * calling thread's process dies, even of SIGKILL (shared/spawn.c: the reaper).
- * Layer: util (lib/layers).
+ * Layer: shared (lib/layers).
  */
 #ifndef HR_SPAWN_H
 #define HR_SPAWN_H

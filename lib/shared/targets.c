@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * shared/targets.def expanded once, into the one table every reader looks up
- * (shared/targets.h).  Layer: util (lib/layers); pure.
+ * (shared/targets.h).  Layer: shared (lib/layers); pure.
  */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one lookup of AMD target facts (layer: util), pure: the rows of
+ * The one lookup of AMD target facts (layer: shared), pure: the rows of
  * shared/targets.def expanded once (shared/targets.c), read by the ELF check
  * (mach), the target grammar (features), feature detection (devices.c), the
  * known-processor list and the toolchain (first ROCm release).

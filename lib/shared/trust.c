@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The trust rule (shared/trust.h), written once: plugins and cache tiers use
- * it alike.  Layer: util (lib/layers).
+ * it alike.  Layer: shared (lib/layers).
  */
 #include <errno.h>
 #include <fcntl.h>

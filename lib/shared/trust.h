@@ -3,7 +3,7 @@
  * The one trust rule for what the library reads from shared places (plugin
  * directories and files, plugin indexes, the system, site and package cache
  * tiers and their entries), and the descriptor walk that applies it to a
- * directory and every ancestor (DESIGN §5, §6).  Layer: util (lib/layers).
+ * directory and every ancestor (DESIGN §5, §6).  Layer: shared (lib/layers).
  *
  * Owned by root or the current (effective) user, and writable by nobody
  * else: not world-writable; group-writable only when the group is private

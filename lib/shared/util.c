@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Generic helpers shared by every module (no context, no logging) (layer: util). */
+/* Generic helpers shared by every module (no context, no logging) (layer: shared). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

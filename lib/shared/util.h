@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Generic helpers: string vectors, paths, safe names, sizes, files (layer: util). */
+/* Generic helpers: string vectors, paths, safe names, sizes, files (layer: shared). */
 #ifndef HR_UTIL_H
 #define HR_UTIL_H
 

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "../../kernels/hr-host-abi.h"
+#include "../../../kernels/hr-host-abi.h"
 #include "host.h"
 #include "platform/platform.h"
 
