@@ -27,7 +27,7 @@
 
 #include "cache/cache.h"
 #include "hanzo-rocm.h"
-#include "util.h"
+#include "shared/util.h"
 
 extern char **environ;
 

@@ -12,8 +12,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$b"
 relib() {
-	# lib/'s objects and its folders' (lib/cache/*.lo, lib/cache/.libs/*.o).
-	rm -f lib/*.lo lib/.libs/*.o lib/*/*.lo lib/*/.libs/*.o lib/*.la lib/.libs/*.a
+	# lib/'s objects and its folders' (lib/cache/*.lo, lib/cache/.libs/*.o,
+	# lib/backend/host/*.lo).
+	rm -f lib/*.lo lib/.libs/*.o lib/*/*.lo lib/*/.libs/*.o lib/*/*/*.lo lib/*/*/.libs/*.o lib/*.la lib/.libs/*.a
 	make lib/libhanzo-rocm-internal.la "$@" >/dev/null
 }
 relib CFLAGS='-g -O2 -finstrument-functions'

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "context.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 struct layout { uint64_t v[32]; };
 

@@ -5,8 +5,8 @@
 Why: doc/BENCHMARKS.md records the static resources of the row families
 (reduce, norm, rope, indexing, sort) and a reason for every kernel above 64
 VGPRs; this makes those tables from the built plugins instead of by hand.
-Each family's embedded source is dumped with t/hr-dump-plugin (the exact
-text the library compiles) and compiled as t/kernels-compile.sh does:
+Each family's embedded source is dumped with t/kernels/hr-dump-plugin (the exact
+text the library compiles) and compiled as t/kernels/compile.sh does:
 hipcc -O3 --offload-arch=gfx90a (figures from the AMDGPU metadata note:
 .vgpr_count, .sgpr_count, .group_segment_fixed_size) and nvcc -O3
 -arch=sm_90 -Xptxas -v (registers, static shared memory).  Nothing runs on
@@ -104,7 +104,7 @@ def main():
     ap.add_argument("families", nargs="+")
     a = ap.parse_args()
 
-    dump = os.path.join(a.builddir, "t", "hr-dump-plugin")
+    dump = os.path.join(a.builddir, "t", "kernels", "hr-dump-plugin")
     bad, over = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for fam in a.families:

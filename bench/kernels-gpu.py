@@ -4,7 +4,7 @@
 
     python3 bench/kernels-gpu.py [--check] DIR  # DIR: unary.cubin affine.cubin fill.cubin
 
---check only checks (t/kernels-gpu.sh runs it that way); exit 1 on a mismatch.
+--check only checks (t/kernels/gpu.sh runs it that way); exit 1 on a mismatch.
 
 The cubins are the plugins' embedded sources compiled with
 `nvcc -cubin -arch=sm_90 -O3 -x cu`.  PyTorch provides device buffers and

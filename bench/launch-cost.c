@@ -23,7 +23,7 @@
 
 #include "hanzo-rocm.h"
 #include "bench-clock.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 #define RUNS 7
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * launch-exdev: what the -EXDEV stream check costs a launch on the CUDA
- * backend (lib/backend-cuda.c, cuda_stream_check: one cuStreamGetCtx per
+ * backend (lib/backend/cuda.c, cuda_stream_check: one cuStreamGetCtx per
  * launch on a caller's stream; NULL and the driver's special streams are
  * not checked).  Needs an NVIDIA GPU; run by hand on the lent machine:
  *

@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "context.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 #define N_LAUNCH 50
 #define N_BATCH 5

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Usage: gen-source-prelude.sh KERNELS_DIR > source-prelude.c
-# The host execution header for caller source (lib/build-source.c):
+# The host execution header for caller source (lib/source/source.c):
 # kernels/hr-kernel.h with its "quoted" includes inlined once each, as a
 # byte array (no string-literal limits, nothing to escape).
 set -eu

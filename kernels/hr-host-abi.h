@@ -2,7 +2,7 @@
 /*
  * hr-host-abi.h - the interface between a host code object (a kernel family
  * compiled for the CPU, see hr-host.h) and the library's host backend
- * (lib/host/backend-host-exec.c).  Valid C and C++: the library includes it from C, the
+ * (lib/backend/host/exec.c).  Valid C and C++: the library includes it from C, the
  * code object from C++ (hr-embed inlines it into each plugin's source).
  *
  * The code object never links against libhanzo-rocm: the runtime hands it a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * hr-host.h - the GPU execution model for kernels compiled by the system C++
- * compiler (the host backend: lib/host/backend-host-exec.c).  hr-kernel.h includes it
+ * compiler (the host backend: lib/backend/host/exec.c).  hr-kernel.h includes it
  * when HR_HOST is defined; HR_HOST_WAVE (64 or 32) picks the wave size, so
  * both the AMD (wave 64) and the NVIDIA (wave 32) paths of a kernel run.
  *

@@ -586,7 +586,7 @@ HR_DEVICE int hr_dp4a(int a, int b, int c)
 {
 #if defined(HR_CUDA)
 	return __dp4a(a, b, c);
-#elif HR_HAS_SDOT4 /* hr-target-facts.h, from lib/util-targets.def */
+#elif HR_HAS_SDOT4 /* hr-target-facts.h, from lib/shared/targets.def */
 	return __builtin_amdgcn_sdot4(a, b, c, false);
 #else
 	const int8_t *pa = (const int8_t *)&a;

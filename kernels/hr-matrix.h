@@ -18,7 +18,7 @@
  * wave exchange and computes its own accumulator registers from the
  * gathered wave, with the register layouts of the ISA documents (CDNA3 ISA
  * 7.1, RDNA3 ISA 7.9, RDNA4 ISA 7.12; the AMD matrix instruction
- * calculator).  t/test-matrix.cc checks each emulated builtin against a
+ * calculator).  t/kernels/test-matrix.cc checks each emulated builtin against a
  * scalar product with its own table of those layouts.
  *
  * The interface (T = hr_f16 or hr_bf16), per wave, all lanes together:
@@ -174,7 +174,7 @@ HR_DEVICE int hr_mma_c_col(int t, int e)
  * the hardware, the inverse of the maps above written from the ISA
  * tables, and the product of one lane's accumulator registers from the
  * gathered operand registers of the whole wave (regs[lane * n + e]).
- * Pure functions, so t/test-matrix.cc calls them without a wave.
+ * Pure functions, so t/kernels/test-matrix.cc calls them without a wave.
  */
 enum hr_host_mma_kind { HR_HOST_MFMA16 = 1, HR_HOST_WMMA11 = 2, HR_HOST_WMMA12 = 3 };
 

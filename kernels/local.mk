@@ -5,15 +5,15 @@
 # and the library compiles it for the GPU at precompile/run time.
 HR_KERNEL_INCLUDES = kernels/hr-kernel.h kernels/hr-target-facts.h kernels/hr-rows.h \
 	kernels/hr-host.h kernels/hr-host-abi.h kernels/hr-matrix.h
-EXTRA_DIST += $(HR_KERNEL_INCLUDES) lib/util-targets.def kernels/gen-target-facts.sh
+EXTRA_DIST += $(HR_KERNEL_INCLUDES) lib/shared/targets.def kernels/gen-target-facts.sh
 # The plugin SDK: an out-of-tree family includes them as the stock ones do
 # (hanzo-rocm-embed -I $(kernelincludedir); pkg-config --variable=kernelincludedir).
 kernelincludedir = $(includedir)/hanzo-rocm
 kernelinclude_HEADERS = $(HR_KERNEL_INCLUDES)
 # Per-processor facts for the kernels, generated from the one target table
 # into the source tree (plugins embed kernels/ as it is there).
-$(srcdir)/kernels/hr-target-facts.h: $(srcdir)/lib/util-targets.def $(srcdir)/kernels/gen-target-facts.sh
-	$(AM_V_GEN)$(SHELL) $(srcdir)/kernels/gen-target-facts.sh $(srcdir)/lib/util-targets.def >$@.tmp && mv $@.tmp $@
+$(srcdir)/kernels/hr-target-facts.h: $(srcdir)/lib/shared/targets.def $(srcdir)/kernels/gen-target-facts.sh
+	$(AM_V_GEN)$(SHELL) $(srcdir)/kernels/gen-target-facts.sh $(srcdir)/lib/shared/targets.def >$@.tmp && mv $@.tmp $@
 # GPU check and bandwidth comparison with torch of unary/affine/fill
 # (NVIDIA, run by hand on the lent machine; see the script's header).
 EXTRA_DIST += bench/kernels-gpu.py

@@ -15,8 +15,8 @@
 #include <strings.h>
 
 #include "context.h"
-#include "util.h"
-#include "util-trust.h"
+#include "shared/util.h"
+#include "shared/trust.h"
 
 struct hanzo_rocm {
 	int refcount;                   /* atomic (__atomic builtins) */

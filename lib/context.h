@@ -31,15 +31,15 @@
  * backend contexts, the configuration is read by everyone's teardown).
  */
 enum hr_ctx_slot {
-	HR_SLOT_SOURCE,         /* kernel-module.c: source modules, unloaded before the runtime */
+	HR_SLOT_SOURCE,         /* source/module.c: source modules, unloaded before the runtime */
 	HR_SLOT_KERNELS,        /* kernel.c: kernel table and family modules, unloaded before the devices */
 	HR_SLOT_RUNTIME,        /* runtime.c: opened devices */
 	HR_SLOT_BACKENDS,       /* backend.c */
 	HR_SLOT_CACHE,          /* cache.c: the cache object (memory tier) */
-	HR_SLOT_REMOTE,         /* remote/cache-remote.c: the remote tier (HTTP module, breaker, budget) */
-	HR_SLOT_PLUGINS,        /* build-plugin.c */
+	HR_SLOT_REMOTE,         /* remote/remote.c: the remote tier (HTTP module, breaker, budget) */
+	HR_SLOT_PLUGINS,        /* plugin/plugin.c */
 	HR_SLOT_DEVICES,        /* devices.c */
-	HR_SLOT_TRUST,          /* context.c: util-trust.c's memo */
+	HR_SLOT_TRUST,          /* context.c: shared/trust.c's memo */
 	HR_SLOT_CONFIG,         /* top-new.c, immutable once published */
 	HR_SLOT_N
 };
@@ -56,7 +56,7 @@ void *hr_ctx_peek(const struct hanzo_rocm *ctx, enum hr_ctx_slot slot);
 /* A context with logging set up and no module state (hanzo_rocm_new). */
 int hr_ctx_new(hanzo_rocm_log_fn log_fn, void *log_data, int log_priority,
                struct hanzo_rocm **ret);
-/* The configuration ctx was created with (config-api.h; NULL only while loading). */
+/* The configuration ctx was created with (config/config.h; NULL only while loading). */
 struct hr_config;
 const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx);
 /*
@@ -65,7 +65,7 @@ const struct hr_config *hr_ctx_config(const struct hanzo_rocm *ctx);
  * untrusted tier) is one warning per context.  True when out of memory.
  */
 bool hr_ctx_warn_once(struct hanzo_rocm *ctx, const char *what);
-/* The trust rule's memo (util-trust.h), or NULL (no memo: still correct). */
+/* The trust rule's memo (shared/trust.h), or NULL (no memo: still correct). */
 struct hr_trust;
 struct hr_trust *hr_ctx_trust(struct hanzo_rocm *ctx);
 /* The cancel flag a tool set (hr_tools_set_cancel), or NULL. */

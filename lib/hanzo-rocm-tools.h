@@ -6,13 +6,13 @@
  * (lib/layers); tools/ include this header and the public ones, nothing else
  * of lib/.  It gives the tools:
  *
- *   the effective configuration, read-only   hr_tools_config() (config-api.h)
+ *   the effective configuration, read-only   hr_tools_config() (config/config.h)
  *   strict configuration checking             hr_config_load/check_file
  *   the cache tiers, entries, scan, gc        cache.h
- *   plugins: scan, index state, families      build-plugin.h
- *   devices, targets, toolchains              devices.h target.h build-toolchain.h
- *   visible-devices variables applied         devices-visible.h
- *   precompile and its target choice          top-precompile.h
+ *   plugins: scan, index state, families      plugin/plugin.h
+ *   devices, targets, toolchains              devices.h target.h toolchain/toolchain.h
+ *   visible-devices variables applied         devices/visible.h
+ *   precompile and its target choice          precompile/precompile.h
  *   device memory, modules, events (selftest) runtime.h
  *   small helpers (strv, sizes, paths)        util.h
  *
@@ -26,17 +26,17 @@
 #include "hanzo-rocm.h"
 
 #include "cache/cache.h"
-#include "config/config-api.h"
+#include "config/config.h"
 #include "devices/devices.h"
-#include "devices/devices-visible.h"
-#include "plugin/build-plugin.h"
-#include "precompile/top-precompile.h"
-#include "remote/cache-remote.h"
-#include "runtime.h"
-#include "target.h"
-#include "build-toolchain.h"
-#include "util.h"
-#include "util-name.h"
+#include "devices/visible.h"
+#include "plugin/plugin.h"
+#include "precompile/precompile.h"
+#include "remote/remote.h"
+#include "runtime/runtime.h"
+#include "target/target.h"
+#include "toolchain/toolchain.h"
+#include "shared/util.h"
+#include "shared/name.h"
 
 /* The configuration ctx was created with (never NULL for a live context). */
 const struct hr_config *hr_tools_config(struct hanzo_rocm *ctx);

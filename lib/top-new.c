@@ -11,10 +11,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config/config-api.h"
+#include "config/config.h"
 #include "context.h"
 #include "hanzo-rocm-tools.h"
-#include "util.h"
+#include "shared/util.h"
 
 static void config_destroy(void *cfg)
 {

@@ -19,11 +19,11 @@
  * The .list holds one kernel per line: its name, then its argument list as
  * written in the source.  Blank lines and lines starting with '#' are
  * ignored; "@flag ARG" adds an extra compile flag for the family.
- * "#@launch PATTERN KIND key=value..." lines (lib/util-launch-meta.h) are the
+ * "#@launch PATTERN KIND key=value..." lines (lib/shared/launch-meta.h) are the
  * kernels' launch metadata: validated here with the library's own parser
  * (a malformed line, or a kernel no line matches when the list has any, is
  * an error) and embedded verbatim as the descriptor's launch text.
- * "#@work", "#@ws", "#@forms", "#@wide" and "#@note" lines (lib/util-catalogue-meta.h)
+ * "#@work", "#@ws", "#@forms", "#@wide" and "#@note" lines (lib/shared/catalogue-meta.h)
  * are the catalogue's: validated with the library's parser (a malformed
  * line, a line that matches no kernel, a per_partial #@ws line on a kernel
  * that is not rows-split, a #@forms line whose split form is not rows-split
@@ -31,7 +31,7 @@
  * per_col #@ws line, are errors) and embedded verbatim as the catalogue text.
  *
  * For the host backend, one HR_HOST_ENTRY(name) per kernel is appended
- * (inside #ifdef HR_HOST): the C++ entry points lib/host/backend-host-exec.c calls.
+ * (inside #ifdef HR_HOST): the C++ entry points lib/backend/host/exec.c calls.
  * List and source must agree: a kernel the source defines literally
  * (extern "C" __global__ ... NAME() that the list lacks is refused; with
  * --check-cxx, the source with its host entries is compiled once
@@ -55,9 +55,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util-catalogue-meta.h"
-#include "util-launch-meta.h"
-#include "util-name.h"
+#include "shared/catalogue-meta.h"
+#include "shared/launch-meta.h"
+#include "shared/name.h"
 
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_FLAGS 32

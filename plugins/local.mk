@@ -16,8 +16,8 @@
 # (cross builds would need CC_FOR_BUILD).
 sdktooldir = $(libdir)/hanzo-rocm
 sdktool_PROGRAMS = plugins/hanzo-rocm-embed
-plugins_hanzo_rocm_embed_SOURCES = plugins/hr-embed.c lib/util-launch-meta.h lib/util-launch-meta.c \
-	lib/util-catalogue-meta.h lib/util-catalogue-meta.c lib/util-name.h lib/util-name.c
+plugins_hanzo_rocm_embed_SOURCES = plugins/hr-embed.c lib/shared/launch-meta.h lib/shared/launch-meta.c \
+	lib/shared/catalogue-meta.h lib/shared/catalogue-meta.c lib/shared/name.h lib/shared/name.c
 plugins_hanzo_rocm_embed_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/lib
 
 HR_PLUGIN_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the tests on the stand-in CUDA driver t/fakecuda share
- * (t/test-runtime-driver.c, t/test-multi-driver.c; header-only, like
+ * (t/runtime/test-driver.c, t/devices/test-multi-driver.c; header-only, like
  * t/gpu-test.h): the captured log, a minimal ELF header for the driver's
  * module loader, and the check for what a kernel_get through the affine
  * family needs.
@@ -29,7 +29,7 @@ static inline void fake_elf(unsigned char *e, size_t n, unsigned machine)
 
 /*
  * kernel_get through the affine family needs $NVCC and $HR_PLUGINS/affine.so
- * (t/runtime-driver.sh, t/multi-driver.sh set them when present): 1 when
+ * (t/runtime/driver.sh, t/devices/multi-driver.sh set them when present): 1 when
  * both are there, else the next n checks are skipped and it returns 0.
  */
 static inline int fake_cuda_affine_ready(int n)

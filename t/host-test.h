@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The setup the host-backend tests of the launch and operation calls share
- * (t/test-launch.c, t/test-op.c; header-only, like t/gpu-test.h): a scratch
+ * (t/kernel/test-launch.c, t/kernel/test-op.c; header-only, like t/gpu-test.h): a scratch
  * directory holding a config whose user and system tiers live inside it and
  * whose plugin path is the build tree's plugins, a context with the two host
  * devices (host-w64, host-w32) logging into logbuf, and its teardown.

@@ -3,27 +3,27 @@ EXTRA_DIST += t/tap.sh t/tap.h
 DISTCLEANFILES += t/test-env.sh
 EXTRA_DIST += t/test-env.sh.in
 
-check_PROGRAMS += t/test-util
-t_test_util_LDADD = lib/libhanzo-rocm-internal.la
-TESTS += t/test-util
+check_PROGRAMS += t/shared/test-util
+t_shared_test_util_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/shared/test-util
 
 # The one name grammar, answered alike by cache, plugin index and source names.
-check_PROGRAMS += t/test-names
-t_test_names_LDADD = lib/libhanzo-rocm-internal.la
-TESTS += t/test-names
+check_PROGRAMS += t/shared/test-names
+t_shared_test_names_LDADD = lib/libhanzo-rocm-internal.la
+TESTS += t/shared/test-names
 
 # The CLI's JSON writer (common/json.c): escaping and the nesting bound.
-check_PROGRAMS += t/test-json
-t_test_json_SOURCES = t/test-json.c common/json.h common/json.c
-t_test_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
-TESTS += t/test-json
+check_PROGRAMS += t/cli/test-json
+t_cli_test_json_SOURCES = t/cli/test-json.c common/json.h common/json.c
+t_cli_test_json_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common
+TESTS += t/cli/test-json
 
-EXTRA_DIST += t/cli-basics.sh
-TESTS += t/cli-basics.sh
+EXTRA_DIST += t/cli/basics.sh
+TESTS += t/cli/basics.sh
 
 # Usage errors, unknown targets, -q, TERM=dumb, cache list's table.
-EXTRA_DIST += t/cli-usage.sh
-TESTS += t/cli-usage.sh
+EXTRA_DIST += t/cli/usage.sh
+TESTS += t/cli/usage.sh
 
 clean-local: clean-local-t
 clean-local-t:
@@ -33,17 +33,17 @@ clean-local-t:
 # lib/'s include graph against the layers of lib/layers (no upward edge,
 # no cycle) and no lib/ header shadowing a system one.
 EXTRA_DIST += lib/layers
-EXTRA_DIST += t/lib-layers.sh
-TESTS += t/lib-layers.sh
+EXTRA_DIST += t/layout/layers.sh
+TESTS += t/layout/layers.sh
 # The files adding a backend or a target touches, as doc/HACKING.md lists them.
-EXTRA_DIST += t/platform-count.sh
-TESTS += t/platform-count.sh
+EXTRA_DIST += t/layout/platform-count.sh
+TESTS += t/layout/platform-count.sh
 # No reference outside the repository; doc/DESIGN.md and doc/KERNELS.md exist.
-EXTRA_DIST += t/doc-refs.sh
-TESTS += t/doc-refs.sh
+EXTRA_DIST += t/layout/layout/doc-refs.sh
+TESTS += t/layout/layout/doc-refs.sh
 # The call graph between lib/ files, from the objects' symbol tables (nm).
-EXTRA_DIST += t/lib-calls.sh
-TESTS += t/lib-calls.sh
+EXTRA_DIST += t/layout/calls.sh
+TESTS += t/layout/calls.sh
 
 # The README's blocks run as written (t/readme.sh): the uninstalled
 # environment here; "From source" (a second build and install into a

@@ -6,8 +6,8 @@
  * checked forms call the including file's
  *     static void on_open(const char *path);
  * first, then the real function with the caller's arguments.  Include it
- * once, after on_open's definition, in a -module object (t/open-trap.c,
- * t/swap-preload.c).
+ * once, after on_open's definition, in a -module object (t/target/open-trap.c,
+ * t/cache/swap-preload.c).
  */
 #ifndef HR_OPEN_INTERPOSE_H
 #define HR_OPEN_INTERPOSE_H

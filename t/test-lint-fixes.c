@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "context.h"
-#include "build-toolchain.h"
+#include "toolchain/toolchain.h"
 #include "tap.h"
 
 static const char fake_hipcc[] =

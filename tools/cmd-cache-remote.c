@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * hanzo-rocm cache keygen | push: a builder's Ed25519 signing key for the
- * remote tier (lib/remote/cache-remote.h), and pushing signed entries with
+ * remote tier (lib/remote/remote.h), and pushing signed entries with
  * it.  keygen: the secret goes to a new file, mode 0600,
  * written atomically; the public key ("name:base64", for trusted_keys) is
  * printed on stdout.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * hanzo-rocm cache list | verify | gc | clear: the on-disk tiers as the
- * library sees them (lib/cache/cache-entry.c), entry by entry.
+ * library sees them (lib/cache/entry.c), entry by entry.
  */
 #include <dirent.h>
 #include <errno.h>

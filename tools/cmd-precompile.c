@@ -161,7 +161,7 @@ static void usage(FILE *f)
 	      "                  seconds, size, diagnostics}) instead of the table\n"
 	      "\n"
 	      "With hanzo-rocm -q only failed pairs are printed, and no summary line.\n"
-	      "A --target whose processor is not known (lib/util-targets.def) is a usage\n"
+	      "A --target whose processor is not known (lib/shared/targets.def) is a usage\n"
 	      "error; a known one the installed compiler cannot build is skipped.\n"
 	      "\n"
 	      "Exit status: 0 every buildable pair is built, up to date or provided;\n"

@@ -6,7 +6,7 @@
  * a float64 CPU reference (common/selftest-*.c), with the bandwidth of each
  * kernel over buffers of 2^LOG2 x 8 bytes (default 24 on a GPU: 128 MiB,
  * several times any L2; 16 on a host device; 0 skips it).
- * --device host (or one host target) adds the host devices (CPU, lib/host/backend-host.h)
+ * --device host (or one host target) adds the host devices (CPU, lib/backend/host/host.h)
  * for this run and tests only them.
  * Exit 0 all match, 1 any mismatch or kernel that could not be loaded or
  * has no reference, 2 usage error or no GPU.  A family the selftest has no

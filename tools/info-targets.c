@@ -16,7 +16,7 @@ static const char *platform_name(enum hr_platform p)
 }
 
 /*
- * The visible-devices variables applied to the AMD devices (lib/devices/devices-visible.c):
+ * The visible-devices variables applied to the AMD devices (lib/devices/visible.c):
  * JSON "visible_devices": [{variable, value, before, after, ended}], text one line each.
  */
 static void info_visible(struct hanzo_rocm *ctx, struct json *j)

@@ -29,7 +29,7 @@ TEST="python3 valgrind file cppcheck clang-tidy clang libclang-rt-dev groff-base
 # The Rust bindings (make check-rust): Debian's own toolchain and bindgen
 # (the -sys crate is checked against the header with it); no crates.
 TEST="$TEST cargo rustc bindgen"
-# The Python package's tests (make check, t/python.sh): Debian's pytest and numpy.
+# The Python package's tests (make check, t/python/pytest.sh): Debian's pytest and numpy.
 TEST="$TEST python3-pytest python3-numpy"
 # The remote cache tier: its HTTP module (libcurl) and the servers its tests
 # start (nginx with WebDAV PUT).

@@ -78,7 +78,7 @@ readme=0
 phase check-readme '' make check-readme || { readme=1; status=1; }
 
 # The Rust bindings with Debian's cargo/rustc, offline (make check-rust,
-# t/rust.sh): cargo test on the host backend and the example: one check.
+# t/rust/rust.sh): cargo test on the host backend and the example: one check.
 rust=0
 phase check-rust '' make check-rust || { rust=1; status=1; }
 

@@ -1,5 +1,5 @@
 # bindings/rust/local.mk: the Rust crates (README.md here).  Not built by
-# `make`: `make check-rust` (t/rust.mk) tests them with Debian's cargo, and
+# `make`: `make check-rust` (t/rust/local.mk) tests them with Debian's cargo, and
 # `make install-rust-registry` installs their sources as Debian's
 # librust-*-dev packages do, under $(datadir)/cargo/registry.
 EXTRA_DIST += \

@@ -6,9 +6,9 @@
  * hanzo_rocm_code_object(): the code object of a family for a target from
  * the memory tier (the hot path), else the first on-disk tier holding a
  * valid entry (the tiers in order: system, site, package, user, with the
- * user tier's ownership and mode checks; cache-entry.c reads and validates
+ * user tier's ownership and mode checks; cache/entry.c reads and validates
  * entries), else a miss for the caller: the kernel layer compiles
- * (kernel-compile.c) and publishes in the user tier (cache-publish.c).
+ * (kernel/compile.c) and publishes in the user tier (cache/publish.c).
  * Layer: cache (lib/layers).
  */
 #include <errno.h>
@@ -22,13 +22,13 @@
 
 #include "cache.h"
 #include "cache-internal.h"
-#include "config/config-api.h"
+#include "config/config.h"
 #include "context.h"
-#include "plugin/build-plugin.h"
-#include "target.h"
-#include "util.h"
-#include "util-name.h"
-#include "util-trust.h"
+#include "plugin/plugin.h"
+#include "target/target.h"
+#include "shared/util.h"
+#include "shared/name.h"
+#include "shared/trust.h"
 
 /* ---- the memory tier --------------------------------------------------- */
 
@@ -285,7 +285,7 @@ static HR_PRINTF(2, 3) void warn_once(struct hanzo_rocm *ctx, const char *fmt, .
 /*
  * The user tier, if usable: policy allows it, it is ours and private (a
  * directory someone else can write could feed us code objects: the trust
- * rule of util-trust.h, so umask 002 with a private group is fine), and its
+ * rule of shared/trust.h, so umask 002 with a private group is fine), and its
  * home exists (no cache trees grown at "/nonexistent" for system users).
  */
 static int user_tier_dir(struct hanzo_rocm *ctx, const struct hr_config *cfg,
@@ -331,7 +331,7 @@ static int user_tier_dir(struct hanzo_rocm *ctx, const struct hr_config *cfg,
 
 /*
  * A configured shared (system, site, package) tier that exists but fails
- * the trust rule (util-trust.h: it and every ancestor) is skipped, loudly.
+ * the trust rule (shared/trust.h: it and every ancestor) is skipped, loudly.
  * Whoever else could write it, or swap it by renaming an ancestor's
  * entries, could substitute the code of every job that reads it.  Lookups
  * apply the rule again on the descriptors they read (hr_entry_read_tier).

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "target.h"
+#include "target/target.h"
 
 struct hanzo_rocm;
 
@@ -55,7 +55,7 @@ void hr_cache_tiers_free(struct hr_tier_dir *tiers, size_t n);
 char *hr_entry_path(const char *dir, const char *target, const char *family);
 /* ---- entries ---------------------------------------------------------- */
 
-/* One cache file: a fixed header then the code object (see cache-entry.c). */
+/* One cache file: a fixed header then the code object (see cache/entry.c). */
 struct hr_entry {
 	struct hr_cache_key key;
 	char family[65];
@@ -88,7 +88,7 @@ void hr_entry_release(struct hr_entry *e);
  * directory, which the maintenance scan cannot see, is never used).  For a
  * shared (system, site, package) tier the directory and every ancestor
  * (hr_trust_open_dir), the target directory and the entry must pass the
- * trust rule (util-trust.h) on the very descriptors that are read.
+ * trust rule (shared/trust.h) on the very descriptors that are read.
  * -EPERM with "PATH is WHY" in why when refused; else as hr_entry_read_why.
  */
 int hr_entry_read_tier(struct hanzo_rocm *ctx, const char *dir, const char *target,
@@ -184,7 +184,7 @@ void hr_cache_compile_unlock(struct hr_cache *c);
 struct hr_family;
 /*
  * One lookup: what hr_cache_lookup checked and listed, kept for its caller
- * on a miss (the kernel layer compiles then, lib/kernel/kernel-compile.c, and
+ * on a miss (the kernel layer compiles then, lib/kernel/compile.c, and
  * publishes through hr_cache_publish).  Release with hr_cache_lookup_release.
  */
 struct hr_lookup {
@@ -219,7 +219,7 @@ int hr_cache_lookup(struct hanzo_rocm *ctx, const char *family, const char *targ
 void hr_cache_lookup_release(struct hr_lookup *l);
 
 /*
- * After a miss, for the compile (cache-publish.c): the user tier when this
+ * After a miss, for the compile (cache/publish.c): the user tier when this
  * process may publish there (one the policy lets us write but the file
  * system does not gets one warning); its valid entry for l->target, kept
  * in the memory tier (another process may have published it while we

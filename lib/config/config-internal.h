@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * What config.c (reading files and the environment), config-keys.c (the
- * keys and their values) and config-show.c share: the state of one file's
+ * What config.c (reading files and the environment), config/keys.c (the
+ * keys and their values) and config/show.c share: the state of one file's
  * parse and how a problem is reported (layer: config; private to
  * lib/config/, whose files only include it).
  */
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config-api.h"
+#include "config.h"
 #include "context.h"
 
 /* One file being parsed. */
@@ -58,14 +58,14 @@ struct tally {
 #define TALLY(ctx, t, ...) PROBLEM((ctx), (t)->strict, &(t)->errors, __VA_ARGS__)
 
 /* Why a well-formed target such as gfx9999 is left out (its processor is
- * not in lib/util-targets.def; the CLI's --target lists the known ones). */
+ * not in lib/shared/targets.def; the CLI's --target lists the known ones). */
 #define UNKNOWN_WHY "not a GPU processor this hanzo-rocm knows"
 
-/* inih's handler: sets the key (config-keys.c); always returns 1. */
+/* inih's handler: sets the key (config/keys.c); always returns 1. */
 int hr_config_handler(void *user, const char *section, const char *name,
                       const char *value);
 void hr_config_map_free(struct hr_target_map *map, size_t n);
-/* Every key's built-in default, through its parser (config-keys.c). */
+/* Every key's built-in default, through its parser (config/keys.c). */
 int hr_config_set_defaults(struct parser *p);
 /* Frees every key's field (not the struct). */
 void hr_config_free_keys(struct hr_config *cfg);

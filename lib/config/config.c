@@ -29,11 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config-api.h"
+#include "config.h"
 #include "config-internal.h"
 #include "context.h"
-#include "target.h"
-#include "util.h"
+#include "target/target.h"
+#include "shared/util.h"
 
 #define CONF_NAME "hanzo-rocm.conf"
 #define CONF_D_NAME "hanzo-rocm.conf.d"
@@ -170,7 +170,7 @@ static int parse_file(struct hanzo_rocm *ctx, struct hr_config *cfg,
 
 /* ---- defaults, files, environment ---- */
 
-/* A configuration holding the built-in defaults (config-keys.c's table). */
+/* A configuration holding the built-in defaults (config/keys.c's table). */
 static struct hr_config *config_new(struct hanzo_rocm *ctx, const char *root)
 {
 	struct hr_config *cfg = calloc(1, sizeof(*cfg));
@@ -479,7 +479,7 @@ static int apply_env_targets(struct hanzo_rocm *ctx, struct hr_config *cfg,
 				bad = true;
 			}
 		}
-		/* Well-formed but not in lib/util-targets.def: only that one goes. */
+		/* Well-formed but not in lib/shared/targets.def: only that one goes. */
 		for (size_t i = 0; !bad && l[i]; i++) {
 			if (hr_target_known(l[i])) {
 				l[k++] = l[i];

@@ -2,7 +2,7 @@
 /*
  * What the devices unit's files share and the rest of lib/ does not see
  * (private to lib/devices/, whose files only include it; the rest includes
- * devices/devices.h and devices/devices-visible.h).  Layer: devices.
+ * devices/devices.h and devices/visible.h).  Layer: devices.
  */
 #ifndef HR_DEVICES_INTERNAL_H
 #define HR_DEVICES_INTERNAL_H
@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 #include "devices.h"
-#include "devices-visible.h"
+#include "visible.h"
 
 /*
  * Filter and reorder devs[0..*n) (AMD devices in KFD order) in place by
- * the variables of devices-visible.h, read with secure_getenv (empty = unset); renumbers
+ * the variables of devices/visible.h, read with secure_getenv (empty = unset); renumbers
  * their ordinals 0..*n-1, HIP's numbering.  Never fails: a value the
  * runtime would not accept past some entry keeps the entries before it.
  */

@@ -11,20 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "config/config-api.h"
+#include "backend/backend.h"
+#include "config/config.h"
 #include "devices.h"
-#include "devices-visible.h"
+#include "visible.h"
 #include "devices-internal.h"
 #include "context.h"
-#include "target.h"
-#include "util.h"
+#include "target/target.h"
+#include "shared/util.h"
 
 #define MAX_DEVICES 64
 
 struct hr_devices {
 	size_t n;
-	struct hr_visible visible;     /* devices-visible.c */
+	struct hr_visible visible;     /* devices/visible.c */
 	struct hr_device dev[];
 };
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "target.h"
+#include "target/target.h"
 
 struct hanzo_rocm;
 

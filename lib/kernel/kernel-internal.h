@@ -12,7 +12,7 @@
 #include "kernel.h"
 
 /*
- * The miss path (kernel-compile.c), l as hr_cache_lookup left it on
+ * The miss path (kernel/compile.c), l as hr_cache_lookup left it on
  * HR_CACHE_MISS: load the family's plugin, build it with the platform's
  * compiler once per context (serialised) and publish it in the user tier;
  * *from is HR_TIER_USER when another process published it meanwhile, else

@@ -3,11 +3,11 @@
  * The kernel handle, in one home: the table behind hanzo_rocm_kernel_get (a
  * hit is one lock-free hash lookup; a miss loads the family's module on the
  * device once, through the cache: hr_code_object_find, the cache's lookup
- * and on its miss kernel-compile.c), hanzo_rocm_kernel_launch (no lock
+ * and on its miss kernel/compile.c), hanzo_rocm_kernel_launch (no lock
  * either), and launch by amount of work, hanzo_rocm_kernel_launch_work and
  * hanzo_rocm_kernel_geometry.  The first by-work call for a handle builds
  * its plan: the kernel's `#@launch` line, read from its family's plugin
- * (untrusted: util-launch-meta.c validates it), the device's limits and the
+ * (untrusted: shared/launch-meta.c validates it), the device's limits and the
  * driver's occupancy at each block size the line can lead to.  The plan is
  * published on the handle with a compare-and-swap, so every later call is
  * one acquire load, a few integer operations and the launch: no lock, no
@@ -30,10 +30,10 @@
 #include "kernel-internal.h"
 #include "cache/cache.h"
 #include "context.h"
-#include "plugin/build-plugin.h"
-#include "runtime.h"
-#include "util.h"
-#include "util-name.h"
+#include "plugin/plugin.h"
+#include "runtime/runtime.h"
+#include "shared/util.h"
+#include "shared/name.h"
 
 /*
  * Kernel table buckets: fixed, so readers need no lock (a grow would
@@ -50,7 +50,7 @@ struct plan {
 	struct hr_launch_meta meta;
 	struct hr_device_limits dev;
 	uint16_t occ[HR_LAUNCH_OCC];
-	struct hr_op_cache op;  /* lib/kernel-op.c's, zeroed with the plan */
+	struct hr_op_cache op;  /* lib/kernel/op.c's, zeroed with the plan */
 };
 
 struct kernel_module {

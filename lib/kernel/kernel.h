@@ -6,18 +6,18 @@
  * amount of work: the geometry derivation, pure so the tests can drive it
  * with a made-up device, and the per-handle plan behind
  * hanzo_rocm_kernel_launch_work and hanzo_rocm_kernel_geometry.  The other
- * kernel files (kernel-op.c, kernel-module.c) read the struct directly.
+ * kernel files (kernel/op.c, source/module.c) read the struct directly.
  */
 #ifndef HR_LAUNCH_H
 #define HR_LAUNCH_H
 
 #include <stdint.h>
 
-#include "backend-ops.h"
+#include "backend/ops.h"
 #include "cache/cache.h"
 #include "hanzo-rocm.h"
-#include "runtime.h"
-#include "util-launch-meta.h"
+#include "runtime/runtime.h"
+#include "shared/launch-meta.h"
 
 /*
  * A kernel handle: owned by the context's kernel table, never freed before
@@ -33,13 +33,13 @@ struct hanzo_rocm_kernel {
 	void *fn;
 	struct hanzo_rocm *ctx;
 	void *plan;                     /* the launch plan, built on first use */
-	const char *launch;             /* source modules: their launch text (owned by kernel-module.c) */
+	const char *launch;             /* source modules: their launch text (owned by source/module.c) */
 };
 
 /*
  * A kernel handle for fn (hr_runtime_module_function of a module loaded
  * with hr_runtime_module_load) outside the family table: the source API's
- * (kernel-module.c).  label stands for its family in messages; launch is
+ * (source/module.c).  label stands for its family in messages; launch is
  * its launch metadata text or NULL, kept by the caller while ctx lives.
  * Owned by the kernel table, freed with ctx.
  */
@@ -91,21 +91,21 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 
 /*
  * Grid, block and dynamic shared memory for rows x cols of work (the
- * meaning of which is the kind's, util-launch-meta.h) on a device described by
+ * meaning of which is the kind's, shared/launch-meta.h) on a device described by
  * d and occ (NULL: every occupancy unknown, estimated as 2048 resident
  * threads per multiprocessor).  Deterministic.  Zero work: 0 with an
  * all-zero grid.  Grid-stride kinds are capped to the platform's grid
  * limits (d->grid, target.h); -EOVERFLOW rows x cols overflows; -E2BIG the
  * work does not fit one launch (grid y or an exact grid x beyond the
  * platform's limits, a row's shared memory beyond the device's).
- * Pure: kernel-geometry.c.
+ * Pure: kernel/geometry.c.
  */
 int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limits *d,
                      const uint16_t *occ, uint64_t rows, uint64_t cols,
                      struct hanzo_rocm_geometry *g);
 
 /*
- * Room on the handle's plan for the operation layer (lib/kernel-op.c): the
+ * Room on the handle's plan for the operation layer (lib/kernel/op.c): the
  * kernel's forms, worked out once from its family's catalogue lines.
  * state: 0 unknown, 1 being filled (by the thread that moved it from 0),
  * 2 filled; data is written before the release store of 2 and read after

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "context.h"
-#include "build-plugin.h"
+#include "plugin.h"
 
 #define INDEX_NAME "plugins.index"
 #define INDEX_MAGIC "hanzo-rocm-plugin-index"
@@ -50,7 +50,7 @@ struct settings {
 
 enum cand_state { CAND_OK, CAND_REJECTED, CAND_DISABLED };
 
-/* The index's spelling of each state (build-plugin-check.c). */
+/* The index's spelling of each state (plugin/check.c). */
 #define CAND_N_STATES 3
 extern const char *const hr_plugin_state_names[CAND_N_STATES];
 
@@ -87,7 +87,7 @@ struct dir_list {
 	char **names;           /* *.so, sorted */
 };
 
-/* build-plugin-check.c: the leaf (validators, settings, directories, examining). */
+/* plugin/check.c: the leaf (validators, settings, directories, examining). */
 int hr_plugin_dir_list_open(struct hanzo_rocm *ctx, const char *dir, struct dir_list *d);
 void hr_plugin_dir_list_release(struct dir_list *d);
 void hr_plugin_fam_free(struct fam *f);
@@ -97,14 +97,14 @@ int hr_plugin_settings_get(struct hanzo_rocm *ctx, struct settings *s);
 void hr_plugin_settings_release(struct settings *s);
 /*
  * "" when the open directory dfd (dir) and its ancestors pass the trust rule
- * (util-trust.h), else why not (in buf).
+ * (shared/trust.h), else why not (in buf).
  */
 const char *hr_plugin_dir_untrusted(struct hanzo_rocm *ctx, int dfd, const char *dir,
                                     char *buf, size_t n);
 bool hr_plugin_strv_equal(char *const *a, char *const *b);
 bool hr_plugin_text_is_valid(const char *s, size_t max);
 
-/* build-plugin-check.c: one candidate examined, or every one along the path. */
+/* plugin/check.c: one candidate examined, or every one along the path. */
 int hr_plugin_cand_examine(struct hanzo_rocm *ctx, int dfd, const char *dir,
                            const char *name, const char *dir_why,
                            char *const *disable, struct cand *c);
@@ -113,7 +113,7 @@ int hr_plugin_scan_all(struct hanzo_rocm *ctx, const struct settings *set,
                     bool loud, struct scan *s);
 void hr_plugin_scan_release(struct scan *s);
 
-/* build-plugin-index.c: the family table from the tiers' indexes. */
+/* plugin/index.c: the family table from the tiers' indexes. */
 int hr_plugin_table_from_indexes(struct hanzo_rocm *ctx, struct hr_plugins *p,
                               const struct settings *set, char **used,
                               char *msg, size_t msg_size);

@@ -4,15 +4,15 @@
  * whose top-precompile*.c files only include it): the prune of families
  * gone, the toolchain stamps, the destination and the read-only tiers, the
  * configured compiler's name.  The rest of lib/ and the CLI use
- * top-precompile.h.
+ * precompile/precompile.h.
  */
 #ifndef HR_PRECOMPILE_INTERNAL_H
 #define HR_PRECOMPILE_INTERNAL_H
 
 #include <stdbool.h>
 
-#include "build-toolchain.h"
-#include "top-precompile.h"
+#include "toolchain/toolchain.h"
+#include "precompile.h"
 
 struct hanzo_rocm;
 struct hr_config;
@@ -25,7 +25,7 @@ struct hr_config;
 int hr_precompile_prune(struct hanzo_rocm *ctx, const char *dest, char *const *before,
                         char ***pruned, unsigned *removed);
 /*
- * precompile's toolchain stamps (top-precompile-stamp.c): the toolchain that
+ * precompile's toolchain stamps (precompile/stamp.c): the toolchain that
  * <dest>/.toolchain-<kind> remembers when everything it depends on is
  * unchanged (NULL otherwise), and writing one after a probe.
  */
@@ -34,7 +34,7 @@ struct hr_toolchain *hr_stamp_load(const struct hr_config *cfg,
 void hr_stamp_save(struct hanzo_rocm *ctx, const struct hr_config *cfg,
                    const char *dest, const struct hr_toolchain *tc);
 /*
- * precompile's destination (top-precompile-dest.c): the directory o names, made
+ * precompile's destination (precompile/dest.c): the directory o names, made
  * ready; *readonly when it is a user cache we may only check.  And the
  * read-only tiers searched before dest (none for --output).
  */

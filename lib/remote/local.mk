@@ -1,10 +1,10 @@
 # lib/remote/: the remote cache tier's trust -- Ed25519 keys and the signed
-# manifest (lib/remote/cache-remote.h).  In the base library: it needs only
+# manifest (lib/remote/remote.h).  In the base library: it needs only
 # nettle, a dependency already.
 lib_libhanzo_rocm_internal_la_SOURCES += \
-	lib/remote/cache-remote.h lib/remote/remote-internal.h \
-	lib/remote/cache-remote-key.c lib/remote/cache-remote-manifest.c \
-	lib/remote/cache-remote-client.c lib/remote/cache-remote.c
+	lib/remote/remote.h lib/remote/remote-internal.h \
+	lib/remote/key.c lib/remote/manifest.c \
+	lib/remote/client.c lib/remote/remote.c
 
 # remote.so: the HTTP(S) transport (libcurl), dlopen-ed by the library only
 # when a remote tier is used (hr_remote_http_load), so the library links no
@@ -12,7 +12,7 @@ lib_libhanzo_rocm_internal_la_SOURCES += \
 if ENABLE_REMOTE
 pkglib_LTLIBRARIES = lib/remote/remote.la
 endif
-lib_remote_remote_la_SOURCES = lib/remote/cache-remote.h lib/remote/cache-remote-http.c
+lib_remote_remote_la_SOURCES = lib/remote/remote.h lib/remote/http.c
 lib_remote_remote_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
 lib_remote_remote_la_LIBADD = $(CURL_LIBS)
 lib_remote_remote_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -no-undefined

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The configuration parser (config check's strict mode). */
 #include "fuzz.h"
-#include "config/config-api.h"
+#include "config/config.h"
 #include "hanzo-rocm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The ELF reader: code objects (AMDGPU, CUDA) and host shared objects. */
 #include "fuzz.h"
-#include "util-elf.h"
-#include "util.h"
+#include "shared/elf.h"
+#include "shared/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

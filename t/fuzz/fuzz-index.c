@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The plugin index (what cache verify checks before any lookup trusts it). */
 #include "fuzz.h"
-#include "plugin/build-plugin.h"
+#include "plugin/plugin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The remote tier's manifest (lib/remote/cache-remote-manifest.c) and key texts:
+ * The remote tier's manifest (lib/remote/manifest.c) and key texts:
  * whatever parses has one spelling -- signing its fields again under its
  * signer's name gives back the very bytes that were signed -- and verify
  * never accepts a manifest that a fixed trusted key did not sign.
@@ -8,7 +8,7 @@
 #include <nettle/eddsa.h>
 
 #include "fuzz.h"
-#include "remote/cache-remote.h"
+#include "remote/remote.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Target IDs: the grammar and the conversions from KFD/HSA strings. */
 #include "fuzz.h"
-#include "target.h"
+#include "target/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

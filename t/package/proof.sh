@@ -262,7 +262,7 @@ okr $? "  ... /usr/share/cargo/registry/<crate>-<version>/ with Cargo.toml (no p
 # host's Debian cargo - minbase has no Rust toolchain, and installing one
 # into the root costs more than this step may - then run in the root.
 if [ -x /usr/bin/cargo ]; then
-	sh "$top_srcdir/t/rust-consumer.sh" "$reg" "$work/5d-consumer" <<'EOC'
+	sh "$top_srcdir/t/rust/consumer.sh" "$reg" "$work/5d-consumer" <<'EOC'
 fn main() {
     let ctx = hanzo_rocm::Context::new().unwrap();
     let cat = ctx.catalogue(Some("unary")).unwrap();

@@ -29,7 +29,7 @@ unmount_all
 rm -rf "$root" && mkdir -p "$root"
 # The root is a mount point, as / is on a machine (unshare -m refuses a
 # chroot that is not: the tests' private mount namespaces need it), with
-# /proc, /dev/shm and pseudo-terminals (script(1) in t/cli-usage.sh).
+# /proc, /dev/shm and pseudo-terminals (script(1) in t/cli/usage.sh).
 mount --bind "$root" "$root"
 tar -C "$root" -xf "$base"
 mkdir -p "$root/src"

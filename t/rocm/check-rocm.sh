@@ -39,10 +39,10 @@ in_root() {
 		LANG=C.UTF-8 HANZO_ROCM_CACHE_DIR=/tmp/user-cache "$@"
 }
 # needs TARGET: the library's "needs ROCm >= X" entry: first_rocm, the 5th
-# column of its row in lib/util-targets.def (empty: every release).
+# column of its row in lib/shared/targets.def (empty: every release).
 needs() {
 	sed -n "s/^HR_AMD_TARGET(\"$1\", *[^,]*, *[^,]*, *[^,]*, *\"\([0-9.]*\)\".*/\1/p" \
-		"$src/lib/util-targets.def" | head -n 1
+		"$src/lib/shared/targets.def" | head -n 1
 }
 # version_ge A B: A >= B
 version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]; }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Fixtures: one context with the host devices (host-w64 and host-w32, or
 $HR_PYTEST_HOST), run against the library the environment gives
-(t/python.sh: the build tree's)."""
+(t/python/pytest.sh: the build tree's)."""
 
 import os
 

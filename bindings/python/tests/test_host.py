@@ -33,7 +33,7 @@ def test_catalogue_matches_cli(ctx):
     cat = ctx.catalogue()
     cli = os.environ.get("HR_CLI")
     if not cli:
-        pytest.skip("HR_CLI not set (t/python.sh sets it)")
+        pytest.skip("HR_CLI not set (t/python/pytest.sh sets it)")
     out = subprocess.run([cli, "kernels", "--json"], check=True, capture_output=True,
                          text=True).stdout
     ref = json.loads(out)["kernels"]

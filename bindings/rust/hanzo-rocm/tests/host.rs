@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //! The crate on the host backend (`host-w64`: the CPU runs the same HIP
-//! kernels; its device memory is host memory).  Run by t/rust.sh, which
+//! kernels; its device memory is host memory).  Run by t/rust/rust.sh, which
 //! points the library at the build tree's plugins and a scratch cache.
 use hanzo_rocm::{Args, Context, Error, KernelManager, Layout, OpArgs, Options, Platform, Source};
 use std::ptr;

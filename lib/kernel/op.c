@@ -1,0 +1,726 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Operations (hanzo_rocm_op_workspace, hanzo_rocm_op_run,
+ * hanzo_rocm_kernel_geometry_ex): a kernel run end to end.  When its
+ * family's catalogue lines give it a split form (#@forms), the split
+ * kernel's geometry decides: at least HR_OP_MIN_SPLITS splits (few, long
+ * rows: lib/kernel/kernel.c's rows-split rule, from the device's
+ * multiprocessors) runs the split pass then the second pass on a workspace
+ * of rows x splits x #@ws bytes; fewer runs the one-pass kernel.  A kernel
+ * that is its own split pass (attention's split-K: "#@forms K K COMBINE")
+ * follows its geometry: more than one split runs the combine pass too.  The
+ * arguments are bound by name from the signatures the plugin carries, with
+ * their types checked, and every pass is bound before the first launch:
+ * nothing runs unless everything can.  What the binding needs of a kernel
+ * (its forms, its workspace rule, what each argument takes) is worked out
+ * on its first operation call and kept on its plan: a later call is the
+ * geometry's integer arithmetic, one loop over the arguments and the
+ * launches.  Layer: kernel (lib/layers).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "catalogue.h"
+#include "kernel.h"
+#include "context.h"
+#include "runtime/runtime.h"
+
+/*
+ * The split form only from this many splits: below it the one-pass kernel
+ * was as fast or faster on an H100 (2026-11-24, bench/op-forms: fast_sum
+ * at 256 x 4096 with 2 splits 0.011 ms one-pass vs 0.019 split, softmax at
+ * 64 x 32000 with 3 splits 0.028 vs 0.035; at 9 and 17 splits the split
+ * form won by 1.5-7x) - the second pass and the re-read of the partials
+ * cost more than the two or three times the parallelism gains.
+ */
+#define HR_OP_MIN_SPLITS 4
+
+union val {
+	void *p;
+	int32_t i32;
+	uint64_t u64;
+	float f;
+	struct hanzo_rocm_layout layout;
+};
+
+struct bound {
+	size_t n;
+	union val v[HR_CAT_MAX_ARGS];
+	void *argv[HR_CAT_MAX_ARGS];
+	uint64_t head_dim;      /* the value bound to an argument head_dim; 0: none */
+};
+
+/* What one call binds from: the caller's args and the plan's numbers. */
+struct bind_in {
+	const struct hanzo_rocm_op_args *a;
+	uint64_t rows, cols, block, splits;
+	bool ws_needed;
+};
+
+/* What each argument takes: a built-in value (| C_WIDE: 8-byte integer). */
+enum code {
+	C_NONE, C_SRC, C_DST, C_ALPHA, C_BETA, C_RES, C_RESOUT, C_WS, C_EPS, C_PAD, C_COLS,
+	C_NUMEL, C_ROWS, C_NDIMS, C_BLOCK, C_SPLITS, C_INFO,
+	C_WIDE = 0x80,
+};
+
+/* A kernel's forms and argument codes, from its family's catalogue lines; cached on its plan. */
+struct forms {
+	struct hanzo_rocm_kernel *split, *second;   /* split form; NULL: none */
+	struct hanzo_rocm_kernel *wide;             /* wide form; NULL: none */
+	unsigned ws, ws_col;                        /* bytes per partial / per column */
+	unsigned own_partial, own_col;              /* the kernel's own #@ws rule */
+	bool second_per_item, pad, own_pad, self_split;
+	bool codes_ok;                              /* every argument has a code */
+	uint8_t n_args;
+	uint8_t code[HR_CAT_MAX_ARGS];
+};
+_Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
+
+struct plan {
+	struct hanzo_rocm_kernel *split, *second;   /* NULL: one pass */
+	struct hanzo_rocm_kernel *run;              /* the one pass: the kernel or its wide form */
+	struct hanzo_rocm_geometry g;               /* of split, else of run */
+	uint64_t splits;
+	size_t ws;
+	bool second_per_item;
+	unsigned ws_partial;                        /* split: bytes per partial */
+	const char *form;
+};
+
+static bool is(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+static bool is_int_arg(const struct hr_cat_arg *arg)
+{
+	return !arg->pointer && (arg->bytes == 4 || arg->bytes == 8) && !strstr(arg->type, "float") &&
+	       !strstr(arg->type, "double");
+}
+
+/* The code of one argument; 0 with C_NONE when no built-in value fits (why says). */
+static enum code classify(const struct hr_cat_arg *arg, const char **why)
+{
+	static const struct {
+		const char *name;
+		enum code code;
+	} ptrs[] = {
+		{ "src", C_SRC }, { "x", C_SRC }, { "dst", C_DST }, { "alpha", C_ALPHA },
+		{ "beta", C_BETA }, { "residual", C_RES }, { "residual_out", C_RESOUT },
+		{ "ws", C_WS },
+	}, ints[] = {
+		{ "ncols_pad", C_PAD }, { "ncols", C_COLS }, { "el_to_sum_per_block", C_COLS },
+		{ "src_numel", C_NUMEL }, { "rows", C_ROWS }, { "num_dims", C_NDIMS },
+		{ "block_size", C_BLOCK }, { "splits", C_SPLITS },
+	};
+	const char *n = arg->name;
+
+	*why = "no value for it";
+	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		if (is(n, ptrs[i].name)) {
+			if (!arg->pointer) {
+				*why = "not a pointer";
+				return C_NONE;
+			}
+			return ptrs[i].code;
+		}
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (is(n, ints[i].name)) {
+			if (!is_int_arg(arg)) {
+				*why = "not an integer";
+				return C_NONE;
+			}
+			return ints[i].code | (arg->bytes == 8 ? C_WIDE : 0);
+		}
+	if (is(n, "eps")) {
+		if (arg->pointer || !is(arg->type, "float")) {
+			*why = "not float";
+			return C_NONE;
+		}
+		return C_EPS;
+	}
+	if (is(n, "info") && is(arg->type, "hr_layout"))
+		return C_INFO;
+	return C_NONE;
+}
+
+static int set_int(const struct hanzo_rocm_kernel *k, int wide, union val *v, uint64_t x)
+{
+	if (wide) {
+		v->u64 = x;
+		return 0;
+	}
+	if (x > INT32_MAX) {
+		hr_err(k->ctx, "kernel %s: %llu does not fit its int argument\n", k->name,
+		       (unsigned long long)x);
+		return -E2BIG;
+	}
+	v->i32 = (int32_t)x;
+	return 0;
+}
+
+static int set_ptr(const struct hanzo_rocm_kernel *k, union val *v, const void *p, bool required)
+{
+	if (!p && required) {
+		hr_err(k->ctx, "kernel %s: a required pointer argument is NULL\n", k->name);
+		return -EINVAL;
+	}
+	v->p = (void *)(uintptr_t)p;
+	return 0;
+}
+
+/* The value of a coded argument. */
+static int value(const struct hanzo_rocm_kernel *k, unsigned code, const struct bind_in *in,
+                 union val *v)
+{
+	const struct hanzo_rocm_op_args *a = in->a;
+	int wide = code & C_WIDE;
+	uint64_t pad = 1;
+
+	switch ((enum code)(code & ~C_WIDE)) {
+	case C_SRC: return set_ptr(k, v, a->src, true);
+	case C_DST: return set_ptr(k, v, a->dst, true);
+	case C_ALPHA: return set_ptr(k, v, a->alpha, false);
+	case C_BETA: return set_ptr(k, v, a->beta, false);
+	case C_RES: return set_ptr(k, v, a->residual, true);
+	case C_RESOUT: return set_ptr(k, v, a->residual_out, true);
+	case C_WS: return set_ptr(k, v, a->workspace, in->ws_needed);
+	case C_EPS:
+		v->f = a->eps;
+		return 0;
+	case C_PAD:
+		while (pad < in->cols && pad <= INT32_MAX)
+			pad <<= 1;
+		return set_int(k, wide, v, pad);
+	case C_COLS: return set_int(k, wide, v, in->cols);
+	case C_NUMEL: return set_int(k, wide, v, in->rows * in->cols);
+	case C_ROWS: return set_int(k, wide, v, in->rows);
+	case C_NDIMS: return set_int(k, wide, v, 0);
+	case C_BLOCK: return set_int(k, wide, v, in->block);
+	case C_SPLITS: return set_int(k, wide, v, in->splits);
+	case C_INFO: return 0;          /* zeroed: contiguous */
+	default: return -ENOTSUP;
+	}
+}
+
+static const struct hanzo_rocm_op_arg *named_find(const struct hanzo_rocm_op_args *a,
+                                                  const char *name)
+{
+	for (size_t i = 0; i < a->n_named; i++)
+		if (a->named[i].name && is(a->named[i].name, name))
+			return &a->named[i];
+	return NULL;
+}
+
+/* A size_t/int argument's value as bound (0 when it is not an integer). */
+static uint64_t int_of(const struct hr_cat_arg *arg, const union val *v)
+{
+	if (!is_int_arg(arg))
+		return 0;
+	return arg->bytes == 8 ? v->u64 : (uint64_t)(v->i32 < 0 ? 0 : v->i32);
+}
+
+/*
+ * The slow path: the signature read again, named values first (the caller's
+ * .named), then the built-in values; every refusal logged by name.
+ */
+static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bound *b)
+{
+	const struct hanzo_rocm_op_args *a = in->a;
+	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	uint64_t seqs = 0, heads = 0;
+	const char *sig = NULL;
+	int r;
+
+	r = hr_cat_signature(k->ctx, k->family, k->name, &sig);
+	if (r < 0)
+		return r;
+	if (hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &b->n) < 0) {
+		hr_err(k->ctx, "kernel %s: cannot read its argument list \"%s\"\n", k->name, sig);
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		const struct hr_cat_arg *arg = &args[i];
+		const struct hanzo_rocm_op_arg *na = named_find(a, arg->name);
+		union val *val = &b->v[i];
+		const char *why;
+
+		b->argv[i] = val;
+		if (na && (is(arg->name, "ws") || is(arg->name, "splits"))) {
+			hr_err(k->ctx, "kernel %s: %s is the operation's own, not a named value\n",
+			       k->name, arg->name);
+			return -EINVAL;
+		}
+		if (na) {
+			if (!na->value || arg->bytes == 0 || na->bytes != arg->bytes ||
+			    arg->bytes > sizeof(*val)) {
+				hr_err(k->ctx, "kernel %s: named value %s is %zu bytes, its argument "
+				       "'%s %s' %zu\n", k->name, na->name, na->value ? na->bytes : 0,
+				       arg->type, arg->name, arg->bytes);
+				return -EINVAL;
+			}
+			memcpy(val, na->value, na->bytes);
+			/* a size the call derives from rows x cols: the same or refused */
+			enum code c = classify(arg, &why);
+			unsigned base = c & ~C_WIDE;
+
+			if (base == C_COLS || base == C_NUMEL || base == C_ROWS || base == C_PAD ||
+			    base == C_NDIMS) {
+				union val mine;
+
+				memset(&mine, 0, sizeof(mine));
+				r = value(k, c, in, &mine);
+				if (r < 0)
+					return r;
+				if (memcmp(&mine, val, arg->bytes) != 0) {
+					hr_err(k->ctx, "kernel %s: named %s disagrees with the %llu x %llu "
+					       "the call was given\n", k->name, arg->name,
+					       (unsigned long long)in->rows, (unsigned long long)in->cols);
+					return -EINVAL;
+				}
+			}
+		} else {
+			enum code c = classify(arg, &why);
+
+			if (c == C_NONE) {
+				hr_err(k->ctx, "kernel %s: hanzo_rocm_op_run has no value for argument "
+				       "'%s %s' (%s: pass it in .named, or launch it with "
+				       "hanzo_rocm_kernel_launch_work)\n", k->name, arg->type, arg->name,
+				       why);
+				return -ENOTSUP;
+			}
+			r = value(k, c, in, val);
+			if (r < 0)
+				return r;
+		}
+		if (is(arg->name, "head_dim"))
+			b->head_dim = int_of(arg, val);
+		else if (is(arg->name, "num_seqs"))
+			seqs = int_of(arg, val);
+		else if (is(arg->name, "num_heads"))
+			heads = int_of(arg, val);
+	}
+	if (seqs && heads && (seqs > UINT64_MAX / heads || seqs * heads != in->rows)) {
+		hr_err(k->ctx, "kernel %s: rows %llu is not num_seqs %llu x num_heads %llu\n", k->name,
+		       (unsigned long long)in->rows, (unsigned long long)seqs,
+		       (unsigned long long)heads);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The argument array of kernel k (its codes f, from forms_get). */
+static int bind(struct hanzo_rocm_kernel *k, const struct forms *f, const struct bind_in *in,
+                struct bound *b)
+{
+	memset(b->v, 0, sizeof(b->v));
+	b->head_dim = 0;
+	if (!f->codes_ok || in->a->n_named)
+		return bind_slow(k, in, b);
+	b->n = f->n_args;
+	for (size_t i = 0; i < b->n; i++) {
+		int r = value(k, f->code[i], in, &b->v[i]);
+
+		if (r < 0)
+			return r;
+		b->argv[i] = &b->v[i];
+	}
+	return 0;
+}
+
+static void codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
+{
+	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	const char *sig = NULL, *why;
+	size_t n = 0;
+
+	f->codes_ok = false;
+	if (hr_cat_signature(k->ctx, k->family, k->name, &sig) < 0 ||
+	    hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) < 0)
+		return;                 /* the slow path says why */
+	for (size_t i = 0; i < n; i++) {
+		enum code c = classify(&args[i], &why);
+
+		if (c == C_NONE || is(args[i].name, "head_dim") || is(args[i].name, "num_seqs") ||
+		    is(args[i].name, "num_heads"))
+			return;
+		f->code[i] = (uint8_t)c;
+	}
+	f->n_args = (uint8_t)n;
+	f->codes_ok = true;
+}
+
+static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
+{
+	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	codes_find(k, f);
+	r = hr_cat_ws(k->ctx, k->family, k->name, &f->own_partial, &f->own_col, &f->own_pad);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	r = hr_cat_forms(k->ctx, k->family, k->name, split, second, &f->ws, &f->second_per_item);
+	if (r == 0) {
+		f->self_split = is(split, k->name);
+		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, split, &f->split);
+		if (r == 0)
+			r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, second, &f->second);
+		return r;
+	}
+	if (r != -ENOENT)
+		return r;
+	r = hr_cat_wide(k->ctx, k->family, k->name, split, &f->ws_col, &f->pad);
+	if (r == 0)
+		return hanzo_rocm_kernel_get(k->ctx, k->device, k->family, split, &f->wide);
+	return r == -ENOENT ? 0 : r;
+}
+
+/*
+ * The forms, worked out on the first call for a handle and kept on its plan
+ * (an operation call after the first reads them back: no catalogue walk).
+ */
+static int forms_get(struct hanzo_rocm_kernel *k, struct forms *f)
+{
+	struct hr_op_cache *c = hr_kernel_op_cache(k);
+	int state = 0, r;
+
+	if (c && atomic_load_explicit(&c->state, memory_order_acquire) == 2) {
+		memcpy(f, c->data, sizeof(*f));
+		return 0;
+	}
+	r = forms_find(k, f);
+	if (r < 0 || !c)
+		return r;
+	if (atomic_compare_exchange_strong_explicit(&c->state, &state, 1, memory_order_acq_rel,
+	                                            memory_order_acquire)) {
+		memcpy(c->data, f, sizeof(*f));
+		atomic_store_explicit(&c->state, 2, memory_order_release);
+	}
+	return 0;
+}
+
+/* rows x cols (padded to a power of two when pad) x per bytes. */
+static int ws_cols(uint64_t rows, uint64_t cols, unsigned per, bool pad, size_t *ws)
+{
+	uint64_t pcols = cols;
+
+	if (pad) {
+		if (cols > (1ull << 62))
+			return -E2BIG;
+		for (pcols = 1; pcols < cols; pcols <<= 1)
+			;
+	}
+	if (pcols > SIZE_MAX / per || rows > SIZE_MAX / (pcols * per))
+		return -EOVERFLOW;
+	*ws = (size_t)(rows * pcols * per);
+	return 0;
+}
+
+static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
+{
+	if (rows > SIZE_MAX / splits / per)
+		return -EOVERFLOW;
+	*ws = (size_t)(rows * splits * per);
+	return 0;
+}
+
+/*
+ * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
+ * as quantize_q8_1 (a thread an element: its 32-lanes-a-block path) +
+ * mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a launch (the q8_1 form:
+ * about twice the f32 form's bandwidth on an H100, doc/BENCHMARKS.md), on a
+ * workspace of 8 columns' q8_1 blocks reused batch after batch (stream
+ * order keeps them apart) - except one column against at most QMV_F32_MAX
+ * weights, which runs the f32 form, the kernel itself: one launch where the
+ * q8_1 form takes two.  On an H100 (2026-11-25 04:10, doc/BENCHMARKS.md),
+ * batch 1 on 64 to 512 rows of 4096 the f32 form took 3.5-6.9 us and the
+ * q8_1 form 5.2-8.6 (a tie at 512 rows for q4_0 and q4_K: 6.15 / 6.19),
+ * from 1024 rows the q8_1 form was the faster in all 8 formats (7.0-9.2 us
+ * against 10.1-11.7).
+ */
+#define Q8_1_BYTES 36u
+#define QMV_PREFIX "dequantize_mul_mat_vec_"
+#define QMV_MAX_B 8u
+#define QMV_F32_MAX ((uint64_t)1 << 21)
+
+/* The form hanzo_rocm_op_run takes for batch columns of y (0: 1). */
+static bool qmv_f32(uint64_t rows, uint64_t cols, uint64_t batch)
+{
+	return batch <= 1 && rows <= QMV_F32_MAX && cols <= QMV_F32_MAX / (rows ? rows : 1);
+}
+
+static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
+{
+	const char *q;
+
+	if (!is(k->family, "quantized") || strncmp(k->name, QMV_PREFIX, strlen(QMV_PREFIX)) != 0)
+		return false;
+	q = k->name + strlen(QMV_PREFIX);
+	if (strlen(q) >= 32)
+		return false;
+	strcpy(fmt, q);
+	*block = q[strlen(q) - 1] == 'K' ? 256 : 32;
+	return true;
+}
+
+static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t rows,
+                    uint64_t cols, struct plan *p)
+{
+
+	memset(p, 0, sizeof(*p));
+	p->form = qmv_f32(rows, cols, 1) ? "f32" : "q8_1";
+	if (rows == 0 || cols == 0)
+		return 0;
+	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
+		hr_err(k->ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u, both within int\n",
+		       k->name, (unsigned long long)rows, (unsigned long long)cols, block);
+		return cols % block ? -EINVAL : -E2BIG;
+	}
+	p->ws = (size_t)(QMV_MAX_B * (cols / 32) * Q8_1_BYTES);
+	p->splits = 1;
+	return 0;
+}
+
+/* Run it: y = .src (batch columns of cols floats), vx named, dst batch x rows floats. */
+static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, uint64_t cols,
+                   const struct hanzo_rocm_op_args *a)
+{
+	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx");
+	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B + 1] = { NULL };   /* mv[B]: B columns */
+	uint64_t batch = a->batch ? a->batch : 1;
+	char name[HR_CAT_MAX_NAME];
+	const void *vx = NULL;
+	int r, icols = (int)cols, irows = (int)rows;
+
+	if (!nvx || nvx->bytes != sizeof(vx) || !nvx->value || !a->src || !a->dst) {
+		hr_err(k->ctx, "kernel %s: the operation takes y in .src, dst, and the weights as "
+		       "the named pointer vx\n", k->name);
+		return -EINVAL;
+	}
+	memcpy(&vx, nvx->value, sizeof(vx));
+	if (!vx || (a->workspace_size && !a->workspace))
+		return -EINVAL;
+	if (qmv_f32(rows, cols, batch)) {
+		const float *y = a->src;
+		float *dst = a->dst;
+		void *fa[] = { &vx, &y, &dst, &icols, &irows };
+
+		return hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, fa);
+	}
+	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1", &quant);
+	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
+	}
+	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
+		unsigned b = (unsigned)(batch % QMV_MAX_B);
+
+		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
+		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
+	}
+	if (r < 0)
+		return r;
+	if (batch > UINT64_MAX / cols / 4 || batch > UINT64_MAX / rows / 4)
+		return -EOVERFLOW;
+	for (uint64_t j = 0; j < batch; j += QMV_MAX_B) {
+		const unsigned b = (unsigned)(batch - j < QMV_MAX_B ? batch - j : QMV_MAX_B);
+		const float *y = (const float *)a->src + j * cols;
+		float *dst = (float *)a->dst + j * rows;
+		void *vy = a->workspace;
+		void *qa[] = { &y, &vy, &icols, &icols };
+		void *ma[] = { &vx, &vy, &dst, &icols, &irows, &icols, &irows };
+
+		r = hanzo_rocm_kernel_launch_work(quant, b, cols, a->stream, qa);
+		if (r == 0)
+			r = hanzo_rocm_kernel_launch_work(mv[b], rows, cols, a->stream, ma);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* What hanzo_rocm_op_run runs for rows x cols (f: k's forms). */
+static int plan_make(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t rows,
+                     uint64_t cols, struct plan *p)
+{
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->run = k;
+	p->form = f->split ? "one-pass" : f->wide ? "shared" : "single";
+	if (rows == 0 || cols == 0)
+		return 0;
+	if (rows > UINT64_MAX / cols)
+		return -EOVERFLOW;
+	if (f->split) {
+		r = hanzo_rocm_kernel_geometry(f->split, rows, cols, &p->g);
+		if (r < 0)
+			return r;
+		if (p->g.splits > 1 && (f->self_split || p->g.splits >= HR_OP_MIN_SPLITS)) {
+			p->split = f->split;
+			p->second = f->second;
+			p->second_per_item = f->second_per_item;
+			p->splits = p->g.splits;
+			p->ws_partial = f->ws;
+			p->form = "split";
+			return ws_partials(rows, p->g.splits, f->ws, &p->ws);
+		}
+		if (f->self_split)
+			return 0;       /* one split: the kernel writes out itself, no workspace */
+		return hanzo_rocm_kernel_geometry(k, rows, cols, &p->g);
+	}
+	r = hanzo_rocm_kernel_geometry(k, rows, cols, &p->g);
+	if (f->wide && r == -E2BIG) {
+		/* the wide form when the kernel's own launch cannot take the work */
+		p->run = f->wide;
+		p->form = "wide";
+		r = hanzo_rocm_kernel_geometry(f->wide, rows, cols, &p->g);
+		return r < 0 ? r : ws_cols(rows, cols, f->ws_col, f->pad, &p->ws);
+	}
+	if (r < 0)
+		return r;
+	p->splits = p->g.splits;
+	/* a pass launched alone (a split pass, a wide form): its own rule */
+	if (f->own_partial)
+		return ws_partials(rows, p->g.splits, f->own_partial, &p->ws);
+	if (f->own_col)
+		return ws_cols(rows, cols, f->own_col, f->own_pad, &p->ws);
+	return 0;
+}
+
+/* The plan of any operation: the quantized mat-vec's or the forms'. */
+static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, uint64_t cols,
+                   struct plan *p)
+{
+	unsigned block;
+	char fmt[32];
+	int r;
+
+	if (qmv_match(k, fmt, &block)) {
+		memset(f, 0, sizeof(*f));
+		return qmv_plan(k, block, rows, cols, p);
+	}
+	r = forms_get(k, f);
+	return r < 0 ? r : plan_make(k, f, rows, cols, p);
+}
+
+HR_EXPORT int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                                      uint64_t cols, size_t *bytes)
+{
+	struct forms f;
+	struct plan p;
+	int r;
+
+	if (!kernel || !bytes)
+		return -EINVAL;
+	*bytes = 0;
+	r = op_plan(kernel, &f, rows, cols, &p);
+	if (r == 0)
+		*bytes = p.ws;
+	return r;
+}
+
+HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, uint64_t rows,
+                                            uint64_t cols, struct hanzo_rocm_geometry_ex *geometry)
+{
+	struct hanzo_rocm_geometry_ex x = { 0 };
+	struct forms f;
+	struct plan p;
+	int own, r = 0;
+
+	if (!kernel || !geometry || geometry->size < offsetof(struct hanzo_rocm_geometry_ex, op_form))
+		return -EINVAL;
+	own = hanzo_rocm_kernel_geometry(kernel, rows, cols, &x.geometry);
+	if (own < 0 && own != -E2BIG)
+		return own;
+	r = op_plan(kernel, &f, rows, cols, &p);
+	if (r < 0)
+		return r;
+	if (own == -E2BIG) {
+		/* Too long for the kernel's own launch, not for the operation: the
+		 * answer is op_run's (the same question, the same answer), and the
+		 * geometry and workspace are those of the launch it makes. */
+		if (p.run == kernel && !p.split)
+			return own;
+		x.geometry = p.g;
+		x.workspace = p.ws;
+	} else if (f.own_partial && !(f.self_split && x.geometry.splits <= 1)) {
+		r = ws_partials(rows, x.geometry.splits ? x.geometry.splits : 1, f.own_partial,
+		                &x.workspace);
+	} else if (f.own_col) {
+		r = ws_cols(rows, cols, f.own_col, f.own_pad, &x.workspace);
+	}
+	if (r < 0)
+		return r;
+	if (rows == 0 || cols == 0)
+		x.workspace = 0;
+	x.size = geometry->size < sizeof(x) ? geometry->size : sizeof(x);
+	x.op_workspace = p.ws;
+	x.op_form = p.form;
+	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || is(p.form, "q8_1") ? 2 : 1;
+	memcpy(geometry, &x, x.size);
+	return 0;
+}
+
+HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t cols,
+                                const struct hanzo_rocm_op_args *args)
+{
+	struct hanzo_rocm_op_args a = { 0 };
+	struct bind_in in;
+	struct bound b1, b2;
+	struct forms f, fs, f2;
+	struct plan p;
+	int r;
+
+	if (!kernel || !args || args->size < offsetof(struct hanzo_rocm_op_args, stream))
+		return -EINVAL;
+	memcpy(&a, args, args->size < sizeof(a) ? args->size : sizeof(a));
+	if (a.n_named && !a.named)
+		return -EINVAL;
+	r = op_plan(kernel, &f, rows, cols, &p);
+	if (r < 0 || rows == 0 || cols == 0)
+		return r;
+	if (p.ws > a.workspace_size) {
+		hr_err(kernel->ctx, "kernel %s: %llu x %llu needs %zu workspace bytes, %zu given\n", kernel->name,
+		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
+		return -ENOSPC;
+	}
+	if (is(p.form, "q8_1") || is(p.form, "f32")) {
+		unsigned block;
+		char fmt[32];
+
+		qmv_match(kernel, fmt, &block);
+		return qmv_run(kernel, fmt, rows, cols, &a);
+	}
+	in = (struct bind_in){ .a = &a, .rows = rows, .cols = cols, .splits = p.splits,
+	                       .block = p.g.block[0], .ws_needed = p.ws > 0 };
+	if (!p.split) {
+		if (p.run != kernel && (r = forms_get(p.run, &f)) < 0)
+			return r;
+		r = bind(p.run, &f, &in, &b1);
+		if (r < 0)
+			return r;
+		return hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
+	}
+	if ((r = forms_get(p.split, &fs)) < 0 || (r = forms_get(p.second, &f2)) < 0 ||
+	    (r = bind(p.split, &fs, &in, &b1)) < 0 || (r = bind(p.second, &f2, &in, &b2)) < 0)
+		return r;
+	if (b2.head_dim && (uint64_t)p.ws_partial != (b2.head_dim + 1) * 4) {
+		hr_err(p.second->ctx, "kernel %s: head_dim %llu does not match the split pass's partials "
+		       "(%u bytes: head_dim %u)\n", p.second->name, (unsigned long long)b2.head_dim,
+		       p.ws_partial, p.ws_partial / 4 - 1);
+		return -EINVAL;
+	}
+	r = hanzo_rocm_kernel_launch_work(p.split, rows, cols, a.stream, b1.argv);
+	if (r < 0)
+		return r;
+	return hanzo_rocm_kernel_launch_work(p.second, rows,
+	                                     b2.head_dim ? b2.head_dim :
+	                                     p.second_per_item ? 1 : cols, a.stream, b2.argv);
+}

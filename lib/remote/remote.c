@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The remote tier of one context: [remote] url in order, after the local
+ * tiers and before a compile (the kernel layer asks, kernel-compile.c).
+ * A hit is checked -- manifest signature with a trusted key, the key,
+ * family and target asked for, blob size and SHA-256, the ELF validation
+ * of a local entry -- before it is published into the user tier, from
+ * which the normal, fully validated read hands it out.  Every request goes
+ * through the breaker and the budget (client.c); the HTTP
+ * module is loaded on first use.  One request at a time per context.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "remote.h"
+#include "config/config.h"
+#include "context.h"
+#include "plugin/plugin.h"
+#include "shared/util.h"
+#include "shared/elf.h"
+
+/* After this many failures in a row a remote is skipped for a back-off of
+ * 1 s, doubling up to 60 s (hanzo-rocm.conf(5)). */
+#define BREAKER_THRESHOLD 3
+#define BACKOFF_MS 1000
+#define BACKOFF_CAP_MS 60000
+
+struct hr_remote {
+	pthread_mutex_t lock;
+	bool tried;                         /* the module was loaded, or failed to */
+	const struct hr_remote_http_ops *ops;
+	void *dl, *client;
+	struct hr_remote_guard guard;
+	struct hr_remote_pubkey *trusted;
+	size_t n_trusted;
+	struct hr_remote_stats stats;
+	bool show_stats;                    /* HANZO_ROCM_STATS=1: print them when freed */
+	char **refused;                     /* "family/target" answered with a deterministic miss */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One line on stderr (HANZO_ROCM_STATS=1, as Mesa's shader-cache statistics). */
+static void stats_print(const struct hr_remote *r)
+{
+	const struct hr_remote_stats *st = &r->stats;
+
+	fprintf(stderr, "hanzo-rocm: remote tier: %llu lookups, %llu hits, %llu bytes, "
+	        "%llu ms waiting, %llu pushed; misses:", (unsigned long long)st->lookups,
+	        (unsigned long long)st->hits, (unsigned long long)st->bytes,
+	        (unsigned long long)(st->ns / 1000000u), (unsigned long long)st->pushes);
+	for (int i = 1; i < HR_REMOTE_N_REASONS; i++)
+		if (st->misses[i])
+			fprintf(stderr, " %s %llu", hr_remote_reason_name((enum hr_remote_reason)i),
+			        (unsigned long long)st->misses[i]);
+	fputc('\n', stderr);
+}
+
+static void remote_free(void *p)
+{
+	struct hr_remote *r = p;
+
+	if (!r)
+		return;
+	if (r->show_stats)
+		stats_print(r);
+	if (r->client)
+		r->ops->client_free(r->client);
+	if (r->dl)
+		dlclose(r->dl);
+	pthread_mutex_destroy(&r->lock);
+	hr_strv_free(r->refused);
+	free(r->trusted);
+	free(r);
+}
+
+static int remote_new(struct hanzo_rocm *ctx, void **ret)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	size_t n = cfg ? hr_strv_len(cfg->remote_trusted_keys) : 0;
+	struct hr_remote *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	pthread_mutex_init(&r->lock, NULL);
+	r->show_stats = hr_getenv("HANZO_ROCM_STATS") && strcmp(hr_getenv("HANZO_ROCM_STATS"), "1") == 0;
+	r->trusted = calloc(n ? n : 1, sizeof(*r->trusted));
+	if (!r->trusted) {
+		remote_free(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (hr_remote_pubkey_parse(cfg->remote_trusted_keys[i], &r->trusted[r->n_trusted]) == 0)
+			r->n_trusted++;
+		else
+			hr_warn_admin(ctx, "[remote] trusted_keys: '%s' is not a public key "
+			              "(NAME:BASE64 of 32 bytes): ignored\n", cfg->remote_trusted_keys[i]);
+	}
+	hr_remote_guard_init(&r->guard, BREAKER_THRESHOLD, BACKOFF_MS, BACKOFF_CAP_MS,
+	                     cfg ? cfg->remote_budget_ms : 0);
+	*ret = r;
+	return 0;
+}
+
+static struct hr_remote *remote_get(struct hanzo_rocm *ctx)
+{
+	void *r;
+
+	return hr_ctx_lazy(ctx, HR_SLOT_REMOTE, remote_new, remote_free, &r) < 0 ? NULL : r;
+}
+
+bool hr_remote_configured(const struct hanzo_rocm *ctx)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+
+	return cfg && cfg->remote_url && cfg->remote_url[0];
+}
+
+/* The module and its client, loaded once (r->lock held); false: unusable. */
+static bool remote_open(struct hanzo_rocm *ctx, struct hr_remote *r)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	struct hr_remote_http_opts o = { 0 };
+	char why[512];
+
+	if (r->tried)
+		return r->client != NULL;
+	r->tried = true;
+	if (hr_remote_http_load(cfg->remote_module, &r->ops, &r->dl, why, sizeof(why)) < 0) {
+		hr_warn_admin(ctx, "remote cache tier disabled: %s\n", why);
+		return false;
+	}
+	o.connect_ms = cfg->remote_connect_ms;
+	o.request_ms = cfg->remote_timeout_ms;
+	o.low_speed_bps = 1024;
+	o.low_speed_s = 2;
+	r->client = r->ops->client_new(&o);
+	if (!r->client)
+		hr_warn_admin(ctx, "remote cache tier disabled: the HTTP client did not start\n");
+	return r->client != NULL;
+}
+
+static enum hr_remote_reason guarded_get(struct hanzo_rocm *ctx, struct hr_remote *r,
+                                         const char *url, size_t max, void **body, size_t *n)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	unsigned t = cfg->remote_timeout_ms;
+	uint64_t start = now_ns();
+	enum hr_remote_reason why = hr_remote_guard_enter(&r->guard, start, &t);
+	long status = 0;
+
+	if (why != HR_REMOTE_OK)
+		return why;
+	why = r->ops->get(r->client, url, max, t, body, n, &status);
+	hr_remote_guard_leave(&r->guard, start, now_ns(), why);
+	r->stats.ns += now_ns() - start;
+	hr_dbg(ctx, "remote GET %s: %s (HTTP %ld)\n", url, hr_remote_reason_name(why), status);
+	return why;
+}
+
+static enum hr_remote_reason guarded_put(struct hanzo_rocm *ctx, struct hr_remote *r,
+                                         const char *url, const void *body, size_t n)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	unsigned t = cfg->remote_timeout_ms;
+	uint64_t start = now_ns();
+	enum hr_remote_reason why = hr_remote_guard_enter(&r->guard, start, &t);
+	long status = 0;
+
+	if (why != HR_REMOTE_OK)
+		return why;
+	why = r->ops->put(r->client, url, body, n, t, &status);
+	hr_remote_guard_leave(&r->guard, start, now_ns(), why);
+	r->stats.ns += now_ns() - start;
+	hr_dbg(ctx, "remote PUT %s: %s (HTTP %ld)\n", url, hr_remote_reason_name(why), status);
+	return why;
+}
+
+/* One remote: manifest, then blob, each checked; *payload owned on OK. */
+static enum hr_remote_reason fetch_one(struct hanzo_rocm *ctx, struct hr_remote *r,
+                                       const char *base, const struct hr_cache_key *key,
+                                       const char *family, const char *target,
+                                       struct hr_manifest *m, void **payload, size_t *n)
+{
+	char hex[65], *url = NULL, why[256];
+	void *text = NULL;
+	size_t len = 0;
+	enum hr_remote_reason res;
+
+	*payload = NULL;
+	hr_hex(key->b, sizeof(key->b), hex);
+	if (asprintf(&url, "%s/ac/%s", base, hex) < 0)
+		return HR_REMOTE_CONNECT;
+	res = guarded_get(ctx, r, url, HR_MANIFEST_MAX, &text, &len);
+	free(url);
+	if (res != HR_REMOTE_OK)
+		return res;
+	res = hr_manifest_verify(text, len, r->trusted, r->n_trusted, key, family, target, m);
+	free(text);
+	if (res != HR_REMOTE_OK)
+		return res;
+	hr_hex(m->blob, sizeof(m->blob), hex);
+	if (asprintf(&url, "%s/cas/%s", base, hex) < 0)
+		return HR_REMOTE_CONNECT;
+	res = guarded_get(ctx, r, url, (size_t)m->size, payload, n);
+	free(url);
+	if (res == HR_REMOTE_OK)
+		res = hr_manifest_check_blob(m, *payload, *n);
+	if (res == HR_REMOTE_OK && hr_elf_check(*payload, *n, target, why, sizeof(why)) < 0) {
+		hr_info(ctx, "remote %s: the code object of %s for %s is refused: %s\n",
+		        base, family, target, why);
+		res = HR_REMOTE_BAD_ENTRY;
+	}
+	if (res != HR_REMOTE_OK) {
+		free(*payload);
+		*payload = NULL;
+	}
+	return res;
+}
+
+/* An answer of the remote about this entry, not a state of the server. */
+static bool is_definite(enum hr_remote_reason r)
+{
+	return r != HR_REMOTE_OK && r != HR_REMOTE_TIMEOUT && r != HR_REMOTE_CONNECT &&
+	       r != HR_REMOTE_HTTP_5XX && r != HR_REMOTE_BREAKER_OPEN && r != HR_REMOTE_BUDGET;
+}
+
+int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
+                    enum hr_tier *from)
+{
+	struct hanzo_rocm *ctx = l->ctx;
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	const struct hr_tier_dir *user;
+	enum hr_remote_reason res = HR_REMOTE_NOT_FOUND;
+	struct hr_cache_key key;
+	struct hr_manifest m;
+	struct hr_remote *r;
+	void *payload = NULL;
+	size_t n = 0;
+	char hex[65], compiler[128], *memo = NULL;
+	int ret;
+
+	if (!hr_remote_configured(ctx) || (l->skip_mask & (1u << HR_TIER_USER)))
+		return -ENOENT;
+	/* A hit is published into the user tier and read back from it. */
+	user = hr_cache_user_tier(l);
+	if (!user) {
+		hr_dbg(ctx, "remote tier skipped: no writable user tier to publish into\n");
+		return -ENOENT;
+	}
+	r = remote_get(ctx);
+	if (!r)
+		return -ENOMEM;
+	hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
+	                     (const char *const *)l->fam->flags, cfg->flags, l->target, &key);
+	hr_hex(key.b, sizeof(key.b), hex);
+	if (asprintf(&memo, "%s/%s", l->family, l->target) < 0)
+		return -ENOMEM;
+	pthread_mutex_lock(&r->lock);
+	/* A remote's definite answer holds for the life of the context: each
+	 * kernel of a family asks again, the network need not. */
+	if (r->refused && hr_strv_contains(r->refused, memo)) {
+		pthread_mutex_unlock(&r->lock);
+		free(memo);
+		return -ENOENT;
+	}
+	/* Another thread of this context may have fetched it while we waited. */
+	if (hr_cache_user_entry(l, user, data, size) == 0) {
+		pthread_mutex_unlock(&r->lock);
+		free(memo);
+		*from = HR_TIER_USER;
+		return 0;
+	}
+	r->stats.lookups++;
+	if (!remote_open(ctx, r)) {
+		res = HR_REMOTE_CONNECT;
+		r->stats.misses[res]++;
+		pthread_mutex_unlock(&r->lock);
+		free(memo);
+		return -ENOENT;
+	}
+	for (size_t i = 0; cfg->remote_url[i]; i++) {
+		res = fetch_one(ctx, r, cfg->remote_url[i], &key, l->family, l->target,
+		                &m, &payload, &n);
+		if (res == HR_REMOTE_OK)
+			break;
+		if (res == HR_REMOTE_NOT_FOUND)
+			hr_dbg(ctx, "remote %s: no %s for %s (cache key %s)\n",
+			       cfg->remote_url[i], l->family, l->target, hex);
+		else
+			hr_info(ctx, "remote %s: %s for %s (cache key %s) is a miss: %s\n",
+			        cfg->remote_url[i], l->family, l->target, hex,
+			        hr_remote_reason_name(res));
+	}
+	if (res == HR_REMOTE_OK) {
+		r->stats.hits++;
+		r->stats.bytes += n;
+	} else {
+		r->stats.misses[res]++;
+		if (is_definite(res) && (r->refused || (r->refused = hr_strv_new())))
+			(void)hr_strv_push(&r->refused, memo);
+	}
+	pthread_mutex_unlock(&r->lock);
+	free(memo);
+	if (res != HR_REMOTE_OK) {
+		if (cfg->compile == HR_COMPILE_NEVER)
+			hr_err(ctx, "no remote cache tier has a valid entry for %s on %s "
+			       "(cache key %s): %s\n", l->family, l->target, hex,
+			       hr_remote_reason_name(res));
+		return -ENOENT;
+	}
+	snprintf(compiler, sizeof(compiler), "remote:%s", m.signer);
+	ret = hr_entry_write(ctx, user->path, l->family, l->target, &key, compiler, payload, n);
+	free(payload);
+	if (ret < 0) {
+		hr_warn(ctx, "cannot publish the remote entry of %s for %s into %s: %s\n",
+		        l->family, l->target, user->path, strerror(-ret));
+		return -ENOENT;
+	}
+	ret = hr_cache_user_entry(l, user, data, size);
+	if (ret == 0)
+		*from = HR_TIER_USER;
+	return ret == -ENOMEM ? ret : (ret < 0 ? -ENOENT : 0);
+}
+
+int hr_remote_push(struct hanzo_rocm *ctx, const struct hr_entry *e, char *why, size_t n)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	struct hr_remote_seckey k;
+	struct hr_manifest m = { 0 };
+	char text[HR_MANIFEST_MAX], hex[65], khex[65], *url = NULL;
+	struct hr_remote *r;
+	size_t len = 0;
+	int ret = 0;
+
+	if (!hr_remote_configured(ctx)) {
+		snprintf(why, n, "no [remote] url is configured");
+		return -EINVAL;
+	}
+	if (!cfg->remote_signing_key) {
+		snprintf(why, n, "no [remote] signing_key is configured (a node without one only reads)");
+		return -EINVAL;
+	}
+	if (hr_remote_seckey_load(cfg->remote_signing_key, &k, why, n) < 0)
+		return -EPERM;
+	m.key = e->key;
+	snprintf(m.family, sizeof(m.family), "%s", e->family);
+	snprintf(m.target, sizeof(m.target), "%s", e->target);
+	hr_sha256(e->payload, e->payload_size, m.blob);
+	m.size = e->payload_size;
+	ret = hr_manifest_sign(&m, &k, text, sizeof(text), &len);
+	hr_remote_seckey_wipe(&k);
+	if (ret < 0) {
+		snprintf(why, n, "%s for %s: cannot be described by a manifest", e->family, e->target);
+		return ret;
+	}
+	r = remote_get(ctx);
+	if (!r)
+		return -ENOMEM;
+	hr_hex(m.blob, sizeof(m.blob), hex);
+	hr_hex(m.key.b, sizeof(m.key.b), khex);
+	pthread_mutex_lock(&r->lock);
+	if (!remote_open(ctx, r)) {
+		pthread_mutex_unlock(&r->lock);
+		snprintf(why, n, "the remote module could not be loaded (see the warning)");
+		return -ENOEXEC;
+	}
+	for (size_t i = 0; cfg->remote_url[i] && ret == 0; i++) {
+		enum hr_remote_reason res;
+
+		/* The blob first: a manifest never names a blob not yet there. */
+		if (asprintf(&url, "%s/cas/%s", cfg->remote_url[i], hex) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		res = guarded_put(ctx, r, url, e->payload, e->payload_size);
+		free(url);
+		if (res == HR_REMOTE_OK) {
+			if (asprintf(&url, "%s/ac/%s", cfg->remote_url[i], khex) < 0) {
+				ret = -ENOMEM;
+				break;
+			}
+			res = guarded_put(ctx, r, url, text, len);
+			free(url);
+		}
+		if (res != HR_REMOTE_OK) {
+			snprintf(why, n, "%s: %s", cfg->remote_url[i], hr_remote_reason_name(res));
+			ret = -EIO;
+		}
+	}
+	r->stats.pushes += ret == 0;
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st)
+{
+	struct hr_remote *r = hr_ctx_peek(ctx, HR_SLOT_REMOTE);
+
+	memset(st, 0, sizeof(*st));
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	*st = r->stats;
+	pthread_mutex_unlock(&r->lock);
+}

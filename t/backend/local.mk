@@ -1,0 +1,36 @@
+# t/backend/local.mk: the host backend (lib/backend/host/*.c, kernels/hr-host.h): kernels run
+# on the CPU, so `make check` proves results, not just compiles.
+
+# Fixture family: bug kernels next to their correct twins.  Built like the
+# real plugins; the header is copied next to the source because hr-embed
+# only inlines includes found beside their includer.
+check_LTLIBRARIES += t/fixtures/host/hostcheck.la
+nodist_t_fixtures_host_hostcheck_la_SOURCES = t/fixtures/host/hostcheck.c
+t_fixtures_host_hostcheck_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS) -rpath /nowhere
+t/fixtures/host/hostcheck.c: $(top_srcdir)/t/fixtures/host/hostcheck.hip \
+		$(top_srcdir)/t/fixtures/host/hostcheck.list $(HR_EMBED_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) t/fixtures/host/src && \
+	cp $(top_srcdir)/kernels/hr-kernel.h $(top_srcdir)/kernels/hr-host.h \
+		$(top_srcdir)/kernels/hr-host-abi.h $(top_srcdir)/kernels/hr-target-facts.h \
+		$(top_srcdir)/kernels/hr-matrix.h \
+		$(top_srcdir)/t/fixtures/host/hostcheck.hip t/fixtures/host/src/ && \
+	plugins/hanzo-rocm-embed$(EXEEXT) -o $@ hostcheck t/fixtures/host/src/hostcheck.hip \
+		$(top_srcdir)/t/fixtures/host/hostcheck.list
+EXTRA_DIST += t/fixtures/host/hostcheck.hip t/fixtures/host/hostcheck.list
+CLEANFILES += t/fixtures/host/hostcheck.c
+clean-local: clean-host-fixture
+clean-host-fixture:
+	-rm -rf t/fixtures/host/src
+.PHONY: clean-host-fixture
+
+check_PROGRAMS += t/backend/test-host
+t_backend_test_host_LDADD = lib/libhanzo-rocm-internal.la -lm
+t_backend_test_host_CPPFLAGS = $(AM_CPPFLAGS)
+if ENABLE_SANITIZERS
+t_backend_test_host_CPPFLAGS += -DHR_TEST_SANITIZED=1
+endif
+TESTS += t/backend/test-host
+
+# The full selftest of every family on both host targets (wave 64 and 32).
+EXTRA_DIST += t/backend/host-selftest.sh
+TESTS += t/backend/host-selftest.sh

@@ -1,6 +1,0 @@
-# t/source.mk: the source-text API (lib/kernel-module.c, cache-source.c,
-# build-source.c, build-hiprtc.c) and precompile --source.
-check_PROGRAMS += t/test-source
-t_test_source_LDADD = lib/libhanzo-rocm-internal.la -lpthread
-TESTS += t/test-source
-EXTRA_DIST += t/fixtures/source/binary.hip
