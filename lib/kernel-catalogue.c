@@ -378,6 +378,102 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
 	return 0;
 }
 
+struct bind_walk {
+	const struct hr_cat_arg *args;
+	size_t n;
+	struct hr_cat_binding *b;
+	const char *bad;                /* a #@check word naming no argument */
+};
+
+static int arg_index(const struct bind_walk *w, const char *name)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->args[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int bind_line(const struct hr_cat_line *l, void *data)
+{
+	struct bind_walk *w = data;
+	char word[HR_CAT_MAX_LINE + 1];
+	const char *p = l->a;
+	size_t len;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		p += len;
+		char *eq = strchr(word, '=');
+		int i;
+
+		if (l->kind == HR_CAT_NULL) {
+			if ((i = arg_index(w, word)) >= 0)
+				w->b->nullable |= 1u << i;
+			continue;
+		}
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (l->kind == HR_CAT_BIND) {
+			if ((i = arg_index(w, word)) >= 0 && !w->b->source[i])
+				w->b->source[i] = (uint8_t)hr_cat_source(eq + 1);
+			continue;
+		}
+		char *star = strchr(eq + 1, '*');
+
+		if (star) {
+			*star = '\0';
+			w->b->rows_a = (int8_t)arg_index(w, eq + 1);
+			w->b->rows_b = (int8_t)arg_index(w, star + 1);
+			if (w->b->rows_a < 0 || w->b->rows_b < 0)
+				w->bad = "rows";
+		} else {
+			w->b->cols_arg = (int8_t)arg_index(w, eq + 1);
+			if (w->b->cols_arg < 0)
+				w->bad = "cols";
+		}
+	}
+	return 0;
+}
+
+int hr_cat_binding(struct hanzo_rocm *ctx, const char *family, const char *name,
+                   const struct hr_cat_arg *args, size_t n, struct hr_cat_binding *b)
+{
+	static const enum hr_cat_kind kinds[] = { HR_CAT_BIND, HR_CAT_NULL, HR_CAT_CHECK };
+	struct bind_walk w = { .args = args, .n = n, .b = b };
+	struct fam_data f;
+	int r = fam_load(ctx, family, &f);
+
+	memset(b, 0, sizeof(*b));
+	b->rows_a = b->rows_b = b->cols_arg = -1;
+	if (r < 0 || !f.cat)
+		return r;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		unsigned lineno = 0;
+		char why[160] = "";
+
+		r = hr_cat_walk(f.cat, f.cat_len, kinds[k], name, bind_line, &w, &lineno, why,
+		                sizeof(why));
+		if (r < 0) {
+			hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
+			       why[0] ? why : "invalid");
+			return -EBADMSG;
+		}
+	}
+	if (w.bad) {
+		hr_err(ctx, "family '%s': kernel %s: its #@check %s= names no argument of it\n",
+		       family, name, w.bad);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* ---- the catalogue object ----------------------------------------------------- */
 
 static const struct {

@@ -11,6 +11,7 @@
  * built by hanzo_rocm_layout_packed.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -142,6 +143,71 @@ static bool untouched(const struct att *a)
 	return true;
 }
 
+/*
+ * Every bad argument refused before launch, with its own errno: a NULL
+ * required pointer by name (each of them), a value of the wrong type
+ * (int for float, float for int, signedness), a missing block_size (the
+ * page size: never the launch block).
+ */
+static void test_attention_refusals(struct hanzo_rocm_kernel *k, struct att *a,
+                                    struct hanzo_rocm_op_args *oa, unsigned dev)
+{
+	static const char *const required[] = { "out", "q", "key_cache", "value_cache",
+	                                          "block_tables", "seq_lens" };
+	const void *none = NULL;
+	int32_t iscale = 1;
+	float fbs = 16;
+	int64_t sbs = 16;
+
+	for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++) {
+		for (size_t i = 0; i < a->n_named; i++)
+			if (strcmp(a->named[i].name, required[r]) == 0) {
+				struct hanzo_rocm_op_arg save = a->named[i];
+
+				a->named[i] = (struct hanzo_rocm_op_arg){ required[r], &none, sizeof(none) };
+				is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a->len, oa), -EINVAL,
+				       "dev %u: a NULL %s by name: -EINVAL", dev, required[r]);
+				a->named[i] = save;
+			}
+	}
+	ok(untouched(a), "dev %u:   ... nothing launched", dev);
+	for (size_t i = 0; i < a->n_named; i++) {
+		struct hanzo_rocm_op_arg save = a->named[i], typed[] = {
+			HANZO_ROCM_OP_ARG("scale", iscale), HANZO_ROCM_OP_ARG("block_size", sbs),
+			{ "float block_size", &fbs, sizeof(fbs) }, { "uint32_t window_left", &a->window, 4 },
+		};
+
+		for (size_t t = 0; t < sizeof(typed) / sizeof(typed[0]); t++) {
+			const char *nm = strrchr(typed[t].name, ' ') + 1;
+
+			if (strcmp(save.name, nm) != 0 ||
+			    (strcmp(nm, "block_size") == 0 && typed[t].bytes != sizeof(size_t)))
+				continue;
+			a->named[i] = typed[t];
+			is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a->len, oa), -EINVAL,
+			       "dev %u: named '%s' for '%s': the wrong type: -EINVAL", dev,
+			       typed[t].name, nm);
+			a->named[i] = save;
+		}
+		if (strcmp(save.name, "scale") == 0) {
+			struct hanzo_rocm_op_arg good = HANZO_ROCM_OP_ARG("scale", a->scale);
+
+			ok(strcmp(good.name, "float scale") == 0, "HANZO_ROCM_OP_ARG spells the type (%s)",
+			   good.name);
+		}
+		if (strcmp(save.name, "block_size") == 0) {
+			a->named[i] = a->named[a->n_named - 1];
+			oa->n_named = a->n_named - 1;
+			is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a->len, oa), -EINVAL,
+			       "dev %u: block_size (the page size) missing: -EINVAL, not the launch's "
+			       "block", dev);
+			oa->n_named = a->n_named;
+			a->named[i] = save;
+		}
+	}
+	ok(untouched(a), "dev %u:   ... nothing launched", dev);
+}
+
 static void test_attention(unsigned dev)
 {
 	struct hanzo_rocm_kernel *k = NULL;
@@ -214,12 +280,19 @@ static void test_attention(unsigned dev)
 		       "dev %u: a named ws (the call's own): -EINVAL", dev);
 		a.named[a.n_named - 1] = save;
 		oa.n_named = a.n_named - 1;
-		is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a.len, &oa), -ENOTSUP,
-		       "dev %u: scale missing: -ENOTSUP", dev);
+		is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a.len, &oa), -EINVAL,
+		       "dev %u: scale missing: -EINVAL", dev);
 		oa.n_named = a.n_named;
 	}
 	ok(untouched(&a), "dev %u:   ... nothing launched", dev);
-	/* the combine's head_dim: named, checked against the partials */
+	test_attention_refusals(k, &a, &oa, dev);
+	/* the combine's head_dim: derived from the split pass's partials */
+	is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a.len, &oa), 0,
+	       "dev %u: split-K decode without a named head_dim runs (derived)", dev);
+	att_check(&a, &err, &lerr);
+	ok(err < 1e-5 && lerr < 1e-5, "dev %u:   ... matches float64 (out %.3g, lse %.3g)", dev, err, lerr);
+	poison(&a);
+	/* a named head_dim: checked against the partials */
 	a.named[a.n_named++] = (struct hanzo_rocm_op_arg){ "head_dim", &a.hd, sizeof(a.hd) };
 	oa.n_named = a.n_named;
 	a.hd = D + 1;
@@ -337,6 +410,49 @@ static void test_geometry_ex(unsigned dev)
 		ok(y == 0, "dev %u:   ... sums right (%g)", dev, (double)y);
 	}
 	is_int(hanzo_rocm_kernel_geometry_ex(NULL, 1, 1, &gx), -EINVAL, "geometry_ex(NULL): -EINVAL");
+}
+
+/*
+ * Work beyond an int argument: op_workspace, geometry_ex and op_run give
+ * the same -E2BIG (cols = 2^31 for a sort's and a norm's int ncols);
+ * cols = 0 is no work and no workspace (the wide form's per-column rule
+ * included); the texts of generic errnos stay generic.
+ */
+static void test_int_range(unsigned dev)
+{
+	static const char *const names[][2] = {
+		{ "sort", "asort_asc_f32" }, { "norm", "rmsnorm_f32" }, { "norm", "softmax_f32" },
+	};
+	const uint64_t big = (uint64_t)INT32_MAX + 1;
+	struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+	struct hanzo_rocm_kernel *k = NULL;
+	size_t bytes = 1;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		float x = 0;
+		struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = &x, .dst = &x,
+		                                 .workspace = &x, .workspace_size = SIZE_MAX };
+
+		if (hanzo_rocm_kernel_get(ctx, dev, names[i][0], names[i][1], &k) < 0) {
+			ok(0, "dev %u: %s loads", dev, names[i][1]);
+			continue;
+		}
+		is_int(hanzo_rocm_op_workspace(k, 1, big, &bytes), -E2BIG,
+		       "dev %u: %s 1 x 2^31: op_workspace -E2BIG", dev, names[i][1]);
+		is_int(hanzo_rocm_kernel_geometry_ex(k, 1, big, &gx), -E2BIG,
+		       "dev %u:   ... geometry_ex -E2BIG", dev);
+		is_int(hanzo_rocm_op_run(k, 1, big, &oa), -E2BIG, "dev %u:   ... op_run -E2BIG", dev);
+	}
+	if (hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_wide_f32", &k) == 0) {
+		is_int(hanzo_rocm_kernel_geometry_ex(k, 4, 0, &gx), 0,
+		       "dev %u: asort_asc_wide_f32 4 x 0: geometry_ex", dev);
+		ok(gx.workspace == 0 && gx.op_workspace == 0, "dev %u:   ... no workspace (%zu, %zu)",
+		   dev, gx.workspace, gx.op_workspace);
+	}
+	ok(!strstr(hanzo_rocm_strerror(-ENOTSUP), "compiler") &&
+	   !strstr(hanzo_rocm_strerror(-E2BIG), "launch of this kernel"),
+	   "generic errnos get generic texts (%s; %s)", hanzo_rocm_strerror(-ENOTSUP),
+	   hanzo_rocm_strerror(-E2BIG));
 }
 
 /*
@@ -527,6 +643,8 @@ int main(void)
 		test_geometry_ex(0);
 		test_geometry_ex(1);
 		test_attention(0);
+		test_int_range(0);
+		test_int_range(1);
 		test_quantized(0);
 		test_quantized(1);
 		test_conv_info(0);
