@@ -357,7 +357,7 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * signedness (const aside; "void *" fits any pointer) - else -EINVAL.  A
  * NULL pointer, named or derived, is -EINVAL unless the family's "#@null"
  * lines allow it (norms: alpha, beta; attention: lse, alibi_slopes; the
- * workspace where none is needed).  Where a kernel's "#@check rows=A*B"
+ * workspace where none is needed; such a pointer not named is NULL).  Where a kernel's "#@check rows=A*B"
  * says so (the decode: num_seqs x num_heads), rows must be that product
  * (-EINVAL).  Named values no pass takes are ignored.  An argument that
  * has no value is -EINVAL; a size over an int argument's range is -E2BIG,

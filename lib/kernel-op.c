@@ -397,6 +397,8 @@ static int bind_slow(struct hanzo_rocm_kernel *k, const struct forms *f,
 			r = bind_named(k, f, i, arg, na, type, in, &b->v[i]);
 		} else if (f->code[i]) {
 			r = bind_coded(k, f, i, arg->name, in, &b->v[i]);
+		} else if (arg->pointer && (f->nullable & (1u << i))) {
+			b->v[i].p = NULL;       /* a #@null pointer not given: NULL */
 		} else {
 			classify(arg, HR_SRC_NONE, &why);
 			hr_err(k->ctx, "kernel %s: argument '%s %s' has no value: pass it in .named "

@@ -629,6 +629,69 @@ static void test_conv_info(unsigned dev)
 	ok(worst < 1e-5, "dev %u:   ... matches float64 (%.3g)", dev, worst);
 }
 
+/*
+ * A family the library has never seen (t/fixtures/opfam: argument names
+ * n_things, gain, offsets), through the op call: what it derives comes
+ * from the family's #@bind line, NULL offsets from its #@null line, gain
+ * by name with its type checked; a NULL src or a missing gain refused.
+ */
+static void test_new_family(const char *top, const char *conf)
+{
+	enum { R = 3, C = 100 };
+	char path[600];
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+	                                .log_priority = LOG_ERR, .host = "host-w64 host-w32",
+	                                .config = conf, .plugin_path = path };
+	struct hanzo_rocm *c2 = NULL;
+	struct hanzo_rocm_kernel *k = NULL;
+	float src[R * C], dst[R * C], off[C], gain = 3;
+	int32_t igain = 3;
+	bool right = true;
+
+	snprintf(path, sizeof(path), "%s/t/fixtures/opfam/.libs", top);
+	if (hanzo_rocm_new_with_options(&o, &c2) < 0 ||
+	    hanzo_rocm_kernel_get(c2, 1, "opfam", "scale_rows_f32", &k) < 0) {
+		ok(0, "the fixture family opfam loads from %s", path);
+		hanzo_rocm_unref(c2);
+		return;
+	}
+	for (size_t i = 0; i < R * C; i++) {
+		src[i] = (float)i;
+		dst[i] = NAN;
+	}
+	for (size_t i = 0; i < C; i++)
+		off[i] = (float)i / 4;
+	const float *poff = NULL;
+	struct hanzo_rocm_op_arg named[] = { HANZO_ROCM_OP_ARG("gain", gain),
+	                                     HANZO_ROCM_OP_ARG("offsets", poff) };
+	struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = src, .dst = dst,
+	                                 .named = named, .n_named = 1 };
+
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "opfam scale_rows_f32 3 x 100 through op_run");
+	for (size_t i = 0; i < R * C; i++)
+		right = right && dst[i] == 3.0f * (float)i;
+	ok(right, "  ... n_things bound from cols, gain by name, offsets NULL (#@null)");
+	poff = off;
+	oa.n_named = 2;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "  ... offsets by name");
+	right = true;
+	for (size_t i = 0; i < R * C; i++)
+		right = right && dst[i] == 3.0f * (float)i + off[i % C];
+	ok(right, "  ... adds them");
+	for (size_t i = 0; i < R * C; i++)
+		dst[i] = NAN;
+	oa.n_named = 0;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... gain missing: -EINVAL");
+	named[0] = (struct hanzo_rocm_op_arg)HANZO_ROCM_OP_ARG("gain", igain);
+	oa.n_named = 1;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... an int gain: -EINVAL");
+	named[0] = (struct hanzo_rocm_op_arg)HANZO_ROCM_OP_ARG("gain", gain);
+	oa.src = NULL;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... a NULL src: -EINVAL");
+	ok(isnan(dst[0]) && isnan(dst[R * C - 1]), "  ... nothing launched");
+	hanzo_rocm_unref(c2);
+}
+
 int main(void)
 {
 	struct host_test h;
@@ -648,6 +711,7 @@ int main(void)
 		test_quantized(0);
 		test_quantized(1);
 		test_conv_info(0);
+		test_new_family(getenv("top_builddir"), h.conf);
 	} else {
 		skip(1, "no context with two host devices");
 	}
