@@ -267,6 +267,8 @@ typedef uint16_t hanzo_rocm_bf16;       /* "hr_bf16" in a signature */
  * family.  The strings are owned by the catalogue.
  */
 struct hanzo_rocm_catalogue;
+/* The kernel ABI of this release's catalogue (hanzo_rocm_kernel_desc.abi, `kernels --json`). */
+#define HANZO_ROCM_KERNEL_ABI 1
 int hanzo_rocm_catalogue_new(struct hanzo_rocm *ctx, const char *family,
                              struct hanzo_rocm_catalogue **ret);
 struct hanzo_rocm_catalogue *hanzo_rocm_catalogue_ref(struct hanzo_rocm_catalogue *cat);
@@ -303,6 +305,10 @@ struct hanzo_rocm_kernel_desc {
 	const char *notes;      /* advisory or ignored arguments etc.; NULL: none */
 	const char *wide;       /* shared: its wide form; else NULL */
 	size_t ws_per_col;      /* wide: workspace bytes per (padded) column of each row */
+	/* Since 1.3: the kernel ABI its contract belongs to (HANZO_ROCM_KERNEL_ABI):
+	 * a kernel's name, argument list, meaning and workspace rule never change
+	 * within one ABI version (kernels/abi/ holds them; `make check` holds them). */
+	unsigned abi;
 };
 int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat, size_t index,
                                 struct hanzo_rocm_kernel_desc *desc);

@@ -758,6 +758,7 @@ HR_EXPORT int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat
 		.rows = e->rows, .cols = e->cols, .form = e->form, .op = e->op,
 		.split = e->split, .second = e->second, .ws_per_partial = e->ws,
 		.notes = e->notes, .wide = e->wide, .ws_per_col = e->ws_col,
+		.abi = HANZO_ROCM_KERNEL_ABI,
 	};
 	n = desc->size < sizeof(d) ? desc->size : sizeof(d);
 	memcpy(desc, &d, n);

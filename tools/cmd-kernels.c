@@ -48,7 +48,49 @@ static void print_json_kernel(struct json *j, const struct hanzo_rocm_catalogue 
 	json_kv_string(j, "notes", d->notes);
 	json_kv_string(j, "wide", d->wide);
 	json_kv_uint(j, "ws_per_col", d->ws_per_col);
+	json_kv_uint(j, "abi", d->abi);
 	json_end_object(j);
+}
+
+/* Text from a plugin: control characters and non-ASCII bytes as \xHH. */
+static void put_escaped(const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
+/*
+ * One kernel's contract, one line (kernels/abi/F.abi): family, name, the
+ * typed arguments in order, launch kind, form, its passes and workspace
+ * rule.  A line that changes is a contract changed under the same name.
+ */
+static void print_abi_kernel(const struct hanzo_rocm_catalogue *cat, size_t i,
+                             const struct hanzo_rocm_kernel_desc *d)
+{
+	put_escaped(d->family);
+	putchar('\t');
+	put_escaped(d->name);
+	putchar('\t');
+	for (size_t a = 0; a < d->n_args; a++) {
+		struct hanzo_rocm_arg_desc ad = { .size = sizeof(ad) };
+
+		if (hanzo_rocm_catalogue_arg(cat, i, a, &ad) < 0)
+			continue;
+		printf("%s", a ? ", " : "");
+		put_escaped(ad.type);
+		printf("%s", ad.type[0] && ad.type[strlen(ad.type) - 1] == '*' ? "" : " ");
+		put_escaped(ad.name);
+	}
+	printf("\tlaunch=%s form=%s", d->launch ? d->launch : "raw", d->form ? d->form : "-");
+	printf(" split=%s second=%s ws_per_partial=%zu wide=%s ws_per_col=%zu\n",
+	       d->split ? d->split : "-", d->second ? d->second : "-", d->ws_per_partial,
+	       d->wide ? d->wide : "-", d->ws_per_col);
 }
 
 static void print_text_kernel(const struct hanzo_rocm_kernel_desc *d)
@@ -81,28 +123,32 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "family", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "abi", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct hanzo_rocm_catalogue *cat = NULL;
 	const char *family = NULL;
 	struct hanzo_rocm *ctx;
-	bool as_json = false;
+	bool as_json = false, as_abi = false;
 	struct json j;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "f:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:jah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': family = optarg; break;
 		case 'j': as_json = true; break;
+		case 'a': as_abi = true; break;
 		case 'h':
-			puts("Usage: hanzo-rocm kernels [--family F] [--json]\n\n"
+			puts("Usage: hanzo-rocm kernels [--family F] [--json | --abi]\n\n"
 			     "Describe every kernel of every installed family (or of F): its\n"
 			     "typed arguments, launch kind, what rows and cols of a launch by work\n"
 			     "mean, its forms (one-pass / split + second pass, shared / wide, which\n"
 			     "hanzo_rocm_op_run chooses between), their workspace bytes, and notes\n"
 			     "(advisory or ignored arguments).  Read from\n"
-			     "the plugins themselves.  See hanzo-rocm-kernels(7).");
+			     "the plugins themselves.  --abi: one line per kernel, its contract\n"
+			     "(the typed arguments in order, launch kind, forms, workspace rule),\n"
+			     "as kernels/abi/F.abi holds it.  See hanzo-rocm-kernels(7).");
 			return EXIT_OK;
 		default: return cli_try_help("kernels");
 		}
@@ -127,8 +173,12 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 	if (as_json) {
 		json_init(&j, stdout);
 		json_begin_object(&j);
+		json_kv_uint(&j, "abi", HANZO_ROCM_KERNEL_ABI);
 		json_key(&j, "kernels");
 		json_begin_array(&j);
+	} else if (as_abi) {
+		printf("# hanzo-rocm kernel ABI %d: family, kernel, arguments, launch, forms, "
+		       "workspace (hanzo-rocm kernels --abi)\n", HANZO_ROCM_KERNEL_ABI);
 	}
 	for (size_t i = 0; i < hanzo_rocm_catalogue_count(cat); i++) {
 		struct hanzo_rocm_kernel_desc d = { .size = sizeof(d) };
@@ -137,6 +187,8 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 			continue;
 		if (as_json)
 			print_json_kernel(&j, cat, i, &d);
+		else if (as_abi)
+			print_abi_kernel(cat, i, &d);
 		else
 			print_text_kernel(&d);
 	}
