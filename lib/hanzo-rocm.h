@@ -318,6 +318,10 @@ struct hanzo_rocm_arg_desc {
 	const char *type;       /* e.g. "const float *", "int", "hr_layout" */
 	const char *name;
 	size_t bytes;           /* its size as a launch argument; 0: unknown type */
+	/* Since 1.3: what it means (shape, layout, strides, units, conventions:
+	 * the family's #@arg lines); NULL: not documented. */
+	const char *doc;
+	int may_be_null;        /* a pointer the kernel accepts as NULL (#@null) */
 };
 int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t index,
                              size_t arg, struct hanzo_rocm_arg_desc *desc);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct entry {
 	char *wide;
 	size_t n_args;
 	struct hr_cat_arg *args;
+	char **arg_doc;         /* n_args texts from #@arg lines; NULL: none */
+	uint32_t nullable;      /* #@null: bit i */
 };
 
 struct hanzo_rocm_catalogue {
@@ -501,7 +504,62 @@ static void entry_free(struct entry *e)
 	free(e->second);
 	free(e->notes);
 	free(e->wide);
+	for (size_t i = 0; e->arg_doc && i < e->n_args; i++)
+		free(e->arg_doc[i]);
+	free(e->arg_doc);
 	free(e->args);
+}
+
+struct doc_walk {
+	struct entry *e;
+	int err;
+};
+
+/* An #@arg line: the first text for each argument it names wins. */
+static int doc_add(const struct hr_cat_line *l, void *data)
+{
+	struct doc_walk *dw = data;
+	struct entry *e = dw->e;
+
+	for (size_t i = 0; i < e->n_args; i++)
+		if (strcmp(e->args[i].name, l->b) == 0 && !e->arg_doc[i]) {
+			e->arg_doc[i] = strdup(l->a);
+			if (!e->arg_doc[i]) {
+				dw->err = -ENOMEM;
+				return -ENOMEM;
+			}
+		}
+	return 0;
+}
+
+/* The arguments' texts (#@arg) and which pointers may be NULL (#@null). */
+static int describe_args(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                         struct entry *e)
+{
+	struct doc_walk dw = { .e = e };
+	struct hr_cat_binding b;
+	unsigned lineno = 0;
+	char why[160] = "";
+	int r;
+
+	if (!f->cat || !e->n_args)
+		return 0;
+	e->arg_doc = calloc(e->n_args, sizeof(*e->arg_doc));
+	if (!e->arg_doc)
+		return -ENOMEM;
+	r = hr_cat_walk(f->cat, f->cat_len, HR_CAT_ARG, e->name, doc_add, &dw, &lineno, why,
+	                sizeof(why));
+	if (dw.err)
+		return dw.err;
+	if (r < 0) {
+		hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno, why);
+		return -EBADMSG;
+	}
+	r = hr_cat_binding(ctx, family, e->name, e->args, e->n_args, &b);
+	if (r < 0)
+		return r;
+	e->nullable = b.nullable;
+	return 0;
 }
 
 static int dup_or_null(const char *s, char **out)
@@ -584,7 +642,7 @@ static int describe(struct hanzo_rocm *ctx, const char *family, const struct fam
 			return -ENOMEM;
 		memcpy(e->args, args, e->n_args * sizeof(*e->args));
 	}
-	return 0;
+	return describe_args(ctx, family, f, e);
 }
 
 /* Forms: one-pass kernels name their passes; the passes name their op. */
@@ -778,7 +836,9 @@ HR_EXPORT int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, s
 		return -ERANGE;
 	a = &cat->e[index].args[arg];
 	d = (struct hanzo_rocm_arg_desc){ .size = desc->size, .type = a->type, .name = a->name,
-	                                  .bytes = a->bytes };
+	                                  .bytes = a->bytes,
+	                                  .doc = cat->e[index].arg_doc ? cat->e[index].arg_doc[arg] : NULL,
+	                                  .may_be_null = (cat->e[index].nullable >> arg) & 1 };
 	n = desc->size < sizeof(d) ? desc->size : sizeof(d);
 	memcpy(desc, &d, n);
 	return 0;

@@ -34,6 +34,8 @@ static void print_json_kernel(struct json *j, const struct hanzo_rocm_catalogue 
 		json_kv_string(j, "type", ad.type);
 		json_kv_string(j, "name", ad.name);
 		json_kv_uint(j, "bytes", ad.bytes);
+		json_kv_string(j, "doc", ad.doc);
+		json_kv_bool(j, "may_be_null", ad.may_be_null);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -93,29 +95,63 @@ static void print_abi_kernel(const struct hanzo_rocm_catalogue *cat, size_t i,
 	       d->wide ? d->wide : "-", d->ws_per_col);
 }
 
-static void print_text_kernel(const struct hanzo_rocm_kernel_desc *d)
+/* "  LABEL" then the texts, each escaped (NULL: skipped), then a newline. */
+static void line(const char *label, const char *a, const char *mid, const char *b,
+                 const char *tail)
 {
-	printf("%s/%s(%s)\n", d->family, d->name, d->signature);
-	if (d->launch)
-		printf("  launch %s: rows = %s; cols = %s\n", d->launch, d->rows, d->cols);
-	else
+	printf("  %s", label);
+	put_escaped(a);
+	printf("%s", mid);
+	put_escaped(b);
+	printf("%s\n", tail);
+}
+
+static void print_text_kernel(const struct hanzo_rocm_catalogue *cat, size_t i,
+                              const struct hanzo_rocm_kernel_desc *d)
+{
+	char n[64];
+
+	put_escaped(d->family);
+	putchar('/');
+	put_escaped(d->name);
+	putchar('(');
+	put_escaped(d->signature);
+	puts(")");
+	if (d->launch) {
+		printf("  launch ");
+		put_escaped(d->launch);
+		printf(": rows = ");
+		put_escaped(d->rows);
+		printf("; cols = ");
+		put_escaped(d->cols);
+		putchar('\n');
+	} else {
 		printf("  launch: raw only (hanzo_rocm_kernel_launch)\n");
-	if (strcmp(d->form, "one-pass") == 0)
-		printf("  forms: one-pass, split %s + %s (hanzo_rocm_op_run picks)\n", d->split,
-		       d->second);
-	else if (strcmp(d->form, "split") == 0)
-		printf("  form: split pass of %s; workspace %zu bytes x rows x splits\n", d->op,
-		       d->ws_per_partial);
-	else if (strcmp(d->form, "second") == 0)
-		printf("  form: second pass of %s\n", d->op);
-	else if (strcmp(d->form, "shared") == 0)
-		printf("  forms: shared memory, wide %s for longer rows (hanzo_rocm_op_run picks)\n",
-		       d->wide);
-	else if (strcmp(d->form, "wide") == 0)
-		printf("  form: wide form of %s; workspace %zu bytes x rows x padded cols\n", d->op,
-		       d->ws_per_col);
+	}
+	if (strcmp(d->form, "one-pass") == 0) {
+		line("forms: one-pass, split ", d->split, " + ", d->second,
+		     " (hanzo_rocm_op_run picks)");
+	} else if (strcmp(d->form, "split") == 0) {
+		snprintf(n, sizeof(n), "; workspace %zu bytes x rows x splits", d->ws_per_partial);
+		line("form: split pass of ", d->op, "", NULL, n);
+	} else if (strcmp(d->form, "second") == 0) {
+		line("form: second pass of ", d->op, "", NULL, "");
+	} else if (strcmp(d->form, "shared") == 0) {
+		line("forms: shared memory, wide ", d->wide, "", NULL,
+		     " for longer rows (hanzo_rocm_op_run picks)");
+	} else if (strcmp(d->form, "wide") == 0) {
+		snprintf(n, sizeof(n), "; workspace %zu bytes x rows x padded cols", d->ws_per_col);
+		line("form: wide form of ", d->op, "", NULL, n);
+	}
 	if (d->notes)
-		printf("  note: %s\n", d->notes);
+		line("note: ", d->notes, "", NULL, "");
+	for (size_t a = 0; a < d->n_args; a++) {
+		struct hanzo_rocm_arg_desc ad = { .size = sizeof(ad) };
+
+		if (hanzo_rocm_catalogue_arg(cat, i, a, &ad) < 0 || (!ad.doc && !ad.may_be_null))
+			continue;
+		line("arg ", ad.name, ad.may_be_null ? ": (may be NULL) " : ": ", ad.doc, "");
+	}
 }
 
 int cmd_kernels(struct cli *cli, int argc, char **argv)
@@ -190,7 +226,7 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 		else if (as_abi)
 			print_abi_kernel(cat, i, &d);
 		else
-			print_text_kernel(&d);
+			print_text_kernel(cat, i, &d);
 	}
 	hanzo_rocm_catalogue_unref(cat);
 	if (as_json) {
