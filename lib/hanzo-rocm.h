@@ -438,7 +438,9 @@ int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t 
  * libhanzo-rocm(3) Names: [A-Za-z0-9_+:-], at most 40 characters here) names the entry; source is self-contained HIP
  * (it may include <hip/hip_runtime.h>; on host targets the library
  * supplies that header); flags are extra compiler flags, NULL-terminated
- * (NULL: none; on host targets only -D and -U apply).  Kernels are looked
+ * (NULL: none; on host targets only -D and -U apply), by an allow-list:
+ * -D, -U, -O, -g, -std=, -w, -W and -f/-m options that name no file
+ * (never -o, -MF/-MD/-MT, -save-temps, @file, -I or -Wl,...: -EINVAL).  Kernels are looked
  * up by their symbol name: declare them extern "C" __global__.  "#@launch
  * PATTERN KIND ..." lines in the source (as in a family's list, each on a
  * line of its own, e.g. inside a comment) give its kernels launch
