@@ -29,6 +29,7 @@ grep_ok "  ... whose workspace is 12 bytes a padded column" 'form: wide form of 
 exit_is 0 "kernels --family attention" "$HR_CLI" kernels --family attention
 grep_ok "  ... documents the varlen LSE layout (#@arg)" '^  arg lse: \(may be NULL\) f32 \[total_q, num_heads\] \(token-major' "$T/out"
 grep_ok "  ... and bottom-right causal alignment" '^  arg causal: .*aligned bottom-right' "$T/out"
+grep_ok "  ... the combine serves every head dim" '^  note: the second pass of every paged_attention_dD_T split-K decode, any head dim' "$T/out"
 grep_ok "  ... and negative slots" '^  arg slot_mapping: .*a negative slot \(padding\).* is skipped' "$T/out"
 exit_is 0 "kernels --json" "$HR_CLI" kernels --json
 cp "$T/out" "$T/all.json"
