@@ -412,7 +412,7 @@ struct hanzo_rocm_op_args {
 	           int: "int " name, unsigned: "unsigned " name, \
 	           long: "long " name, unsigned long: "unsigned long " name, \
 	           long long: "long long " name, unsigned long long: "unsigned long long " name, \
-	           default: name), &(var), sizeof(var) }
+	           default: (name)), &(var), sizeof(var) }
 #endif
 
 /*

@@ -768,6 +768,9 @@ static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, 
 	char fmt[32];
 	int r;
 
+	memset(p, 0, sizeof(*p));
+	p->form = "single";
+	p->run = k;
 	if (qmv_match(k, fmt, &block)) {
 		memset(f, 0, sizeof(*f));
 		return qmv_plan(k, block, rows, cols, p);
