@@ -53,6 +53,24 @@ merges them.
 chooses between them from the device and the work and runs every pass;
 .BR hanzo_rocm_op_workspace ()
 tells the workspace bytes in advance (0 for the one-pass form).
+.PP
+An
+.B arg
+line tells what an argument means (shape, layout, strides, units,
+conventions) and whether the kernel accepts it as NULL: the family's
+.B #@arg
+and
+.B #@null
+lines, also in
+.B hanzo-rocm kernels --json
+and
+.BR hanzo_rocm_catalogue_arg ().
+A kernel's name is its contract: its arguments, their meaning and its
+workspace rule do not change under the same name within kernel ABI
+.B HANZO_ROCM_KERNEL_ABI
+(1;
+.B hanzo-rocm kernels --abi
+prints the contracts, and the source tree holds them in kernels/abi/).
 .SH KERNELS
 MAN
 awk '

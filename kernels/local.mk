@@ -17,3 +17,13 @@ $(srcdir)/kernels/hr-target-facts.h: $(srcdir)/lib/shared/targets.def $(srcdir)/
 # GPU check and bandwidth comparison with torch of unary/affine/fill
 # (NVIDIA, run by hand on the lent machine; see the script's header).
 EXTRA_DIST += bench/kernels-gpu.py
+
+# The kernel ABI: kernels/abi/F.abi, every stock kernel's contract, generated
+# from the plugins built from the lists (kernels/gen-abi.sh).  t/kernels/abi.sh
+# fails when a committed line changes or disappears; a new kernel is a new
+# line: run `make abi-update` and commit it.
+EXTRA_DIST += kernels/gen-abi.sh
+abi-update: all
+	$(AM_V_GEN)$(SHELL) $(srcdir)/kernels/gen-abi.sh $(abs_builddir)/tools/hanzo-rocm$(EXEEXT) \
+		$(abs_builddir)/plugins/.libs $(srcdir)/kernels/abi $(HR_FAMILIES)
+.PHONY: abi-update

@@ -282,7 +282,7 @@ HR_EXPORT const char *hanzo_rocm_strerror(int err)
 	case -ENODEV: return "no GPU device (or no runtime for it)";
 	case -ENOENT: return "not found";
 	case -ENOEXEC: return "invalid or foreign code object";
-	case -ENOTSUP: return "target not supported by the installed compiler";
+	case -ENOTSUP: return "operation not supported (the log names the kernel, target or build)";
 	case -EACCES: return "permission denied";
 	case -EPERM: return "rejected by a trust check";
 	case -EINVAL: return "invalid argument or configuration";
@@ -290,8 +290,8 @@ HR_EXPORT const char *hanzo_rocm_strerror(int err)
 	case -ETIMEDOUT: return "timed out";
 	case -EIO: return "I/O or driver error";
 	case -ENOSYS: return "not available in this build";
-	case -ENODATA: return "no launch metadata for this kernel (launch it with a grid)";
-	case -E2BIG: return "too much work for one launch of this kernel on this device";
+	case -ENODATA: return "no data available (e.g. a kernel without launch metadata)";
+	case -E2BIG: return "too big (work for one launch, a kernel's integer argument, or a text)";
 	case -EBADMSG: return "malformed data (a cache entry, index or plugin metadata)";
 	case -EILSEQ: return "the compiler rejected the source (see its diagnostics)";
 	default: return err < 0 ? strerror(-err) : "unknown error";

@@ -267,6 +267,8 @@ typedef uint16_t hanzo_rocm_bf16;       /* "hr_bf16" in a signature */
  * family.  The strings are owned by the catalogue.
  */
 struct hanzo_rocm_catalogue;
+/* The kernel ABI of this release's catalogue (hanzo_rocm_kernel_desc.abi, `kernels --json`). */
+#define HANZO_ROCM_KERNEL_ABI 1
 int hanzo_rocm_catalogue_new(struct hanzo_rocm *ctx, const char *family,
                              struct hanzo_rocm_catalogue **ret);
 struct hanzo_rocm_catalogue *hanzo_rocm_catalogue_ref(struct hanzo_rocm_catalogue *cat);
@@ -303,6 +305,10 @@ struct hanzo_rocm_kernel_desc {
 	const char *notes;      /* advisory or ignored arguments etc.; NULL: none */
 	const char *wide;       /* shared: its wide form; else NULL */
 	size_t ws_per_col;      /* wide: workspace bytes per (padded) column of each row */
+	/* Since 1.3: the kernel ABI its contract belongs to (HANZO_ROCM_KERNEL_ABI):
+	 * a kernel's name, argument list, meaning and workspace rule never change
+	 * within one ABI version (kernels/abi/ holds them; `make check` holds them). */
+	unsigned abi;
 };
 int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat, size_t index,
                                 struct hanzo_rocm_kernel_desc *desc);
@@ -312,6 +318,10 @@ struct hanzo_rocm_arg_desc {
 	const char *type;       /* e.g. "const float *", "int", "hr_layout" */
 	const char *name;
 	size_t bytes;           /* its size as a launch argument; 0: unknown type */
+	/* Since 1.3: what it means (shape, layout, strides, units, conventions:
+	 * the family's #@arg lines); NULL: not documented. */
+	const char *doc;
+	int may_be_null;        /* a pointer the kernel accepts as NULL (#@null) */
 };
 int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t index,
                              size_t arg, struct hanzo_rocm_arg_desc *desc);
@@ -340,26 +350,33 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
  * = cols, src_numel = rows x cols).  Kernels of one form run too.
  *
- * The arguments are bound by name from the kernel's signature: src and x
- * take .src; dst .dst; alpha, beta (NULL: weight 1, bias 0), residual,
- * residual_out and eps their fields; ncols, el_to_sum_per_block the cols;
- * src_numel rows x cols; num_dims 0 and info a zeroed layout (contiguous);
- * block_size the block the library launches; ncols_pad the smallest power
- * of two >= cols; ws and splits the workspace.  Any other argument takes
- * the value of the same name in .named (a named value also overrides a
- * built-in one - attention's block_size is its page size - except ws and
- * splits, the call's own, and a size it derives from rows x cols, which
- * must agree: -EINVAL);
- * its bytes must equal the argument's size (-EINVAL).  Where a kernel
- * takes num_seqs and num_heads, rows must be their product, and a second
- * pass taking head_dim must agree with the split pass's partials (-EINVAL;
- * its work is rows x head_dim).  Named values no pass takes are ignored.
- * A kernel with an argument that has no value is -ENOTSUP (launch it
- * yourself); a missing required pointer is -EINVAL; cols over an int
- * argument's range is -E2BIG.
+ * The arguments are bound by name from the kernel's signature.  What the
+ * call derives for an argument the caller does not name is its family's
+ * "#@bind" catalogue lines (hanzo-rocm-kernels(7), `hanzo-rocm kernels`):
+ * src, dst, alpha, beta, residual, residual_out and eps their fields; cols,
+ * rows, rows*cols, pow2(cols) (the smallest power of two >= cols) the work;
+ * zero 0 (a layout: contiguous); block the block the library launches; ws
+ * and splits the workspace and the split pass's splits; partial_floats-1 a
+ * second pass's size from the split pass's partials (the decode's combine
+ * head_dim).  Any other argument takes the value of the same name in
+ * .named; a named value also overrides a derived one, except ws and splits
+ * (the call's own) and a size derived from the work, which must agree
+ * (-EINVAL).  A named value's bytes must equal the argument's size, and
+ * when its name is "TYPE NAME" (HANZO_ROCM_OP_ARG writes it from the C
+ * type) its type must be the argument's - int vs float, width and
+ * signedness (const aside; "void *" fits any pointer) - else -EINVAL.  A
+ * NULL pointer, named or derived, is -EINVAL unless the family's "#@null"
+ * lines allow it (norms: alpha, beta; attention: lse, alibi_slopes; the
+ * workspace where none is needed; such a pointer not named is NULL).  Where a kernel's "#@check rows=A*B"
+ * says so (the decode: num_seqs x num_heads), rows must be that product
+ * (-EINVAL).  Named values no pass takes are ignored.  An argument that
+ * has no value is -EINVAL; a size over an int argument's range is -E2BIG,
+ * from hanzo_rocm_op_workspace and hanzo_rocm_kernel_geometry_ex as well.
+ * Every refusal is logged naming the kernel and the argument, before
+ * anything is launched.
  */
 struct hanzo_rocm_op_arg {
-	const char *name;       /* as in the kernel's signature */
+	const char *name;       /* as in the kernel's signature, or "TYPE NAME" (checked) */
 	const void *value;      /* the value (for a pointer argument: the pointer's address) */
 	size_t bytes;           /* sizeof the value: must equal the argument's size */
 };
@@ -384,6 +401,21 @@ struct hanzo_rocm_op_args {
 };
 
 /*
+ * A typed named value from a C variable: { "float eps", &eps, sizeof eps },
+ * its type spelled from var's C type (pointers and other types: the bare
+ * name, checked by size).  name must be a string literal.
+ */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define HANZO_ROCM_OP_ARG(name, var) \
+	{ _Generic((var), \
+	           float: "float " name, double: "double " name, \
+	           int: "int " name, unsigned: "unsigned " name, \
+	           long: "long " name, unsigned long: "unsigned long " name, \
+	           long long: "long long " name, unsigned long long: "unsigned long long " name, \
+	           default: (name)), &(var), sizeof(var) }
+#endif
+
+/*
  * Workspace bytes kernel needs for rows x cols on its device (0: none,
  * workspace may be NULL); the same number hanzo_rocm_op_run checks.
  */
@@ -406,7 +438,9 @@ int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows, uint64_t 
  * libhanzo-rocm(3) Names: [A-Za-z0-9_+:-], at most 40 characters here) names the entry; source is self-contained HIP
  * (it may include <hip/hip_runtime.h>; on host targets the library
  * supplies that header); flags are extra compiler flags, NULL-terminated
- * (NULL: none; on host targets only -D and -U apply).  Kernels are looked
+ * (NULL: none; on host targets only -D and -U apply), by an allow-list:
+ * -D, -U, -O, -g, -std=, -w, -W and -f/-m options that name no file
+ * (never -o, -MF/-MD/-MT, -save-temps, @file, -I or -Wl,...: -EINVAL).  Kernels are looked
  * up by their symbol name: declare them extern "C" __global__.  "#@launch
  * PATTERN KIND ..." lines in the source (as in a family's list, each on a
  * line of its own, e.g. inside a comment) give its kernels launch

@@ -9,6 +9,8 @@ plugins/unary.c: $(top_srcdir)/kernels/unary.hip $(top_srcdir)/kernels/unary.lis
 EXTRA_DIST += kernels/unary.hip kernels/unary.list
 CLEANFILES += plugins/unary.c
 HR_SELFTEST_FAMILIES += common/selftest-unary.c
+HR_FAMILIES += unary
+EXTRA_DIST += kernels/abi/unary.abi
 
 # family affine
 plugins_LTLIBRARIES += plugins/affine.la
@@ -19,6 +21,8 @@ plugins/affine.c: $(top_srcdir)/kernels/affine.hip $(top_srcdir)/kernels/affine.
 EXTRA_DIST += kernels/affine.hip kernels/affine.list
 CLEANFILES += plugins/affine.c
 HR_SELFTEST_FAMILIES += common/selftest-affine.c
+HR_FAMILIES += affine
+EXTRA_DIST += kernels/abi/affine.abi
 
 # family fill
 plugins_LTLIBRARIES += plugins/fill.la
@@ -29,6 +33,8 @@ plugins/fill.c: $(top_srcdir)/kernels/fill.hip $(top_srcdir)/kernels/fill.list $
 EXTRA_DIST += kernels/fill.hip kernels/fill.list
 CLEANFILES += plugins/fill.c
 HR_SELFTEST_FAMILIES += common/selftest-fill.c
+HR_FAMILIES += fill
+EXTRA_DIST += kernels/abi/fill.abi
 
 # family binary
 plugins_LTLIBRARIES += plugins/binary.la
@@ -39,6 +45,8 @@ plugins/binary.c: $(top_srcdir)/kernels/binary.hip $(top_srcdir)/kernels/binary.
 EXTRA_DIST += kernels/binary.hip kernels/binary.list
 CLEANFILES += plugins/binary.c
 HR_SELFTEST_FAMILIES += common/selftest-binary.c
+HR_FAMILIES += binary
+EXTRA_DIST += kernels/abi/binary.abi
 
 # family cast
 plugins_LTLIBRARIES += plugins/cast.la
@@ -49,6 +57,8 @@ plugins/cast.c: $(top_srcdir)/kernels/cast.hip $(top_srcdir)/kernels/cast.list $
 EXTRA_DIST += kernels/cast.hip kernels/cast.list
 CLEANFILES += plugins/cast.c
 HR_SELFTEST_FAMILIES += common/selftest-cast.c
+HR_FAMILIES += cast
+EXTRA_DIST += kernels/abi/cast.abi
 
 # family ternary
 plugins_LTLIBRARIES += plugins/ternary.la
@@ -59,6 +69,8 @@ plugins/ternary.c: $(top_srcdir)/kernels/ternary.hip $(top_srcdir)/kernels/terna
 EXTRA_DIST += kernels/ternary.hip kernels/ternary.list
 CLEANFILES += plugins/ternary.c
 HR_SELFTEST_FAMILIES += common/selftest-ternary.c
+HR_FAMILIES += ternary
+EXTRA_DIST += kernels/abi/ternary.abi
 
 # family reduce
 plugins_LTLIBRARIES += plugins/reduce.la
@@ -69,6 +81,8 @@ plugins/reduce.c: $(top_srcdir)/kernels/reduce.hip $(top_srcdir)/kernels/reduce.
 EXTRA_DIST += kernels/reduce.hip kernels/reduce.list
 CLEANFILES += plugins/reduce.c
 HR_SELFTEST_FAMILIES += common/selftest-reduce.c
+HR_FAMILIES += reduce
+EXTRA_DIST += kernels/abi/reduce.abi
 
 # family norm
 plugins_LTLIBRARIES += plugins/norm.la
@@ -79,6 +93,8 @@ plugins/norm.c: $(top_srcdir)/kernels/norm.hip $(top_srcdir)/kernels/norm.list $
 EXTRA_DIST += kernels/norm.hip kernels/norm.list
 CLEANFILES += plugins/norm.c
 HR_SELFTEST_FAMILIES += common/selftest-norm.c
+HR_FAMILIES += norm
+EXTRA_DIST += kernels/abi/norm.abi
 
 # family rope
 plugins_LTLIBRARIES += plugins/rope.la
@@ -89,6 +105,8 @@ plugins/rope.c: $(top_srcdir)/kernels/rope.hip $(top_srcdir)/kernels/rope.list $
 EXTRA_DIST += kernels/rope.hip kernels/rope.list
 CLEANFILES += plugins/rope.c
 HR_SELFTEST_FAMILIES += common/selftest-rope.c
+HR_FAMILIES += rope
+EXTRA_DIST += kernels/abi/rope.abi
 
 # family indexing
 plugins_LTLIBRARIES += plugins/indexing.la
@@ -99,6 +117,8 @@ plugins/indexing.c: $(top_srcdir)/kernels/indexing.hip $(top_srcdir)/kernels/ind
 EXTRA_DIST += kernels/indexing.hip kernels/indexing.list
 CLEANFILES += plugins/indexing.c
 HR_SELFTEST_FAMILIES += common/selftest-indexing.c
+HR_FAMILIES += indexing
+EXTRA_DIST += kernels/abi/indexing.abi
 
 # family sort
 plugins_LTLIBRARIES += plugins/sort.la
@@ -109,6 +129,8 @@ plugins/sort.c: $(top_srcdir)/kernels/sort.hip $(top_srcdir)/kernels/sort.list $
 EXTRA_DIST += kernels/sort.hip kernels/sort.list
 CLEANFILES += plugins/sort.c
 HR_SELFTEST_FAMILIES += common/selftest-sort.c
+HR_FAMILIES += sort
+EXTRA_DIST += kernels/abi/sort.abi
 
 # family quantized
 plugins_LTLIBRARIES += plugins/quantized.la
@@ -119,6 +141,8 @@ plugins/quantized.c: $(top_srcdir)/kernels/quantized.hip $(top_srcdir)/kernels/q
 EXTRA_DIST += kernels/quantized.hip kernels/quantized.list
 CLEANFILES += plugins/quantized.c
 HR_SELFTEST_FAMILIES += common/selftest-quantized.c
+HR_FAMILIES += quantized
+EXTRA_DIST += kernels/abi/quantized.abi
 
 # family conv
 plugins_LTLIBRARIES += plugins/conv.la
@@ -129,6 +153,8 @@ plugins/conv.c: $(top_srcdir)/kernels/conv.hip $(top_srcdir)/kernels/conv.list $
 EXTRA_DIST += kernels/conv.hip kernels/conv.list
 CLEANFILES += plugins/conv.c
 HR_SELFTEST_FAMILIES += common/selftest-conv.c
+HR_FAMILIES += conv
+EXTRA_DIST += kernels/abi/conv.abi
 
 # family attention
 plugins_LTLIBRARIES += plugins/attention.la
@@ -139,6 +165,8 @@ plugins/attention.c: $(top_srcdir)/kernels/attention.hip $(top_srcdir)/kernels/a
 EXTRA_DIST += kernels/attention.hip kernels/attention.list kernels/attention/cache-write.h kernels/attention/decode-fast.h kernels/attention/decode-mma.h kernels/attention/decode.h kernels/attention/prefill-common.h kernels/attention/prefill-mma.h kernels/attention/prefill-sync.h kernels/attention/prefill.h kernels/attention/state.h
 CLEANFILES += plugins/attention.c
 HR_SELFTEST_FAMILIES += common/selftest-attention.c
+HR_FAMILIES += attention
+EXTRA_DIST += kernels/abi/attention.abi
 
 # family sampling
 plugins_LTLIBRARIES += plugins/sampling.la
@@ -149,3 +177,5 @@ plugins/sampling.c: $(top_srcdir)/kernels/sampling.hip $(top_srcdir)/kernels/sam
 EXTRA_DIST += kernels/sampling.hip kernels/sampling.list
 CLEANFILES += plugins/sampling.c
 HR_SELFTEST_FAMILIES += common/selftest-sampling.c
+HR_FAMILIES += sampling
+EXTRA_DIST += kernels/abi/sampling.abi

@@ -53,5 +53,7 @@ plugins/$f.c: \$(top_srcdir)/kernels/$f.hip \$(top_srcdir)/kernels/$f.list$deps 
 EXTRA_DIST += kernels/$f.hip kernels/$f.list$dist
 CLEANFILES += plugins/$f.c
 HR_SELFTEST_FAMILIES += common/selftest-$f.c
+HR_FAMILIES += $f
+EXTRA_DIST += kernels/abi/$f.abi
 MK
 done

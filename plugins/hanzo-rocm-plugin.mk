@@ -6,7 +6,11 @@
 #   include $(shell pkg-config --variable=pluginmk hanzo-rocm)
 #
 # Targets: all (FAMILY.so), install (into $(DESTDIR)$(HANZO_ROCM_PLUGINDIR)),
-# clean.  Everything comes from pkg-config (set PKG_CONFIG, or
+# clean; abi (writes FAMILY.abi, the family's kernel contracts: name, typed
+# arguments in order, launch kind, forms, workspace rule - commit it with a
+# release) and abi-check (fails when a line of FAMILY.abi changed or went:
+# a released kernel's contract changes only under a new name; new kernels
+# pass).  Both run the hanzo-rocm CLI (HANZO_ROCM_CLI, default from PATH).  Everything comes from pkg-config (set PKG_CONFIG, or
 # PKG_CONFIG_PATH, to build against another install): the embed tool, the
 # kernel headers, the plugin directory and the cflags.  The source is
 # checked with $(CXX) for the host backend as it is embedded, so a list
@@ -48,7 +52,28 @@ install: $(FAMILY).so
 	$(INSTALL) -d -m 0755 $(DESTDIR)$(HANZO_ROCM_PLUGINDIR)
 	$(INSTALL) -m 0644 $(FAMILY).so $(DESTDIR)$(HANZO_ROCM_PLUGINDIR)/$(FAMILY).so
 
-clean:
-	rm -f $(FAMILY).c $(FAMILY).c.tmp $(FAMILY).so
+HANZO_ROCM_CLI ?= hanzo-rocm
+PLUGIN_ABI ?= $(FAMILY).abi
+# The plugin alone in a private directory (mode 0755/0644: the loader's trust rule).
+$(FAMILY).abi.new: $(FAMILY).so
+	rm -rf .abi-plugins && $(INSTALL) -d -m 0755 .abi-plugins && \
+	$(INSTALL) -m 0644 $(FAMILY).so .abi-plugins/$(FAMILY).so && \
+	printf '[plugins]\npath = %s\n' "$(CURDIR)/.abi-plugins" >.abi-plugins/conf && \
+	HANZO_ROCM_CONF="$(CURDIR)/.abi-plugins/conf" HANZO_ROCM_PLUGIN_PATH="$(CURDIR)/.abi-plugins" \
+		$(HANZO_ROCM_CLI) kernels --abi --family $(FAMILY) >$@.tmp && mv $@.tmp $@
 
-.PHONY: all install clean
+abi: $(FAMILY).abi.new
+	mv $(FAMILY).abi.new $(PLUGIN_ABI)
+
+abi-check: $(FAMILY).abi.new
+	@test -f $(PLUGIN_ABI) || { echo "abi-check: no $(PLUGIN_ABI) (make abi, then commit it)" >&2; exit 1; }
+	@if grep -v -x -F -f $(FAMILY).abi.new $(PLUGIN_ABI) >$(FAMILY).abi.gone; then \
+		echo "abi-check: kernel contracts changed or gone (a changed contract needs a new kernel name):" >&2; \
+		cat $(FAMILY).abi.gone >&2; exit 1; fi
+	@rm -f $(FAMILY).abi.gone; echo "abi-check: every contract of $(PLUGIN_ABI) holds"
+
+clean:
+	rm -f $(FAMILY).c $(FAMILY).c.tmp $(FAMILY).so $(FAMILY).abi.new $(FAMILY).abi.gone
+	rm -rf .abi-plugins
+
+.PHONY: all install clean abi abi-check

@@ -355,6 +355,64 @@ static bool cat_first(const struct list *l, enum hr_cat_kind kind, const char *n
 	                   sizeof(why)) == 1;
 }
 
+/* Whether signature sig has an argument name (as a pointer when ptr). */
+static bool sig_has(const char *sig, const char *name, bool ptr)
+{
+	const char *p = sig;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), e = len, b;
+
+		while (e && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+			e--;
+		b = e;
+		while (b && (isalnum((unsigned char)p[b - 1]) || p[b - 1] == '_'))
+			b--;
+		if (e - b == strlen(name) && strncmp(p + b, name, e - b) == 0)
+			return !ptr || memchr(p, '*', b);
+		p += len + (p[len] ? 1 : 0);
+	}
+	return false;
+}
+
+/*
+ * #@bind, #@null, #@check and #@arg name arguments: each name an argument
+ * of some kernel the line matches (a #@null one a pointer, a #@check one
+ * an argument of every kernel it matches).
+ */
+static void check_arg_names(const struct list *l, const char *path, const char *line,
+                            const struct hr_cat_line *cl)
+{
+	char text[HR_CAT_MAX_LINE + 1], *save = NULL;
+
+	snprintf(text, sizeof(text), "%s", cl->kind == HR_CAT_ARG ? cl->b : cl->a);
+	for (char *w = strtok_r(text, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(w, '='), *names[2] = { w, NULL };
+
+		if (eq) {
+			*eq = '\0';
+			names[0] = cl->kind == HR_CAT_CHECK ? eq + 1 : w;
+			if (cl->kind == HR_CAT_CHECK && (names[1] = strchr(eq + 1, '*')))
+				*names[1]++ = '\0';
+		}
+		for (size_t j = 0; j < 2 && names[j]; j++) {
+			size_t some = 0, all = 0, matched = 0;
+
+			for (size_t i = 0; i < l->n; i++) {
+				if (fnmatch(cl->pattern, l->k[i].name, 0) != 0)
+					continue;
+				matched++;
+				if (sig_has(l->k[i].sig, names[j], cl->kind == HR_CAT_NULL))
+					some++, all++;
+			}
+			if (!some || (cl->kind == HR_CAT_CHECK && all != matched))
+				die("%s: \"%s\": %s is not %s argument of %s kernel it matches", path,
+				    line, names[j], cl->kind == HR_CAT_NULL ? "a pointer" : "an",
+				    cl->kind == HR_CAT_CHECK ? "every" : "any");
+		}
+	}
+}
+
 /*
  * Every catalogue line matches a kernel; #@ws only on rows-split kernels;
  * a #@forms line gives at least one kernel both forms, the split one
@@ -376,6 +434,9 @@ static void check_catalogue(const struct list *l, const char *path)
 		p = nl + 1;
 		if (hr_cat_parse(line, &cl, why, sizeof(why)) < 0)
 			die("%s: %s: %s", path, line, why);
+		if (cl.kind == HR_CAT_BIND || cl.kind == HR_CAT_NULL || cl.kind == HR_CAT_CHECK ||
+		    cl.kind == HR_CAT_ARG)
+			check_arg_names(l, path, line, &cl);
 		for (size_t i = 0; i < l->n; i++) {
 			const char *name = l->k[i].name;
 			char split[256], second[256];

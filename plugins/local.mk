@@ -32,6 +32,7 @@ HR_EMBED = $(AM_V_GEN)f=`basename $@ .c` && $(MKDIR_P) plugins && \
 EXTRA_DIST += plugins/families plugins/gen-families.sh
 # Each family's selftest file (common/selftest-F.c), named by families.mk.
 HR_SELFTEST_FAMILIES =
+HR_FAMILIES =
 # The SDK's make fragment (pkg-config --variable=pluginmk hanzo-rocm).
 dist_pkgdata_DATA = plugins/hanzo-rocm-plugin.mk
 include $(srcdir)/plugins/families.mk

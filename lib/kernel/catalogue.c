@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ struct entry {
 	char *wide;
 	size_t n_args;
 	struct hr_cat_arg *args;
+	char **arg_doc;         /* n_args texts from #@arg lines; NULL: none */
+	uint32_t nullable;      /* #@null: bit i */
 };
 
 struct hanzo_rocm_catalogue {
@@ -378,6 +381,102 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
 	return 0;
 }
 
+struct bind_walk {
+	const struct hr_cat_arg *args;
+	size_t n;
+	struct hr_cat_binding *b;
+	const char *bad;                /* a #@check word naming no argument */
+};
+
+static int arg_index(const struct bind_walk *w, const char *name)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (strcmp(w->args[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int bind_line(const struct hr_cat_line *l, void *data)
+{
+	struct bind_walk *w = data;
+	char word[HR_CAT_MAX_LINE + 1];
+	const char *p = l->a;
+	size_t len;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		p += len;
+		char *eq = strchr(word, '=');
+		int i;
+
+		if (l->kind == HR_CAT_NULL) {
+			if ((i = arg_index(w, word)) >= 0)
+				w->b->nullable |= 1u << i;
+			continue;
+		}
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (l->kind == HR_CAT_BIND) {
+			if ((i = arg_index(w, word)) >= 0 && !w->b->source[i])
+				w->b->source[i] = (uint8_t)hr_cat_source(eq + 1);
+			continue;
+		}
+		char *star = strchr(eq + 1, '*');
+
+		if (star) {
+			*star = '\0';
+			w->b->rows_a = (int8_t)arg_index(w, eq + 1);
+			w->b->rows_b = (int8_t)arg_index(w, star + 1);
+			if (w->b->rows_a < 0 || w->b->rows_b < 0)
+				w->bad = "rows";
+		} else {
+			w->b->cols_arg = (int8_t)arg_index(w, eq + 1);
+			if (w->b->cols_arg < 0)
+				w->bad = "cols";
+		}
+	}
+	return 0;
+}
+
+int hr_cat_binding(struct hanzo_rocm *ctx, const char *family, const char *name,
+                   const struct hr_cat_arg *args, size_t n, struct hr_cat_binding *b)
+{
+	static const enum hr_cat_kind kinds[] = { HR_CAT_BIND, HR_CAT_NULL, HR_CAT_CHECK };
+	struct bind_walk w = { .args = args, .n = n, .b = b };
+	struct fam_data f;
+	int r = fam_load(ctx, family, &f);
+
+	memset(b, 0, sizeof(*b));
+	b->rows_a = b->rows_b = b->cols_arg = -1;
+	if (r < 0 || !f.cat)
+		return r;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		unsigned lineno = 0;
+		char why[160] = "";
+
+		r = hr_cat_walk(f.cat, f.cat_len, kinds[k], name, bind_line, &w, &lineno, why,
+		                sizeof(why));
+		if (r < 0) {
+			hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
+			       why[0] ? why : "invalid");
+			return -EBADMSG;
+		}
+	}
+	if (w.bad) {
+		hr_err(ctx, "family '%s': kernel %s: its #@check %s= names no argument of it\n",
+		       family, name, w.bad);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* ---- the catalogue object ----------------------------------------------------- */
 
 static const struct {
@@ -405,7 +504,62 @@ static void entry_free(struct entry *e)
 	free(e->second);
 	free(e->notes);
 	free(e->wide);
+	for (size_t i = 0; e->arg_doc && i < e->n_args; i++)
+		free(e->arg_doc[i]);
+	free(e->arg_doc);
 	free(e->args);
+}
+
+struct doc_walk {
+	struct entry *e;
+	int err;
+};
+
+/* An #@arg line: the first text for each argument it names wins. */
+static int doc_add(const struct hr_cat_line *l, void *data)
+{
+	struct doc_walk *dw = data;
+	struct entry *e = dw->e;
+
+	for (size_t i = 0; i < e->n_args; i++)
+		if (strcmp(e->args[i].name, l->b) == 0 && !e->arg_doc[i]) {
+			e->arg_doc[i] = strdup(l->a);
+			if (!e->arg_doc[i]) {
+				dw->err = -ENOMEM;
+				return -ENOMEM;
+			}
+		}
+	return 0;
+}
+
+/* The arguments' texts (#@arg) and which pointers may be NULL (#@null). */
+static int describe_args(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                         struct entry *e)
+{
+	struct doc_walk dw = { .e = e };
+	struct hr_cat_binding b;
+	unsigned lineno = 0;
+	char why[160] = "";
+	int r;
+
+	if (!f->cat || !e->n_args)
+		return 0;
+	e->arg_doc = calloc(e->n_args, sizeof(*e->arg_doc));
+	if (!e->arg_doc)
+		return -ENOMEM;
+	r = hr_cat_walk(f->cat, f->cat_len, HR_CAT_ARG, e->name, doc_add, &dw, &lineno, why,
+	                sizeof(why));
+	if (dw.err)
+		return dw.err;
+	if (r < 0) {
+		hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno, why);
+		return -EBADMSG;
+	}
+	r = hr_cat_binding(ctx, family, e->name, e->args, e->n_args, &b);
+	if (r < 0)
+		return r;
+	e->nullable = b.nullable;
+	return 0;
 }
 
 static int dup_or_null(const char *s, char **out)
@@ -488,7 +642,7 @@ static int describe(struct hanzo_rocm *ctx, const char *family, const struct fam
 			return -ENOMEM;
 		memcpy(e->args, args, e->n_args * sizeof(*e->args));
 	}
-	return 0;
+	return describe_args(ctx, family, f, e);
 }
 
 /* Forms: one-pass kernels name their passes; the passes name their op. */
@@ -662,6 +816,7 @@ HR_EXPORT int hanzo_rocm_catalogue_kernel(const struct hanzo_rocm_catalogue *cat
 		.rows = e->rows, .cols = e->cols, .form = e->form, .op = e->op,
 		.split = e->split, .second = e->second, .ws_per_partial = e->ws,
 		.notes = e->notes, .wide = e->wide, .ws_per_col = e->ws_col,
+		.abi = HANZO_ROCM_KERNEL_ABI,
 	};
 	n = desc->size < sizeof(d) ? desc->size : sizeof(d);
 	memcpy(desc, &d, n);
@@ -681,7 +836,9 @@ HR_EXPORT int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, s
 		return -ERANGE;
 	a = &cat->e[index].args[arg];
 	d = (struct hanzo_rocm_arg_desc){ .size = desc->size, .type = a->type, .name = a->name,
-	                                  .bytes = a->bytes };
+	                                  .bytes = a->bytes,
+	                                  .doc = cat->e[index].arg_doc ? cat->e[index].arg_doc[arg] : NULL,
+	                                  .may_be_null = (cat->e[index].nullable >> arg) & 1 };
 	n = desc->size < sizeof(d) ? desc->size : sizeof(d);
 	memcpy(desc, &d, n);
 	return 0;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hanzo-rocm.h"
 
@@ -60,5 +61,20 @@ int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
  */
 int hr_cat_ws(struct hanzo_rocm *ctx, const char *family, const char *name,
               unsigned *per_partial, unsigned *per_col, bool *pad_pow2);
+
+/*
+ * What the operation call binds to each argument of a signature when the
+ * caller does not name it (the family's #@bind lines), which pointers may
+ * be NULL (#@null) and what the work must agree with (#@check).
+ */
+struct hr_cat_binding {
+	uint8_t source[HR_CAT_MAX_ARGS];        /* enum hr_cat_source; 0: none */
+	uint32_t nullable;                      /* bit i: argument i may be NULL */
+	int8_t rows_a, rows_b;                  /* rows = args[rows_a] x args[rows_b]; -1: none */
+	int8_t cols_arg;                        /* a pass's work cols = args[cols_arg]; -1: none */
+};
+/* 0; -EBADMSG malformed metadata, a #@check naming no argument (logged). */
+int hr_cat_binding(struct hanzo_rocm *ctx, const char *family, const char *name,
+                   const struct hr_cat_arg *args, size_t n, struct hr_cat_binding *b);
 
 #endif

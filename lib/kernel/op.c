@@ -17,6 +17,7 @@
  * geometry's integer arithmetic, one loop over the arguments and the
  * launches.  Layer: kernel (lib/layers).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "catalogue.h"
+#include "shared/catalogue-meta.h"
 #include "kernel.h"
 #include "context.h"
 #include "runtime/runtime.h"
@@ -51,33 +53,35 @@ struct bound {
 	size_t n;
 	union val v[HR_CAT_MAX_ARGS];
 	void *argv[HR_CAT_MAX_ARGS];
-	uint64_t head_dim;      /* the value bound to an argument head_dim; 0: none */
+	uint64_t work_cols;     /* a #@check cols= argument's value; 0: none */
 };
 
 /* What one call binds from: the caller's args and the plan's numbers. */
 struct bind_in {
 	const struct hanzo_rocm_op_args *a;
 	uint64_t rows, cols, block, splits;
+	unsigned partial;       /* a second pass: the split pass's bytes per partial */
 	bool ws_needed;
 };
 
-/* What each argument takes: a built-in value (| C_WIDE: 8-byte integer). */
-enum code {
-	C_NONE, C_SRC, C_DST, C_ALPHA, C_BETA, C_RES, C_RESOUT, C_WS, C_EPS, C_PAD, C_COLS,
-	C_NUMEL, C_ROWS, C_NDIMS, C_BLOCK, C_SPLITS, C_INFO,
-	C_WIDE = 0x80,
-};
+/* An argument's code: its enum hr_cat_source (| C_WIDE: an 8-byte integer). */
+#define C_WIDE 0x80u
 
-/* A kernel's forms and argument codes, from its family's catalogue lines; cached on its plan. */
+/*
+ * A kernel's forms and argument codes, from its family's catalogue lines
+ * (#@forms, #@wide, #@ws, #@bind, #@null, #@check); cached on its plan.
+ */
 struct forms {
 	struct hanzo_rocm_kernel *split, *second;   /* split form; NULL: none */
 	struct hanzo_rocm_kernel *wide;             /* wide form; NULL: none */
 	unsigned ws, ws_col;                        /* bytes per partial / per column */
 	unsigned own_partial, own_col;              /* the kernel's own #@ws rule */
 	bool second_per_item, pad, own_pad, self_split;
-	bool codes_ok;                              /* every argument has a code */
+	bool codes_ok;                              /* every argument has a code, no #@check */
 	uint8_t n_args;
-	uint8_t code[HR_CAT_MAX_ARGS];
+	int8_t rows_a, rows_b, cols_arg;            /* #@check; -1: none */
+	uint32_t nullable;                          /* #@null: bit i */
+	uint8_t code[HR_CAT_MAX_ARGS];              /* 0: the caller names it */
 };
 _Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
 
@@ -103,53 +107,42 @@ static bool is_int_arg(const struct hr_cat_arg *arg)
 	       !strstr(arg->type, "double");
 }
 
-/* The code of one argument; 0 with C_NONE when no built-in value fits (why says). */
-static enum code classify(const struct hr_cat_arg *arg, const char **why)
+static bool src_is_ptr(unsigned s)
 {
-	static const struct {
-		const char *name;
-		enum code code;
-	} ptrs[] = {
-		{ "src", C_SRC }, { "x", C_SRC }, { "dst", C_DST }, { "alpha", C_ALPHA },
-		{ "beta", C_BETA }, { "residual", C_RES }, { "residual_out", C_RESOUT },
-		{ "ws", C_WS },
-	}, ints[] = {
-		{ "ncols_pad", C_PAD }, { "ncols", C_COLS }, { "el_to_sum_per_block", C_COLS },
-		{ "src_numel", C_NUMEL }, { "rows", C_ROWS }, { "num_dims", C_NDIMS },
-		{ "block_size", C_BLOCK }, { "splits", C_SPLITS },
-	};
-	const char *n = arg->name;
-
-	*why = "no value for it";
-	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
-		if (is(n, ptrs[i].name)) {
-			if (!arg->pointer) {
-				*why = "not a pointer";
-				return C_NONE;
-			}
-			return ptrs[i].code;
-		}
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-		if (is(n, ints[i].name)) {
-			if (!is_int_arg(arg)) {
-				*why = "not an integer";
-				return C_NONE;
-			}
-			return ints[i].code | (arg->bytes == 8 ? C_WIDE : 0);
-		}
-	if (is(n, "eps")) {
-		if (arg->pointer || !is(arg->type, "float")) {
-			*why = "not float";
-			return C_NONE;
-		}
-		return C_EPS;
-	}
-	if (is(n, "info") && is(arg->type, "hr_layout"))
-		return C_INFO;
-	return C_NONE;
+	return s == HR_SRC_SRC || s == HR_SRC_DST || s == HR_SRC_ALPHA || s == HR_SRC_BETA ||
+	       s == HR_SRC_RESIDUAL || s == HR_SRC_RESIDUAL_OUT || s == HR_SRC_WS;
 }
 
-static int set_int(const struct hanzo_rocm_kernel *k, int wide, union val *v, uint64_t x)
+/* A size the call derives from its work: a named value must agree with it. */
+static bool src_is_derived(unsigned s)
+{
+	return s == HR_SRC_COLS || s == HR_SRC_ROWS || s == HR_SRC_NUMEL || s == HR_SRC_COLS_POW2 ||
+	       s == HR_SRC_ZERO || s == HR_SRC_PARTIAL_FLOATS_M1;
+}
+
+/* The code of argument arg bound to source s (#@bind); 0 with why when the types do not fit. */
+static unsigned classify(const struct hr_cat_arg *arg, unsigned s, const char **why)
+{
+	*why = "no #@bind line gives it a value";
+	if (s == HR_SRC_NONE)
+		return 0;
+	if (src_is_ptr(s)) {
+		*why = "bound to a pointer, not a pointer";
+		return arg->pointer ? s : 0;
+	}
+	if (s == HR_SRC_EPS) {
+		*why = "bound to eps, not float";
+		return !arg->pointer && is(arg->type, "float") ? s : 0;
+	}
+	if (s == HR_SRC_ZERO) {
+		*why = "bound to zero, a pointer";
+		return !arg->pointer && arg->bytes ? s : 0;
+	}
+	*why = "bound to an integer, not an integer";
+	return is_int_arg(arg) ? s | (arg->bytes == 8 ? C_WIDE : 0) : 0;
+}
+
+static int set_int(const struct hanzo_rocm_kernel *k, unsigned wide, union val *v, uint64_t x)
 {
 	if (wide) {
 		v->u64 = x;
@@ -164,60 +157,141 @@ static int set_int(const struct hanzo_rocm_kernel *k, int wide, union val *v, ui
 	return 0;
 }
 
-static int set_ptr(const struct hanzo_rocm_kernel *k, union val *v, const void *p, bool required)
+static uint64_t pow2_of(uint64_t cols)
 {
-	if (!p && required) {
-		hr_err(k->ctx, "kernel %s: a required pointer argument is NULL\n", k->name);
-		return -EINVAL;
-	}
-	v->p = (void *)(uintptr_t)p;
-	return 0;
+	uint64_t pad = 1;
+
+	while (pad < cols && pad <= INT32_MAX)
+		pad <<= 1;
+	return pad;
 }
 
-/* The value of a coded argument. */
+/* The value of a coded argument (NULL pointers are checked by the caller). */
 static int value(const struct hanzo_rocm_kernel *k, unsigned code, const struct bind_in *in,
                  union val *v)
 {
 	const struct hanzo_rocm_op_args *a = in->a;
-	int wide = code & C_WIDE;
-	uint64_t pad = 1;
+	unsigned wide = code & C_WIDE;
 
-	switch ((enum code)(code & ~C_WIDE)) {
-	case C_SRC: return set_ptr(k, v, a->src, true);
-	case C_DST: return set_ptr(k, v, a->dst, true);
-	case C_ALPHA: return set_ptr(k, v, a->alpha, false);
-	case C_BETA: return set_ptr(k, v, a->beta, false);
-	case C_RES: return set_ptr(k, v, a->residual, true);
-	case C_RESOUT: return set_ptr(k, v, a->residual_out, true);
-	case C_WS: return set_ptr(k, v, a->workspace, in->ws_needed);
-	case C_EPS:
+	switch ((enum hr_cat_source)(code & ~C_WIDE)) {
+	case HR_SRC_SRC: v->p = (void *)(uintptr_t)a->src; return 0;
+	case HR_SRC_DST: v->p = a->dst; return 0;
+	case HR_SRC_ALPHA: v->p = (void *)(uintptr_t)a->alpha; return 0;
+	case HR_SRC_BETA: v->p = (void *)(uintptr_t)a->beta; return 0;
+	case HR_SRC_RESIDUAL: v->p = (void *)(uintptr_t)a->residual; return 0;
+	case HR_SRC_RESIDUAL_OUT: v->p = a->residual_out; return 0;
+	case HR_SRC_WS: v->p = a->workspace; return 0;
+	case HR_SRC_EPS:
 		v->f = a->eps;
 		return 0;
-	case C_PAD:
-		while (pad < in->cols && pad <= INT32_MAX)
-			pad <<= 1;
-		return set_int(k, wide, v, pad);
-	case C_COLS: return set_int(k, wide, v, in->cols);
-	case C_NUMEL: return set_int(k, wide, v, in->rows * in->cols);
-	case C_ROWS: return set_int(k, wide, v, in->rows);
-	case C_NDIMS: return set_int(k, wide, v, 0);
-	case C_BLOCK: return set_int(k, wide, v, in->block);
-	case C_SPLITS: return set_int(k, wide, v, in->splits);
-	case C_INFO: return 0;          /* zeroed: contiguous */
-	default: return -ENOTSUP;
+	case HR_SRC_COLS_POW2: return set_int(k, wide, v, pow2_of(in->cols));
+	case HR_SRC_COLS: return set_int(k, wide, v, in->cols);
+	case HR_SRC_NUMEL: return set_int(k, wide, v, in->rows * in->cols);
+	case HR_SRC_ROWS: return set_int(k, wide, v, in->rows);
+	case HR_SRC_ZERO: return 0;     /* zeroed: 0, a contiguous layout */
+	case HR_SRC_BLOCK: return set_int(k, wide, v, in->block);
+	case HR_SRC_SPLITS: return set_int(k, wide, v, in->splits);
+	case HR_SRC_PARTIAL_FLOATS_M1:
+		if (in->partial < 8) {
+			hr_err(k->ctx, "kernel %s: partial_floats-1 bound outside a second pass\n",
+			       k->name);
+			return -EINVAL;
+		}
+		return set_int(k, wide, v, in->partial / 4 - 1);
+	case HR_SRC_NONE:
+	case HR_SRC_COUNT:
+		break;
 	}
+	return -EINVAL;
 }
 
-static const struct hanzo_rocm_op_arg *named_find(const struct hanzo_rocm_op_args *a,
-                                                  const char *name)
+/* A type in canonical form: no const, one blank-free spelling per width and signedness. */
+static void canon(const char *type, char *out, size_t size)
 {
-	for (size_t i = 0; i < a->n_named; i++)
-		if (a->named[i].name && is(a->named[i].name, name))
-			return &a->named[i];
+	static const struct {
+		const char *from, *to;
+	} alias[] = {
+		{ "int", "i32" }, { "int32_t", "i32" }, { "signed", "i32" }, { "signed int", "i32" },
+		{ "unsigned", "u32" }, { "unsigned int", "u32" }, { "uint32_t", "u32" },
+		{ "long", "i64" }, { "long int", "i64" }, { "long long", "i64" }, { "int64_t", "i64" },
+		{ "unsigned long", "u64" }, { "unsigned long long", "u64" }, { "size_t", "u64" },
+		{ "uint64_t", "u64" }, { "float", "f32" }, { "double", "f64" },
+	};
+	char base[96] = "";
+	size_t stars = 0, n = 0;
+	const char *p = type;
+
+	while (*p) {
+		size_t len;
+
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		if (*p == '*') {
+			stars++;
+			p++;
+			continue;
+		}
+		len = strcspn(p, " \t*");
+		if (!(len == 5 && strncmp(p, "const", 5) == 0) && n + len + 2 < sizeof(base)) {
+			if (n)
+				base[n++] = ' ';
+			memcpy(base + n, p, len);
+			n += len;
+			base[n] = '\0';
+		}
+		p += len;
+	}
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (is(base, alias[i].from)) {
+			snprintf(base, sizeof(base), "%s", alias[i].to);
+			break;
+		}
+	snprintf(out, size, "%s%.*s", base, (int)(stars < 4 ? stars : 4), "****");
+}
+
+/* Whether a caller's type (from a "TYPE NAME" name) is the argument's. */
+static bool type_fits(const char *given, const struct hr_cat_arg *arg)
+{
+	char g[100], t[100];
+
+	canon(given, g, sizeof(g));
+	canon(arg->type, t, sizeof(t));
+	if (arg->pointer && is(g, "void*"))
+		return true;
+	return is(g, t);
+}
+
+/* The named value for name: ".name" is "NAME" or "TYPE NAME"; *type the TYPE (NULL: none). */
+static const struct hanzo_rocm_op_arg *named_find(const struct hanzo_rocm_op_args *a,
+                                                  const char *name, char *type, size_t size)
+{
+	for (size_t i = 0; i < a->n_named; i++) {
+		const char *nm = a->named[i].name, *end, *start;
+
+		if (!nm)
+			continue;
+		end = nm + strlen(nm);
+		while (end > nm && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		start = end;
+		while (start > nm && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+			start--;
+		if ((size_t)(end - start) != strlen(name) || strncmp(start, name, strlen(name)) != 0)
+			continue;
+		if (type) {
+			size_t n = (size_t)(start - nm) < size ? (size_t)(start - nm) : size - 1;
+
+			memcpy(type, nm, n);
+			type[n] = '\0';
+		}
+		return &a->named[i];
+	}
 	return NULL;
 }
 
-/* A size_t/int argument's value as bound (0 when it is not an integer). */
+/* An integer argument's value as bound (0 when it is not an integer). */
 static uint64_t int_of(const struct hr_cat_arg *arg, const union val *v)
 {
 	if (!is_int_arg(arg))
@@ -225,92 +299,129 @@ static uint64_t int_of(const struct hr_cat_arg *arg, const union val *v)
 	return arg->bytes == 8 ? v->u64 : (uint64_t)(v->i32 < 0 ? 0 : v->i32);
 }
 
+static bool blank(const char *s)
+{
+	return !s[strspn(s, " \t")];
+}
+
+/* One named value for argument arg (its code c): checked and copied into *val. */
+static int bind_named(struct hanzo_rocm_kernel *k, const struct forms *f, size_t i,
+                      const struct hr_cat_arg *arg, const struct hanzo_rocm_op_arg *na,
+                      const char *type, const struct bind_in *in, union val *val)
+{
+	unsigned c = f->code[i], s = c & ~C_WIDE;
+	int r;
+
+	if (s == HR_SRC_WS || s == HR_SRC_SPLITS) {
+		hr_err(k->ctx, "kernel %s: %s is the operation's own, not a named value\n", k->name,
+		       arg->name);
+		return -EINVAL;
+	}
+	if (!na->value || arg->bytes == 0 || na->bytes != arg->bytes || arg->bytes > sizeof(*val)) {
+		hr_err(k->ctx, "kernel %s: named value %s is %zu bytes, its argument '%s %s' %zu\n",
+		       k->name, arg->name, na->value ? na->bytes : 0, arg->type, arg->name,
+		       arg->bytes);
+		return -EINVAL;
+	}
+	if (!blank(type) && !type_fits(type, arg)) {
+		hr_err(k->ctx, "kernel %s: named value '%s' is not of its argument's type '%s %s'\n",
+		       k->name, na->name, arg->type, arg->name);
+		return -EINVAL;
+	}
+	memcpy(val, na->value, na->bytes);
+	if (arg->pointer && !val->p && !(f->nullable & (1u << i))) {
+		hr_err(k->ctx, "kernel %s: named pointer %s is NULL (it may not be: no #@null line "
+		       "allows it)\n", k->name, arg->name);
+		return -EINVAL;
+	}
+	if (src_is_derived(s)) {
+		union val mine;
+
+		memset(&mine, 0, sizeof(mine));
+		r = value(k, c, in, &mine);
+		if (r < 0)
+			return r;
+		if (memcmp(&mine, val, arg->bytes) != 0) {
+			hr_err(k->ctx, "kernel %s: named %s disagrees with the value the call derives "
+			       "(%s, for %llu x %llu)\n", k->name, arg->name, hr_cat_source_name(s),
+			       (unsigned long long)in->rows, (unsigned long long)in->cols);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The value of argument i from its code; a NULL pointer only where #@null allows it. */
+static int bind_coded(struct hanzo_rocm_kernel *k, const struct forms *f, size_t i,
+                      const char *name, const struct bind_in *in, union val *val)
+{
+	unsigned s = f->code[i] & ~C_WIDE;
+	int r = value(k, f->code[i], in, val);
+
+	if (r < 0 || !src_is_ptr(s) || val->p || (f->nullable & (1u << i)))
+		return r;
+	if (s == HR_SRC_WS && !in->ws_needed)
+		return 0;
+	hr_err(k->ctx, "kernel %s: argument %s (.%s) is NULL (it may not be)\n", k->name,
+	       name ? name : "?", hr_cat_source_name(s));
+	return -EINVAL;
+}
+
 /*
  * The slow path: the signature read again, named values first (the caller's
- * .named), then the built-in values; every refusal logged by name.
+ * .named), then the bound values; every refusal logged by name.
  */
-static int bind_slow(struct hanzo_rocm_kernel *k, const struct bind_in *in, struct bound *b)
+static int bind_slow(struct hanzo_rocm_kernel *k, const struct forms *f,
+                     const struct bind_in *in, struct bound *b)
 {
 	const struct hanzo_rocm_op_args *a = in->a;
 	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
-	uint64_t seqs = 0, heads = 0;
 	const char *sig = NULL;
+	char type[100];
 	int r;
 
 	r = hr_cat_signature(k->ctx, k->family, k->name, &sig);
 	if (r < 0)
 		return r;
-	if (hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &b->n) < 0) {
+	if (hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &b->n) < 0 || b->n != f->n_args) {
 		hr_err(k->ctx, "kernel %s: cannot read its argument list \"%s\"\n", k->name, sig);
 		return -EBADMSG;
 	}
 	for (size_t i = 0; i < b->n; i++) {
 		const struct hr_cat_arg *arg = &args[i];
-		const struct hanzo_rocm_op_arg *na = named_find(a, arg->name);
-		union val *val = &b->v[i];
+		const struct hanzo_rocm_op_arg *na = named_find(a, arg->name, type, sizeof(type));
 		const char *why;
 
-		b->argv[i] = val;
-		if (na && (is(arg->name, "ws") || is(arg->name, "splits"))) {
-			hr_err(k->ctx, "kernel %s: %s is the operation's own, not a named value\n",
-			       k->name, arg->name);
+		b->argv[i] = &b->v[i];
+		if (na) {
+			r = bind_named(k, f, i, arg, na, type, in, &b->v[i]);
+		} else if (f->code[i]) {
+			r = bind_coded(k, f, i, arg->name, in, &b->v[i]);
+		} else if (arg->pointer && (f->nullable & (1u << i))) {
+			b->v[i].p = NULL;       /* a #@null pointer not given: NULL */
+		} else {
+			classify(arg, HR_SRC_NONE, &why);
+			hr_err(k->ctx, "kernel %s: argument '%s %s' has no value: pass it in .named "
+			       "(the call derives only what its family's #@bind lines give)\n",
+			       k->name, arg->type, arg->name);
+			r = -EINVAL;
+		}
+		if (r < 0)
+			return r;
+	}
+	if (f->rows_a >= 0 && f->rows_b >= 0) {
+		uint64_t x = int_of(&args[f->rows_a], &b->v[f->rows_a]);
+		uint64_t y = int_of(&args[f->rows_b], &b->v[f->rows_b]);
+
+		if (!x || !y || x > UINT64_MAX / y || x * y != in->rows) {
+			hr_err(k->ctx, "kernel %s: rows %llu is not %s %llu x %s %llu\n", k->name,
+			       (unsigned long long)in->rows, args[f->rows_a].name,
+			       (unsigned long long)x, args[f->rows_b].name, (unsigned long long)y);
 			return -EINVAL;
 		}
-		if (na) {
-			if (!na->value || arg->bytes == 0 || na->bytes != arg->bytes ||
-			    arg->bytes > sizeof(*val)) {
-				hr_err(k->ctx, "kernel %s: named value %s is %zu bytes, its argument "
-				       "'%s %s' %zu\n", k->name, na->name, na->value ? na->bytes : 0,
-				       arg->type, arg->name, arg->bytes);
-				return -EINVAL;
-			}
-			memcpy(val, na->value, na->bytes);
-			/* a size the call derives from rows x cols: the same or refused */
-			enum code c = classify(arg, &why);
-			unsigned base = c & ~C_WIDE;
-
-			if (base == C_COLS || base == C_NUMEL || base == C_ROWS || base == C_PAD ||
-			    base == C_NDIMS) {
-				union val mine;
-
-				memset(&mine, 0, sizeof(mine));
-				r = value(k, c, in, &mine);
-				if (r < 0)
-					return r;
-				if (memcmp(&mine, val, arg->bytes) != 0) {
-					hr_err(k->ctx, "kernel %s: named %s disagrees with the %llu x %llu "
-					       "the call was given\n", k->name, arg->name,
-					       (unsigned long long)in->rows, (unsigned long long)in->cols);
-					return -EINVAL;
-				}
-			}
-		} else {
-			enum code c = classify(arg, &why);
-
-			if (c == C_NONE) {
-				hr_err(k->ctx, "kernel %s: hanzo_rocm_op_run has no value for argument "
-				       "'%s %s' (%s: pass it in .named, or launch it with "
-				       "hanzo_rocm_kernel_launch_work)\n", k->name, arg->type, arg->name,
-				       why);
-				return -ENOTSUP;
-			}
-			r = value(k, c, in, val);
-			if (r < 0)
-				return r;
-		}
-		if (is(arg->name, "head_dim"))
-			b->head_dim = int_of(arg, val);
-		else if (is(arg->name, "num_seqs"))
-			seqs = int_of(arg, val);
-		else if (is(arg->name, "num_heads"))
-			heads = int_of(arg, val);
 	}
-	if (seqs && heads && (seqs > UINT64_MAX / heads || seqs * heads != in->rows)) {
-		hr_err(k->ctx, "kernel %s: rows %llu is not num_seqs %llu x num_heads %llu\n", k->name,
-		       (unsigned long long)in->rows, (unsigned long long)seqs,
-		       (unsigned long long)heads);
-		return -EINVAL;
-	}
+	if (f->cols_arg >= 0)
+		b->work_cols = int_of(&args[f->cols_arg], &b->v[f->cols_arg]);
 	return 0;
 }
 
@@ -319,12 +430,12 @@ static int bind(struct hanzo_rocm_kernel *k, const struct forms *f, const struct
                 struct bound *b)
 {
 	memset(b->v, 0, sizeof(b->v));
-	b->head_dim = 0;
+	b->work_cols = 0;
 	if (!f->codes_ok || in->a->n_named)
-		return bind_slow(k, in, b);
+		return bind_slow(k, f, in, b);
 	b->n = f->n_args;
 	for (size_t i = 0; i < b->n; i++) {
-		int r = value(k, f->code[i], in, &b->v[i]);
+		int r = bind_coded(k, f, i, NULL, in, &b->v[i]);
 
 		if (r < 0)
 			return r;
@@ -333,26 +444,38 @@ static int bind(struct hanzo_rocm_kernel *k, const struct forms *f, const struct
 	return 0;
 }
 
-static void codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
+static int codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
 	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	struct hr_cat_binding bd;
 	const char *sig = NULL, *why;
 	size_t n = 0;
+	int r;
 
 	f->codes_ok = false;
-	if (hr_cat_signature(k->ctx, k->family, k->name, &sig) < 0 ||
-	    hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) < 0)
-		return;                 /* the slow path says why */
-	for (size_t i = 0; i < n; i++) {
-		enum code c = classify(&args[i], &why);
-
-		if (c == C_NONE || is(args[i].name, "head_dim") || is(args[i].name, "num_seqs") ||
-		    is(args[i].name, "num_heads"))
-			return;
-		f->code[i] = (uint8_t)c;
+	f->rows_a = f->rows_b = f->cols_arg = -1;
+	r = hr_cat_signature(k->ctx, k->family, k->name, &sig);
+	if (r < 0)
+		return r;
+	if (hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) < 0) {
+		hr_err(k->ctx, "kernel %s: cannot read its argument list \"%s\"\n", k->name, sig);
+		return -EBADMSG;
 	}
+	r = hr_cat_binding(k->ctx, k->family, k->name, args, n, &bd);
+	if (r < 0)
+		return r;
 	f->n_args = (uint8_t)n;
-	f->codes_ok = true;
+	f->nullable = bd.nullable;
+	f->rows_a = bd.rows_a;
+	f->rows_b = bd.rows_b;
+	f->cols_arg = bd.cols_arg;
+	f->codes_ok = f->rows_a < 0 && f->cols_arg < 0;
+	for (size_t i = 0; i < n; i++) {
+		f->code[i] = (uint8_t)classify(&args[i], bd.source[i], &why);
+		if (!f->code[i])
+			f->codes_ok = false;
+	}
+	return 0;
 }
 
 static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
@@ -361,7 +484,9 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	codes_find(k, f);
+	r = codes_find(k, f);
+	if (r < 0)
+		return r;
 	r = hr_cat_ws(k->ctx, k->family, k->name, &f->own_partial, &f->own_col, &f->own_pad);
 	if (r < 0 && r != -ENOENT)
 		return r;
@@ -380,7 +505,6 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 		return hanzo_rocm_kernel_get(k->ctx, k->device, k->family, split, &f->wide);
 	return r == -ENOENT ? 0 : r;
 }
-
 /*
  * The forms, worked out on the first call for a handle and kept on its plan
  * (an operation call after the first reads them back: no catalogue walk).
@@ -416,6 +540,10 @@ static int ws_cols(uint64_t rows, uint64_t cols, unsigned per, bool pad, size_t 
 		for (pcols = 1; pcols < cols; pcols <<= 1)
 			;
 	}
+	if (pcols == 0 || rows == 0) {
+		*ws = 0;
+		return 0;
+	}
 	if (pcols > SIZE_MAX / per || rows > SIZE_MAX / (pcols * per))
 		return -EOVERFLOW;
 	*ws = (size_t)(rows * pcols * per);
@@ -424,6 +552,10 @@ static int ws_cols(uint64_t rows, uint64_t cols, unsigned per, bool pad, size_t 
 
 static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 {
+	if (rows == 0 || splits == 0) {
+		*ws = 0;
+		return 0;
+	}
 	if (rows > SIZE_MAX / splits / per)
 		return -EOVERFLOW;
 	*ws = (size_t)(rows * splits * per);
@@ -491,7 +623,7 @@ static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t 
 static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, uint64_t cols,
                    const struct hanzo_rocm_op_args *a)
 {
-	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx");
+	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx", NULL, 0);
 	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B + 1] = { NULL };   /* mv[B]: B columns */
 	uint64_t batch = a->batch ? a->batch : 1;
 	char name[HR_CAT_MAX_NAME];
@@ -594,6 +726,40 @@ static int plan_make(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_
 	return 0;
 }
 
+/*
+ * Whether the sizes the call derives from rows x cols fit k's integer
+ * arguments: op_workspace and geometry_ex refuse what op_run would
+ * (-E2BIG, naming the argument).
+ */
+static int fits_int(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols)
+{
+	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	const char *sig = NULL;
+	struct forms f;
+	size_t n = 0;
+	int r = forms_get(k, &f);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < f.n_args; i++) {
+		unsigned s = f.code[i] & ~C_WIDE;
+		uint64_t x = s == HR_SRC_COLS ? cols : s == HR_SRC_ROWS ? rows :
+		             s == HR_SRC_COLS_POW2 ? pow2_of(cols) :
+		             s == HR_SRC_NUMEL ? (rows > UINT64_MAX / cols ? UINT64_MAX : rows * cols) : 0;
+
+		if ((f.code[i] & C_WIDE) || x <= INT32_MAX)
+			continue;
+		if (hr_cat_signature(k->ctx, k->family, k->name, &sig) == 0 &&
+		    hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) == 0 && i < n)
+			hr_err(k->ctx, "kernel %s: %llu x %llu: its argument '%s %s' (%s) cannot hold "
+			       "%llu\n", k->name, (unsigned long long)rows, (unsigned long long)cols,
+			       args[i].type, args[i].name, hr_cat_source_name(s),
+			       (unsigned long long)x);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 /* The plan of any operation: the quantized mat-vec's or the forms'. */
 static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, uint64_t cols,
                    struct plan *p)
@@ -602,12 +768,24 @@ static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, 
 	char fmt[32];
 	int r;
 
+	memset(p, 0, sizeof(*p));
+	p->form = "single";
+	p->run = k;
 	if (qmv_match(k, fmt, &block)) {
 		memset(f, 0, sizeof(*f));
 		return qmv_plan(k, block, rows, cols, p);
 	}
 	r = forms_get(k, f);
-	return r < 0 ? r : plan_make(k, f, rows, cols, p);
+	if (r == 0)
+		r = plan_make(k, f, rows, cols, p);
+	if (r == 0 && rows && cols) {
+		struct hanzo_rocm_kernel *const pass[] = { p->split ? p->split : p->run, p->second };
+
+		for (size_t i = 0; r == 0 && i < 2; i++)
+			if (pass[i])
+				r = fits_int(pass[i], rows, cols);
+	}
+	return r;
 }
 
 HR_EXPORT int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
@@ -708,19 +886,14 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 			return r;
 		return hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
 	}
+	in.partial = p.ws_partial;
 	if ((r = forms_get(p.split, &fs)) < 0 || (r = forms_get(p.second, &f2)) < 0 ||
 	    (r = bind(p.split, &fs, &in, &b1)) < 0 || (r = bind(p.second, &f2, &in, &b2)) < 0)
 		return r;
-	if (b2.head_dim && (uint64_t)p.ws_partial != (b2.head_dim + 1) * 4) {
-		hr_err(p.second->ctx, "kernel %s: head_dim %llu does not match the split pass's partials "
-		       "(%u bytes: head_dim %u)\n", p.second->name, (unsigned long long)b2.head_dim,
-		       p.ws_partial, p.ws_partial / 4 - 1);
-		return -EINVAL;
-	}
 	r = hanzo_rocm_kernel_launch_work(p.split, rows, cols, a.stream, b1.argv);
 	if (r < 0)
 		return r;
 	return hanzo_rocm_kernel_launch_work(p.second, rows,
-	                                     b2.head_dim ? b2.head_dim :
+	                                     b2.work_cols ? b2.work_cols :
 	                                     p.second_per_item ? 1 : cols, a.stream, b2.argv);
 }

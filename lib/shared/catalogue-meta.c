@@ -19,7 +19,33 @@ static const char *const prefixes[] = {
 	[HR_CAT_FORMS] = "#@forms",
 	[HR_CAT_NOTE] = "#@note",
 	[HR_CAT_WIDE] = "#@wide",
+	[HR_CAT_BIND] = "#@bind",
+	[HR_CAT_NULL] = "#@null",
+	[HR_CAT_CHECK] = "#@check",
+	[HR_CAT_ARG] = "#@arg",
 };
+
+static const char *const sources[HR_SRC_COUNT] = {
+	[HR_SRC_SRC] = "src", [HR_SRC_DST] = "dst", [HR_SRC_ALPHA] = "alpha",
+	[HR_SRC_BETA] = "beta", [HR_SRC_RESIDUAL] = "residual",
+	[HR_SRC_RESIDUAL_OUT] = "residual_out", [HR_SRC_WS] = "ws", [HR_SRC_EPS] = "eps",
+	[HR_SRC_COLS] = "cols", [HR_SRC_ROWS] = "rows", [HR_SRC_NUMEL] = "rows*cols",
+	[HR_SRC_COLS_POW2] = "pow2(cols)", [HR_SRC_BLOCK] = "block", [HR_SRC_SPLITS] = "splits",
+	[HR_SRC_ZERO] = "zero", [HR_SRC_PARTIAL_FLOATS_M1] = "partial_floats-1",
+};
+
+enum hr_cat_source hr_cat_source(const char *word)
+{
+	for (size_t i = 1; i < HR_SRC_COUNT; i++)
+		if (strcmp(word, sources[i]) == 0)
+			return (enum hr_cat_source)i;
+	return HR_SRC_NONE;
+}
+
+const char *hr_cat_source_name(enum hr_cat_source s)
+{
+	return s > HR_SRC_NONE && s < HR_SRC_COUNT ? sources[s] : "?";
+}
 #define N_PREFIXES (sizeof(prefixes) / sizeof(prefixes[0]))
 
 static int bad(char *why, size_t n, const char *fmt, ...)
@@ -117,6 +143,55 @@ static bool trimmed(const char *p, size_t n, char *out, size_t size)
 	return true;
 }
 
+static bool ident_only(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!ident_char(*s))
+			return false;
+	return true;
+}
+
+/* bind: NAME=SOURCE words; null: NAMEs; check: rows=A*B or cols=A. */
+static int words_valid(enum hr_cat_kind kind, const char *text, char *why, size_t why_size)
+{
+	char w[HR_CAT_MAX_LINE + 1];
+	const char *p = text;
+
+	while (word(&p, w, sizeof(w))) {
+		char *eq = strchr(w, '=');
+
+		if (kind == HR_CAT_NULL) {
+			if (!ident_only(w))
+				return bad(why, why_size, "#@null: '%s' is not an argument name", w);
+			continue;
+		}
+		if (!eq)
+			return bad(why, why_size, "%s: '%s' is not NAME=VALUE", prefixes[kind], w);
+		*eq = '\0';
+		if (kind == HR_CAT_BIND) {
+			if (!ident_only(w) || hr_cat_source(eq + 1) == HR_SRC_NONE)
+				return bad(why, why_size, "#@bind: '%s=%s': want an argument name = "
+				           "src, dst, alpha, beta, residual, residual_out, ws, eps, cols, "
+				           "rows, rows*cols, pow2(cols), block, splits, zero or "
+				           "partial_floats-1", w, eq + 1);
+			continue;
+		}
+		char *star = strchr(eq + 1, '*');
+
+		if (strcmp(w, "rows") == 0 && star) {
+			*star = '\0';
+			if (ident_only(eq + 1) && ident_only(star + 1))
+				continue;
+		} else if (strcmp(w, "cols") == 0 && ident_only(eq + 1)) {
+			continue;
+		}
+		return bad(why, why_size, "#@check: want rows=A*B or cols=A (argument names)");
+	}
+	return 0;
+}
+
 int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t why_size)
 {
 	size_t len = strlen(line);
@@ -132,7 +207,8 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 			return bad(why, why_size, "non-ASCII byte in the line");
 	out->kind = prefix_of(line);
 	if (out->kind == HR_CAT_NONE)
-		return bad(why, why_size, "not a #@work, #@ws, #@forms, #@wide or #@note line");
+		return bad(why, why_size, "not a #@work, #@ws, #@forms, #@wide, #@note, #@bind, #@null, "
+		           "#@check or #@arg line");
 	p = line + strlen(prefixes[out->kind]);
 	if (!word(&p, out->pattern, sizeof(out->pattern)) || !pattern_is_valid(out->pattern))
 		return bad(why, why_size, "missing or invalid kernel pattern");
@@ -183,6 +259,18 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 	case HR_CAT_NOTE:
 		if (!trimmed(p, strlen(p), out->a, sizeof(out->a)))
 			return bad(why, why_size, "empty note");
+		return 0;
+	case HR_CAT_BIND:
+	case HR_CAT_NULL:
+	case HR_CAT_CHECK:
+		if (!trimmed(p, strlen(p), out->a, sizeof(out->a)))
+			return bad(why, why_size, "want '%s PATTERN' and at least one word",
+			           prefixes[out->kind]);
+		return words_valid(out->kind, out->a, why, why_size);
+	case HR_CAT_ARG:
+		if (!word(&p, out->b, sizeof(out->b)) || !ident_only(out->b) ||
+		    !trimmed(p, strlen(p), out->a, sizeof(out->a)))
+			return bad(why, why_size, "want '#@arg PATTERN NAME TEXT'");
 		return 0;
 	case HR_CAT_NONE:
 		break;

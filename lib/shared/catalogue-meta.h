@@ -24,6 +24,18 @@
  *                                  K's own launch cannot take (-E2BIG)
  *   #@note PATTERN TEXT            a note on the matched kernels (every
  *                                  matching line applies)
+ *   #@bind PATTERN NAME=SOURCE...  what hanzo_rocm_op_run passes to argument
+ *                                  NAME when the caller does not name it;
+ *                                  SOURCE one of hr_cat_sources below (every
+ *                                  matching line applies, the first binding
+ *                                  of a name wins)
+ *   #@null PATTERN NAME...         pointer arguments that may be NULL (any
+ *                                  other pointer NULL is refused)
+ *   #@check PATTERN rows=A*B       the work's rows must be A x B (arguments)
+ *   #@check PATTERN cols=A         the pass's work cols is argument A
+ *   #@arg PATTERN NAME TEXT        what argument NAME means (shape, layout,
+ *                                  units, conventions; every matching line
+ *                                  applies, the first for a name wins)
  */
 #ifndef HR_CATALOGUE_META_H
 #define HR_CATALOGUE_META_H
@@ -43,7 +55,29 @@ enum hr_cat_kind {
 	HR_CAT_FORMS,
 	HR_CAT_NOTE,
 	HR_CAT_WIDE,
+	HR_CAT_BIND,
+	HR_CAT_NULL,
+	HR_CAT_CHECK,
+	HR_CAT_ARG,
 };
+
+/* The values a #@bind line can give an argument (hr_cat_source). */
+enum hr_cat_source {
+	HR_SRC_NONE = 0,
+	HR_SRC_SRC, HR_SRC_DST, HR_SRC_ALPHA, HR_SRC_BETA, HR_SRC_RESIDUAL, HR_SRC_RESIDUAL_OUT,
+	HR_SRC_WS,              /* the operation's workspace */
+	HR_SRC_EPS,             /* .eps */
+	HR_SRC_COLS, HR_SRC_ROWS, HR_SRC_NUMEL /* rows x cols */, HR_SRC_COLS_POW2,
+	HR_SRC_BLOCK,           /* the block the library launches */
+	HR_SRC_SPLITS,          /* the split pass's splits */
+	HR_SRC_ZERO,            /* 0 (a layout: zeroed, contiguous) */
+	HR_SRC_PARTIAL_FLOATS_M1, /* a second pass: the split pass's per_partial / 4 - 1 */
+	HR_SRC_COUNT
+};
+
+/* The source named word ("src", "cols", "partial_floats-1", ...); HR_SRC_NONE: none. */
+enum hr_cat_source hr_cat_source(const char *word);
+const char *hr_cat_source_name(enum hr_cat_source s);
 
 struct hr_cat_line {
 	enum hr_cat_kind kind;
@@ -52,6 +86,8 @@ struct hr_cat_line {
 	char b[HR_CAT_MAX_LINE + 1];    /* work: cols; forms: SECOND */
 	unsigned ws;                    /* ws: bytes per partial (per_partial=) */
 	unsigned ws_col;                /* ws: bytes per column (per_col=) */
+	/* bind, null, check: the NAME=SOURCE / NAME / A*B words in a (blank-separated);
+	 * arg: the argument's NAME in b, its text in a */
 };
 
 /* Whether line (no newline) starts with one of the catalogue prefixes. */

@@ -33,6 +33,57 @@ extern const size_t hr_source_prelude_len;
 
 #define MARKER "__hr_global__"
 
+/* Characters of an option's value that name no path and split into no other option. */
+static bool plain(const char *v)
+{
+	for (; *v; v++)
+		if (!isalnum((unsigned char)*v) && !strchr("_-+=.:", *v))
+			return false;
+	return true;
+}
+
+/*
+ * A caller's compile flag, by an allow-list: a flag is an option that
+ * neither reads nor writes a file (no -o, -MF/-MD/-MT, -save-temps,
+ * @file, -I, -include, -fplugin=..., -Wl,...): -D and -U (any value
+ * without a newline), -O, -g, -std=, -w, -W (no comma), -f and -m
+ * (plain values; not the -f options that write or load files).
+ */
+static bool flag_allowed(const char *f)
+{
+	static const char *const f_denied[] = {
+		"-fplugin", "-fpass-plugin", "-fprofile", "-fcoverage", "-fdump", "-fsave",
+		"-fcrash", "-fmodule", "-fdebug-prefix", "-ffile-prefix", "-fmacro-prefix",
+		"-fdiagnostics-", "-fembed", "-fopenmp", "-fsanitize-blacklist",
+		"-fsanitize-ignorelist", "-frandom-seed", "-ftime-trace", "-fproc-stat",
+		"-fgpu-rdc", "-fno-gpu-rdc", "-fstack-usage", "-fcs-profile", "-fxray",
+	};
+	static const char *const o_levels[] = { "-O0", "-O1", "-O2", "-O3", "-Os", "-Oz", "-Og",
+	                                        "-Ofast", "-O", "-g", "-g0", "-g1", "-g2", "-g3",
+	                                        "-w" };
+
+	if (strchr(f, '\n'))
+		return false;
+	if ((f[0] == '-' && (f[1] == 'D' || f[1] == 'U')) && f[2])
+		return true;
+	for (size_t i = 0; i < sizeof(o_levels) / sizeof(o_levels[0]); i++)
+		if (strcmp(f, o_levels[i]) == 0)
+			return true;
+	if (strncmp(f, "-std=", 5) == 0)
+		return f[5] && plain(f + 5);
+	if (strncmp(f, "-W", 2) == 0)
+		return f[2] && plain(f + 2);   /* no comma: never -Wl, -Wa, -Wp, */
+	if (strncmp(f, "-f", 2) == 0) {
+		for (size_t i = 0; i < sizeof(f_denied) / sizeof(f_denied[0]); i++)
+			if (strncmp(f, f_denied[i], strlen(f_denied[i])) == 0)
+				return false;
+		return f[2] && plain(f + 2);
+	}
+	if (strncmp(f, "-m", 2) == 0)
+		return f[2] && plain(f + 2) && strcmp(f, "-mllvm") != 0;
+	return false;
+}
+
 int hr_source_check(struct hanzo_rocm *ctx, const struct hr_source_spec *s)
 {
 	size_t n = 0;
@@ -51,11 +102,11 @@ int hr_source_check(struct hanzo_rocm *ctx, const struct hr_source_spec *s)
 	for (; s->flags && s->flags[n]; n++) {
 		const char *f = s->flags[n];
 
-		/* A flag is an option: never an input file or an output path. */
-		if (n >= HR_SOURCE_MAX_FLAGS || f[0] != '-' || strlen(f) > HR_SOURCE_MAX_FLAG ||
-		    strncmp(f, "-o", 2) == 0 || strchr(f, '\n')) {
-			hr_err(ctx, "source '%s': refusing compile flag '%s' (options only, no -o, at most %d flags of %d characters)\n",
-			       s->name, f, HR_SOURCE_MAX_FLAGS, HR_SOURCE_MAX_FLAG);
+		if (n >= HR_SOURCE_MAX_FLAGS || strlen(f) > HR_SOURCE_MAX_FLAG || !flag_allowed(f)) {
+			hr_err(ctx, "source '%s': refusing compile flag '%s' (allowed: -D, -U, -O, -g, "
+			       "-std=, -W, -w, -f and -m options that name no file; at most %d flags "
+			       "of %d characters)\n", s->name, f, HR_SOURCE_MAX_FLAGS,
+			       HR_SOURCE_MAX_FLAG);
 			return -EINVAL;
 		}
 	}

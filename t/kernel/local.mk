@@ -22,3 +22,24 @@ TESTS += t/kernel/launch-example.sh
 # workspace chosen by the library) against float64.
 EXTRA_DIST += t/kernel/ops-example.sh
 TESTS += t/kernel/ops-example.sh
+
+# Fixture family for the op call (t/kernel/test-op.c): argument names no stock
+# family has, bound by its own #@bind lines only.
+check_LTLIBRARIES += t/fixtures/opfam/opfam.la
+nodist_t_fixtures_opfam_opfam_la_SOURCES = t/fixtures/opfam/opfam.c
+t_fixtures_opfam_opfam_la_LDFLAGS = $(HR_PLUGIN_LDFLAGS) -rpath /nowhere
+t/fixtures/opfam/opfam.c: $(top_srcdir)/t/fixtures/opfam/opfam.hip \
+		$(top_srcdir)/t/fixtures/opfam/opfam.list $(HR_EMBED_DEPS)
+	$(AM_V_GEN)$(MKDIR_P) t/fixtures/opfam/src && \
+	cp $(top_srcdir)/kernels/hr-kernel.h $(top_srcdir)/kernels/hr-host.h \
+		$(top_srcdir)/kernels/hr-host-abi.h $(top_srcdir)/kernels/hr-target-facts.h \
+		$(top_srcdir)/kernels/hr-matrix.h \
+		$(top_srcdir)/t/fixtures/opfam/opfam.hip t/fixtures/opfam/src/ && \
+	plugins/hanzo-rocm-embed$(EXEEXT) -o $@ opfam t/fixtures/opfam/src/opfam.hip \
+		$(top_srcdir)/t/fixtures/opfam/opfam.list
+EXTRA_DIST += t/fixtures/opfam/opfam.hip t/fixtures/opfam/opfam.list
+CLEANFILES += t/fixtures/opfam/opfam.c
+clean-local: clean-opfam-fixture
+clean-opfam-fixture:
+	-rm -rf t/fixtures/opfam/src
+.PHONY: clean-opfam-fixture

@@ -12,6 +12,7 @@
  * topk_f32 with their per-row parameters and values as named arguments.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -143,6 +144,71 @@ static bool untouched(const struct att *a)
 	return true;
 }
 
+/*
+ * Every bad argument refused before launch, with its own errno: a NULL
+ * required pointer by name (each of them), a value of the wrong type
+ * (int for float, float for int, signedness), a missing block_size (the
+ * page size: never the launch block).
+ */
+static void test_attention_refusals(struct hanzo_rocm_kernel *k, struct att *a,
+                                    struct hanzo_rocm_op_args *oa, unsigned dev)
+{
+	static const char *const required[] = { "out", "q", "key_cache", "value_cache",
+	                                          "block_tables", "seq_lens" };
+	const void *none = NULL;
+	int32_t iscale = 1;
+	float fbs = 16;
+	int64_t sbs = 16;
+
+	for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++) {
+		for (size_t i = 0; i < a->n_named; i++)
+			if (strcmp(a->named[i].name, required[r]) == 0) {
+				struct hanzo_rocm_op_arg save = a->named[i];
+
+				a->named[i] = (struct hanzo_rocm_op_arg){ required[r], &none, sizeof(none) };
+				is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a->len, oa), -EINVAL,
+				       "dev %u: a NULL %s by name: -EINVAL", dev, required[r]);
+				a->named[i] = save;
+			}
+	}
+	ok(untouched(a), "dev %u:   ... nothing launched", dev);
+	for (size_t i = 0; i < a->n_named; i++) {
+		struct hanzo_rocm_op_arg save = a->named[i], typed[] = {
+			HANZO_ROCM_OP_ARG("scale", iscale), HANZO_ROCM_OP_ARG("block_size", sbs),
+			{ "float block_size", &fbs, sizeof(fbs) }, { "uint32_t window_left", &a->window, 4 },
+		};
+
+		for (size_t t = 0; t < sizeof(typed) / sizeof(typed[0]); t++) {
+			const char *nm = strrchr(typed[t].name, ' ') + 1;
+
+			if (strcmp(save.name, nm) != 0 ||
+			    (strcmp(nm, "block_size") == 0 && typed[t].bytes != sizeof(size_t)))
+				continue;
+			a->named[i] = typed[t];
+			is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a->len, oa), -EINVAL,
+			       "dev %u: named '%s' for '%s': the wrong type: -EINVAL", dev,
+			       typed[t].name, nm);
+			a->named[i] = save;
+		}
+		if (strcmp(save.name, "scale") == 0) {
+			struct hanzo_rocm_op_arg good = HANZO_ROCM_OP_ARG("scale", a->scale);
+
+			ok(strcmp(good.name, "float scale") == 0, "HANZO_ROCM_OP_ARG spells the type (%s)",
+			   good.name);
+		}
+		if (strcmp(save.name, "block_size") == 0) {
+			a->named[i] = a->named[a->n_named - 1];
+			oa->n_named = a->n_named - 1;
+			is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a->len, oa), -EINVAL,
+			       "dev %u: block_size (the page size) missing: -EINVAL, not the launch's "
+			       "block", dev);
+			oa->n_named = a->n_named;
+			a->named[i] = save;
+		}
+	}
+	ok(untouched(a), "dev %u:   ... nothing launched", dev);
+}
+
 static void test_attention(unsigned dev)
 {
 	struct hanzo_rocm_kernel *k = NULL;
@@ -215,12 +281,19 @@ static void test_attention(unsigned dev)
 		       "dev %u: a named ws (the call's own): -EINVAL", dev);
 		a.named[a.n_named - 1] = save;
 		oa.n_named = a.n_named - 1;
-		is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a.len, &oa), -ENOTSUP,
-		       "dev %u: scale missing: -ENOTSUP", dev);
+		is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a.len, &oa), -EINVAL,
+		       "dev %u: scale missing: -EINVAL", dev);
 		oa.n_named = a.n_named;
 	}
 	ok(untouched(&a), "dev %u:   ... nothing launched", dev);
-	/* the combine's head_dim: named, checked against the partials */
+	test_attention_refusals(k, &a, &oa, dev);
+	/* the combine's head_dim: derived from the split pass's partials */
+	is_int(hanzo_rocm_op_run(k, NH, (uint64_t)a.len, &oa), 0,
+	       "dev %u: split-K decode without a named head_dim runs (derived)", dev);
+	att_check(&a, &err, &lerr);
+	ok(err < 1e-5 && lerr < 1e-5, "dev %u:   ... matches float64 (out %.3g, lse %.3g)", dev, err, lerr);
+	poison(&a);
+	/* a named head_dim: checked against the partials */
 	a.named[a.n_named++] = (struct hanzo_rocm_op_arg){ "head_dim", &a.hd, sizeof(a.hd) };
 	oa.n_named = a.n_named;
 	a.hd = D + 1;
@@ -338,6 +411,49 @@ static void test_geometry_ex(unsigned dev)
 		ok(y == 0, "dev %u:   ... sums right (%g)", dev, (double)y);
 	}
 	is_int(hanzo_rocm_kernel_geometry_ex(NULL, 1, 1, &gx), -EINVAL, "geometry_ex(NULL): -EINVAL");
+}
+
+/*
+ * Work beyond an int argument: op_workspace, geometry_ex and op_run give
+ * the same -E2BIG (cols = 2^31 for a sort's and a norm's int ncols);
+ * cols = 0 is no work and no workspace (the wide form's per-column rule
+ * included); the texts of generic errnos stay generic.
+ */
+static void test_int_range(unsigned dev)
+{
+	static const char *const names[][2] = {
+		{ "sort", "asort_asc_f32" }, { "norm", "rmsnorm_f32" }, { "norm", "softmax_f32" },
+	};
+	const uint64_t big = (uint64_t)INT32_MAX + 1;
+	struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+	struct hanzo_rocm_kernel *k = NULL;
+	size_t bytes = 1;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		float x = 0;
+		struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = &x, .dst = &x,
+		                                 .workspace = &x, .workspace_size = SIZE_MAX };
+
+		if (hanzo_rocm_kernel_get(ctx, dev, names[i][0], names[i][1], &k) < 0) {
+			ok(0, "dev %u: %s loads", dev, names[i][1]);
+			continue;
+		}
+		is_int(hanzo_rocm_op_workspace(k, 1, big, &bytes), -E2BIG,
+		       "dev %u: %s 1 x 2^31: op_workspace -E2BIG", dev, names[i][1]);
+		is_int(hanzo_rocm_kernel_geometry_ex(k, 1, big, &gx), -E2BIG,
+		       "dev %u:   ... geometry_ex -E2BIG", dev);
+		is_int(hanzo_rocm_op_run(k, 1, big, &oa), -E2BIG, "dev %u:   ... op_run -E2BIG", dev);
+	}
+	if (hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_wide_f32", &k) == 0) {
+		is_int(hanzo_rocm_kernel_geometry_ex(k, 4, 0, &gx), 0,
+		       "dev %u: asort_asc_wide_f32 4 x 0: geometry_ex", dev);
+		ok(gx.workspace == 0 && gx.op_workspace == 0, "dev %u:   ... no workspace (%zu, %zu)",
+		   dev, gx.workspace, gx.op_workspace);
+	}
+	ok(!strstr(hanzo_rocm_strerror(-ENOTSUP), "compiler") &&
+	   !strstr(hanzo_rocm_strerror(-E2BIG), "launch of this kernel"),
+	   "generic errnos get generic texts (%s; %s)", hanzo_rocm_strerror(-ENOTSUP),
+	   hanzo_rocm_strerror(-E2BIG));
 }
 
 /*
@@ -515,9 +631,9 @@ static void test_conv_info(unsigned dev)
 }
 
 /*
- * sampling through hanzo_rocm_op_run: x, dst and ncols are the call's own;
- * every other argument is named (a filter that is off: a NULL pointer,
- * named all the same).  Greedy rows (temperature 0) give the argmax;
+ * sampling through hanzo_rocm_op_run: x, dst and ncols are bound by the
+ * family's #@bind line; the filters are named, and one left out is NULL
+ * (its #@null line); topk's k has no default.  Greedy rows (temperature 0) give the argmax;
  * topk_f32's values and k named too.
  */
 static void test_sampling(unsigned dev)
@@ -549,8 +665,10 @@ static void test_sampling(unsigned dev)
 	struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = x, .dst = tok, .named = named,
 	                                 .n_named = 5 };
 
-	is_int(hanzo_rocm_op_run(ks, R, C, &oa), -ENOTSUP,
-	       "dev %u: sample_f32 without a named offset: -ENOTSUP", dev);
+	memset(tok, 0xff, sizeof(tok));
+	is_int(hanzo_rocm_op_run(ks, R, C, &oa), 0,
+	       "dev %u: sample_f32 without offset runs (#@null: passed as NULL)", dev);
+	ok(tok[0] < C, "dev %u:   ... and drew a token", dev);
 	oa.n_named = 6;
 	memset(tok, 0xff, sizeof(tok));
 	is_int(hanzo_rocm_op_run(ks, R, C, &oa), 0, "dev %u: sample_f32, greedy rows, runs", dev);
@@ -565,8 +683,10 @@ static void test_sampling(unsigned dev)
 	}
 	ok(all, "dev %u:   ... each row's token is its argmax", dev);
 	oa.named = tnamed;
-	oa.n_named = 2;
+	oa.n_named = 1;
 	oa.dst = idx;
+	is_int(hanzo_rocm_op_run(kt, R, C, &oa), -EINVAL, "dev %u: topk_f32 without k: -EINVAL", dev);
+	oa.n_named = 2;
 	is_int(hanzo_rocm_op_run(kt, R, C, &oa), 0, "dev %u: topk_f32, k = 5, runs", dev);
 	all = true;
 	for (size_t r = 0; r < R; r++)
@@ -583,6 +703,69 @@ static void test_sampling(unsigned dev)
 	free(x);
 }
 
+/*
+ * A family the library has never seen (t/fixtures/opfam: argument names
+ * n_things, gain, offsets), through the op call: what it derives comes
+ * from the family's #@bind line, NULL offsets from its #@null line, gain
+ * by name with its type checked; a NULL src or a missing gain refused.
+ */
+static void test_new_family(const char *top, const char *conf)
+{
+	enum { R = 3, C = 100 };
+	char path[600];
+	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
+	                                .log_priority = LOG_ERR, .host = "host-w64 host-w32",
+	                                .config = conf, .plugin_path = path };
+	struct hanzo_rocm *c2 = NULL;
+	struct hanzo_rocm_kernel *k = NULL;
+	float src[R * C], dst[R * C], off[C], gain = 3;
+	int32_t igain = 3;
+	bool right = true;
+
+	snprintf(path, sizeof(path), "%s/t/fixtures/opfam/.libs", top);
+	if (hanzo_rocm_new_with_options(&o, &c2) < 0 ||
+	    hanzo_rocm_kernel_get(c2, 1, "opfam", "scale_rows_f32", &k) < 0) {
+		ok(0, "the fixture family opfam loads from %s", path);
+		hanzo_rocm_unref(c2);
+		return;
+	}
+	for (size_t i = 0; i < R * C; i++) {
+		src[i] = (float)i;
+		dst[i] = NAN;
+	}
+	for (size_t i = 0; i < C; i++)
+		off[i] = (float)i / 4;
+	const float *poff = NULL;
+	struct hanzo_rocm_op_arg named[] = { HANZO_ROCM_OP_ARG("gain", gain),
+	                                     HANZO_ROCM_OP_ARG("offsets", poff) };
+	struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = src, .dst = dst,
+	                                 .named = named, .n_named = 1 };
+
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "opfam scale_rows_f32 3 x 100 through op_run");
+	for (size_t i = 0; i < R * C; i++)
+		right = right && dst[i] == 3.0f * (float)i;
+	ok(right, "  ... n_things bound from cols, gain by name, offsets NULL (#@null)");
+	poff = off;
+	oa.n_named = 2;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "  ... offsets by name");
+	right = true;
+	for (size_t i = 0; i < R * C; i++)
+		right = right && dst[i] == 3.0f * (float)i + off[i % C];
+	ok(right, "  ... adds them");
+	for (size_t i = 0; i < R * C; i++)
+		dst[i] = NAN;
+	oa.n_named = 0;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... gain missing: -EINVAL");
+	named[0] = (struct hanzo_rocm_op_arg)HANZO_ROCM_OP_ARG("gain", igain);
+	oa.n_named = 1;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... an int gain: -EINVAL");
+	named[0] = (struct hanzo_rocm_op_arg)HANZO_ROCM_OP_ARG("gain", gain);
+	oa.src = NULL;
+	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... a NULL src: -EINVAL");
+	ok(isnan(dst[0]) && isnan(dst[R * C - 1]), "  ... nothing launched");
+	hanzo_rocm_unref(c2);
+}
+
 int main(void)
 {
 	struct host_test h;
@@ -597,11 +780,14 @@ int main(void)
 		test_geometry_ex(0);
 		test_geometry_ex(1);
 		test_attention(0);
+		test_int_range(0);
+		test_int_range(1);
 		test_quantized(0);
 		test_quantized(1);
 		test_conv_info(0);
 		test_sampling(0);
 		test_sampling(1);
+		test_new_family(getenv("top_builddir"), h.conf);
 	} else {
 		skip(1, "no context with two host devices");
 	}

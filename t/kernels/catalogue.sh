@@ -26,8 +26,15 @@ exit_is 0 "kernels --family sort" "$HR_CLI" kernels --family sort
 grep_ok "  ... the shared-memory sort names its wide form" 'forms: shared memory, wide asort_desc_wide_bf16 for longer rows' "$T/out"
 grep_ok "  ... whose workspace is 12 bytes a padded column" 'form: wide form of asort_asc_u8; workspace 12 bytes x rows x padded cols' "$T/out"
 
+exit_is 0 "kernels --family attention" "$HR_CLI" kernels --family attention
+grep_ok "  ... documents the varlen LSE layout (#@arg)" '^  arg lse: \(may be NULL\) f32 \[total_q, num_heads\] \(token-major' "$T/out"
+grep_ok "  ... and bottom-right causal alignment" '^  arg causal: .*aligned bottom-right' "$T/out"
+grep_ok "  ... the combine serves every head dim" '^  note: the second pass of every paged_attention_dD_T split-K decode, any head dim' "$T/out"
+grep_ok "  ... and negative slots" '^  arg slot_mapping: .*a negative slot \(padding\).* is skipped' "$T/out"
 exit_is 0 "kernels --json" "$HR_CLI" kernels --json
 cp "$T/out" "$T/all.json"
+grep_ok "  ... carries the kernel ABI version" '^\{"abi":1,"kernels":' "$T/all.json"
+grep_ok "  ... and each argument's doc and may_be_null" '"name":"alibi_slopes","bytes":8,"doc":"f32 \[num_heads\] or NULL[^"]*","may_be_null":true' "$T/all.json"
 n=$(grep -o '"name":"[A-Za-z0-9_]*","signature"' "$T/all.json" | wc -l)
 want=0
 for f in $(cat "$top_srcdir/plugins/families"); do
@@ -35,7 +42,7 @@ for f in $(cat "$top_srcdir/plugins/families"); do
 done
 [ "$n" -eq "$want" ]
 ok $? "  ... every kernel of every family ($n of $want)"
-grep_ok "  ... typed arguments" '"args":\[\{"type":"size_t","name":"src_numel","bytes":8\},\{"type":"size_t","name":"el_to_sum_per_block","bytes":8\},\{"type":"size_t","name":"num_dims","bytes":8\},\{"type":"hr_layout","name":"info","bytes":256\}' "$T/all.json"
+grep_ok "  ... typed arguments" '"args":\[\{"type":"size_t","name":"src_numel","bytes":8,"doc":null,"may_be_null":false\},\{"type":"size_t","name":"el_to_sum_per_block","bytes":8,"doc":null,"may_be_null":false\},\{"type":"size_t","name":"num_dims","bytes":8,"doc":null,"may_be_null":false\},\{"type":"hr_layout","name":"info","bytes":256,"doc":null,"may_be_null":false\}' "$T/all.json"
 grep_ok "  ... the finish pass of a reduction, work rows x 1" '"name":"fast_argmax_finish_bf16".*"launch":"elementwise","rows":"rows \(one thread a row\)","cols":"1","form":"second","op":"fast_argmax_bf16"' "$T/all.json"
 grep_ok "  ... argmax's workspace per partial (bf16: 8)" '"name":"fast_argmax_split_bf16".*"form":"split","op":"fast_argmax_bf16","split":null,"second":null,"ws_per_partial":8' "$T/all.json"
 if command -v python3 >/dev/null 2>&1; then

@@ -55,6 +55,18 @@ printf '1abc x\n' >name.list
 exit_is 1 "invalid kernel name is an error" "$EMBED" -o bad.c fam a.hip name.list
 printf '# nothing\n' >empty.list
 exit_is 1 "a list without kernels is an error" "$EMBED" -o bad.c fam a.hip empty.list
+# The op call's metadata names arguments the kernels have.
+printf '#@bind k_* o=dst\n#@null k_* o\n#@arg k_f32 o the output\nk_f32\tfloat *o, int n\n' >bind.list
+exit_is 0 "#@bind, #@null, #@arg naming a kernel's arguments embed" "$EMBED" -o b.c fam a.hip bind.list
+printf '#@bind k_* nosuch=cols\nk_f32\tfloat *o, int n\n' >bind.list
+exit_is 1 "a #@bind of an argument no kernel has is an error" "$EMBED" -o bad.c fam a.hip bind.list
+grep_ok "  ... naming it" 'nosuch is not an argument' "$T/err"
+printf '#@null k_* n\nk_f32\tfloat *o, int n\n' >bind.list
+exit_is 1 "a #@null of a non-pointer is an error" "$EMBED" -o bad.c fam a.hip bind.list
+printf '#@bind k_* o=sideways\nk_f32\tfloat *o, int n\n' >bind.list
+exit_is 1 "a #@bind to an unknown source is an error" "$EMBED" -o bad.c fam a.hip bind.list
+printf '#@check k_* rows=n*m\nk_f32\tfloat *o, int n\n' >bind.list
+exit_is 1 "a #@check naming an argument the kernel lacks is an error" "$EMBED" -o bad.c fam a.hip bind.list
 exit_is 1 "invalid family name is an error (the one name grammar: no dot)" "$EMBED" -o bad.c bad.name a.hip a.list
 [ ! -e bad.c ] && [ ! -e bad.c.tmp ]
 ok $? "no output is left behind on failure"

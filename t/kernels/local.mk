@@ -17,8 +17,8 @@ TESTS += t/kernels/matrix.sh
 
 # The catalogue: hanzo-rocm kernels against the lists, hr-embed's checks of
 # the catalogue lines, hanzo-rocm-kernels(7).
-EXTRA_DIST += t/kernels/catalogue.sh
-TESTS += t/kernels/catalogue.sh
+EXTRA_DIST += t/kernels/catalogue.sh t/kernels/abi.sh
+TESTS += t/kernels/catalogue.sh t/kernels/abi.sh
 
 # The host emulation of the matrix builtins (kernels/hr-matrix.h) against a
 # scalar product, and the kernel-side register maps of each host path:

@@ -74,6 +74,20 @@ export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
 CLI="$bindir/hanzo-rocm"
 exit_is 0 "the installed CLI lists the plugin" "$CLI" plugins
 grep_ok "  ... as ok, version 1.0" "^biasgelu +1\.0 +1 +ok +$P/biasgelu\.so$" "$T/out"
+# The fragment's ABI targets: abi writes the contracts, abi-check holds them;
+# a changed argument type under the same kernel name fails it.
+env -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS make -C "$T/ex" abi HANZO_ROCM_CLI="$CLI" >"$T/abi.log" 2>&1 &&
+	grep -q '^biasgelu	biasgelu_f32	size_t rows, size_t cols, ' "$T/ex/biasgelu.abi"
+ok $? "make abi writes biasgelu.abi" || sed 's/^/# /' "$T/abi.log" | tail -5
+env -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS make -C "$T/ex" abi-check HANZO_ROCM_CLI="$CLI" >"$T/abi.log" 2>&1
+ok $? "make abi-check passes on it" || sed 's/^/# /' "$T/abi.log" | tail -5
+mkdir -p "$T/ex2"
+cp "$T/ex/Makefile" "$T/ex/biasgelu.abi" "$T/ex2/"
+sed 's/size_t cols, const float \*x/int cols, const float *x/' "$T/ex/biasgelu.hip" >"$T/ex2/biasgelu.hip"
+sed 's/size_t rows, size_t cols/size_t rows, int cols/' "$T/ex/biasgelu.list" >"$T/ex2/biasgelu.list"
+env -u CFLAGS -u CXXFLAGS -u CPPFLAGS -u LDFLAGS make -C "$T/ex2" abi-check HANZO_ROCM_CLI="$CLI" >"$T/abi.log" 2>&1
+[ $? -ne 0 ] && grep -q 'changed or gone' "$T/abi.log"
+ok $? "  ... and fails when a kernel's argument type changes under its name" || sed 's/^/# /' "$T/abi.log" | tail -5
 targets="--target host-w64 --target host-w32"
 [ -n "$HIPCC" ] && targets="$targets --target gfx90a"
 [ -n "$NVCC" ] && targets="$targets --target sm_90"

@@ -27,6 +27,7 @@
 #include "../tap.h"
 #include "hanzo-rocm.h"
 #include "hanzo-rocm-plugin.h"
+#include "source/source.h"
 #include "cache/cache.h"
 #include "runtime/runtime.h"
 #include "shared/util.h"
@@ -240,8 +241,32 @@ static void test_host(void)
 
 		r = hanzo_rocm_module_get(ctx, 0, "../etc", src, src_len, NULL, &again, NULL);
 		is_int(r, -EINVAL, "a name with a path in it: -EINVAL");
+		static const char *const files[] = {
+			"-MD", "-MMD", "-MF/tmp/x.d", "-MF", "-MT", "-MTx", "-MQx", "-o/tmp/x", "--output=/tmp/x",
+			"-save-temps", "-save-temps=obj", "@/tmp/flags", "-I/etc", "-include/etc/passwd",
+			"-fplugin=/tmp/p.so", "-Wl,-o,/tmp/x", "-Wp,-MD,/tmp/x", "-mllvm", "-x",
+			"--offload-arch=gfx90a", "-fprofile-generate=/tmp", "-ftime-trace",
+		};
+		static const char *const fine[] = { "-DX=1", "-UY", "-O3", "-g", "-std=c++17",
+		                                     "-Wall", "-Wno-unused", "-ffast-math",
+		                                     "-fno-unroll-loops", "-mcumode", "-w" };
+
 		r = hanzo_rocm_module_get(ctx, 0, "binary", src, src_len, bad_flags, &again, NULL);
 		is_int(r, -EINVAL, "a flag that is not an option (an input file): -EINVAL");
+		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+			const char *one[] = { files[i], NULL };
+
+			r = hanzo_rocm_module_get(ctx, 0, "binary", src, src_len, one, &again, NULL);
+			is_int(r, -EINVAL, "flag %s (names or writes a file, or is not allowed): -EINVAL",
+			       files[i]);
+		}
+		for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+			const char *one[] = { fine[i], NULL };
+			struct hr_source_spec spec = { .name = "binary", .source = src,
+			                               .source_len = src_len, .flags = one };
+
+			is_int(hr_source_check(ctx, &spec), 0, "flag %s passes the allow-list", fine[i]);
+		}
 	}
 	{
 		static const char broken[] = "extern \"C\" __global__ void broken(int *p)\n"
