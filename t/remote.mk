@@ -28,3 +28,7 @@ TESTS += t/remote-tier.sh
 # [remote] configuration: config check.
 EXTRA_DIST += t/remote-config.sh
 TESTS += t/remote-config.sh
+
+# A single compile across nodes: Redis leases against nginx + redis-server.
+EXTRA_DIST += t/remote-lease.sh
+TESTS += t/remote-lease.sh

@@ -12,7 +12,12 @@ lib_libhanzo_rocm_internal_la_SOURCES += \
 if ENABLE_REMOTE
 pkglib_LTLIBRARIES = lib/remote/remote.la
 endif
-lib_remote_remote_la_SOURCES = lib/remote/cache-remote.h lib/remote/cache-remote-http.c
-lib_remote_remote_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
-lib_remote_remote_la_LIBADD = $(CURL_LIBS)
+# Its Redis leases (hiredis) when configure found hiredis.
+lib_remote_remote_la_SOURCES = lib/remote/cache-remote.h lib/remote/cache-remote-http.c \
+	lib/remote/cache-remote-redis.h lib/remote/cache-remote-redis.c
+lib_remote_remote_la_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(HIREDIS_CFLAGS)
+lib_remote_remote_la_LIBADD = $(CURL_LIBS) $(HIREDIS_LIBS)
+if HAVE_HIREDIS
+lib_remote_remote_la_CFLAGS += -DHR_HAVE_HIREDIS
+endif
 lib_remote_remote_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -no-undefined
