@@ -73,6 +73,7 @@ static int compile_and_publish(struct hr_lookup *l, const struct hr_toolchain *t
 	const struct hr_tier_dir *user = hr_cache_user_tier(l);
 	void *obj = NULL;
 	size_t obj_size = 0;
+	uint64_t t0;
 	int r, fd = -1;
 
 	if (user) {
@@ -91,7 +92,9 @@ static int compile_and_publish(struct hr_lookup *l, const struct hr_toolchain *t
 			}
 		}
 	}
+	t0 = hr_cache_clock_ns();
 	r = compile_source(l, tc, desc, &obj, &obj_size);
+	hr_cache_count_compile(l->cache, t0, r == 0);
 	if (r == 0 && user)
 		hr_cache_publish(l, user, tc->identity, obj, obj_size);
 	hr_entry_unlock(fd);

@@ -658,3 +658,24 @@ void hr_remote_compiled(struct hr_lookup *l, struct hr_remote_lease *lease,
 		free(lease);
 	}
 }
+
+enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base)
+{
+	struct hr_remote *r = hr_remote_configured(ctx) ? remote_get(ctx) : NULL;
+	enum hr_remote_reason res = HR_REMOTE_CONNECT;
+	char *url = NULL;
+	void *body = NULL;
+	size_t n = 0;
+
+	if (!r)
+		return res;
+	if (asprintf(&url, "%s/ac/%064d", base, 0) < 0)
+		return res;
+	pthread_mutex_lock(&r->lock);
+	if (remote_open(ctx, r))
+		res = guarded_get(ctx, r, url, HR_MANIFEST_MAX, &body, &n);
+	pthread_mutex_unlock(&r->lock);
+	free(body);
+	free(url);
+	return res;
+}

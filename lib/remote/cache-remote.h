@@ -264,6 +264,13 @@ struct hr_remote_stats {
 };
 void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st);
 
+/*
+ * Is the remote at base reachable?  A GET of a manifest nobody has (the
+ * all-zero key), through the breaker and budget: HR_REMOTE_NOT_FOUND (or
+ * OK) when it answered, else why not.
+ */
+enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base);
+
 /* [remote] url is set. */
 bool hr_remote_configured(const struct hanzo_rocm *ctx);
 /*

@@ -4,7 +4,8 @@
 lib_libhanzo_rocm_internal_la_SOURCES += \
 	lib/remote/cache-remote.h lib/remote/remote-internal.h \
 	lib/remote/cache-remote-key.c lib/remote/cache-remote-manifest.c \
-	lib/remote/cache-remote-client.c lib/remote/cache-remote.c
+	lib/remote/cache-remote-client.c lib/remote/cache-remote.c \
+	lib/remote/cache-stats.c
 
 # remote.so: the HTTP(S) transport (libcurl), dlopen-ed by the library only
 # when a remote tier is used (hr_remote_http_load), so the library links no
