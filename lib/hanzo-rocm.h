@@ -480,6 +480,26 @@ int hanzo_rocm_source_code_object(struct hanzo_rocm *ctx, const char *target,
                                   size_t source_len, const char *const *flags,
                                   void **data, size_t *size, char **diagnostics);
 
+/*
+ * The cache statistics of ctx, one counter at a time: index 0, 1, ... puts
+ * its name into name (name_size >= HANZO_ROCM_STAT_NAME_MAX) and its value
+ * into *value; -ENOENT past the last one, -EINVAL for NULL arguments.
+ * Names are "TIER.COUNTER" -- TIER memory, system, site, package or user,
+ * COUNTER lookups (on-disk tiers: each entry file read), hits, absent,
+ * bad (corrupt, wrong target, untrusted), bytes (code-object bytes of the
+ * hits), ns (time spent) -- then compile.count, compile.failures,
+ * compile.ns, then the remote tier's: remote.lookups, remote.hits,
+ * remote.bytes, remote.ns, remote.pushes, remote.leases, remote.waits,
+ * remote.wait_hits, remote.wait_ns, remote.compiles and
+ * remote.miss.REASON (not_found, bad_signature, untrusted_key, timeout,
+ * ...).  Later versions may add counters at the end.  The counters are
+ * the context's, since hanzo_rocm_new; reading them takes no lock on the
+ * lookup path.  Since HANZO_ROCM_5.
+ */
+#define HANZO_ROCM_STAT_NAME_MAX 64
+int hanzo_rocm_cache_stat(struct hanzo_rocm *ctx, unsigned index, char *name,
+                          size_t name_size, uint64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

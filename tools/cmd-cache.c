@@ -672,6 +672,7 @@ static void usage(FILE *f)
 	      "  clear [--system|--user] [--target T] [--family F]  remove entries\n"
 	      "  keygen NAME [--output FILE]      a key to sign remote cache entries\n"
 	      "  push [--system] [--target T] [--family F]  sign and push entries to [remote] url\n"
+	      "  stats [--json]                   tiers, remote tier, this process's counters\n"
 	      "\nCOMMAND --help describes each.\n", f);
 }
 
@@ -684,6 +685,7 @@ int cmd_cache(struct cli *cli, int argc, char **argv)
 		{ "list", cache_list }, { "verify", cache_verify },
 		{ "gc", cache_gc }, { "clear", cache_clear },
 		{ "keygen", cache_keygen }, { "push", cache_push },
+		{ "stats", cache_stats },
 	};
 	char prog[64];
 

@@ -67,4 +67,5 @@ void info_cache(struct cli *cli, struct json *j)
 	if (j)
 		json_end_array(j);
 	hr_cache_tiers_free(t, n);
+	info_remote(ctx, j);
 }

@@ -14,7 +14,7 @@ tools_hanzo_rocm_SOURCES = \
 	tools/tools.h tools/hanzo-rocm.c common/json.h common/json.c \
 	tools/cmd-info.c tools/info-config.c tools/info-targets.c \
 	tools/info-cache.c tools/info-plugins.c \
-	tools/cmd-config.c tools/cmd-precompile.c tools/cmd-cache.c tools/cmd-cache-remote.c \
+	tools/cmd-config.c tools/cmd-precompile.c tools/cmd-cache.c tools/cmd-cache-remote.c tools/cmd-cache-stats.c \
 	tools/cmd-plugins.c tools/cmd-kernels.c tools/cmd-selftest.c \
 	$(HR_SELFTEST_COMMON)
 tools_hanzo_rocm_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/common

@@ -50,6 +50,9 @@ int cmd_cache(struct cli *cli, int argc, char **argv);
 /* cache keygen, cache push (cmd-cache-remote.c) */
 int cache_keygen(struct cli *cli, int argc, char **argv);
 int cache_push(struct cli *cli, int argc, char **argv);
+int cache_stats(struct cli *cli, int argc, char **argv);
+struct json;
+void info_remote(struct hanzo_rocm *ctx, struct json *j);
 int cmd_plugins(struct cli *cli, int argc, char **argv);
 int cmd_kernels(struct cli *cli, int argc, char **argv);
 int cmd_config(struct cli *cli, int argc, char **argv);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -49,7 +50,39 @@ struct hr_cache {
 	size_t n_buckets, n_entries;
 	void **retired;       /* replaced bytes: callers may still hold them */
 	size_t n_retired;
+	struct hr_cache_counters counters;   /* relaxed atomics, no lock */
 };
+
+#define COUNT(field, n) __atomic_fetch_add(&(field), (uint64_t)(n), __ATOMIC_RELAXED)
+
+uint64_t hr_cache_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void hr_cache_count_compile(struct hr_cache *c, uint64_t start_ns, bool ok)
+{
+	COUNT(c->counters.compiles, ok);
+	COUNT(c->counters.compile_failures, !ok);
+	COUNT(c->counters.compile_ns, hr_cache_clock_ns() - start_ns);
+}
+
+void hr_cache_counters_get(struct hanzo_rocm *ctx, struct hr_cache_counters *out)
+{
+	struct hr_cache *c = hr_ctx_peek(ctx, HR_SLOT_CACHE);
+	uint64_t *dst = (uint64_t *)out;
+	const uint64_t *src;
+
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return;
+	src = (const uint64_t *)&c->counters;
+	for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
 
 static void cache_free(void *state)
 {
@@ -558,13 +591,26 @@ static int search_tiers(struct hr_lookup *l, const void **data, size_t *size,
 			struct hr_entry e;
 			int r;
 
+			struct hr_tier_counters *tc = &l->cache->counters.tier[t->tier];
+			uint64_t t0;
+
 			if (l->skip_mask & (1u << t->tier))
 				continue;
+			t0 = hr_cache_clock_ns();
 			r = read_tier(l, t, targets[i], &key, &e);
+			COUNT(tc->lookups, 1);
+			COUNT(tc->ns, hr_cache_clock_ns() - t0);
 			if (r == -ENOMEM)
 				return r;
-			if (r < 0)
+			if (r < 0) {
+				if (r == -ENOENT || r == -ENOTDIR)
+					COUNT(tc->absent, 1);
+				else
+					COUNT(tc->bad, 1);
 				continue;
+			}
+			COUNT(tc->hits, 1);
+			COUNT(tc->bytes, e.payload_size);
 			hr_dbg(l->ctx, "%s for %s from the %s tier %s\n", l->family,
 			       l->target, hr_tier_name(t->tier), t->path);
 			*from = t->tier;
@@ -613,8 +659,12 @@ int hr_cache_lookup(struct hanzo_rocm *ctx, const char *family, const char *targ
 	 * that passed the checks below are ever inserted, so a hit needs none.
 	 */
 	r = hr_memory_lookup(l->cache, family, target, skip_mask, data, size, &got);
-	if (r == 0)
+	COUNT(l->cache->counters.tier[HR_TIER_MEMORY].lookups, 1);
+	if (r == 0) {
+		COUNT(l->cache->counters.tier[HR_TIER_MEMORY].hits, 1);
 		goto done;
+	}
+	COUNT(l->cache->counters.tier[HR_TIER_MEMORY].absent, 1);
 
 	if (!hr_name_is_valid(family)) {
 		hr_err(ctx, "invalid kernel family name '%s'\n", family);

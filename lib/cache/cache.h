@@ -28,6 +28,27 @@ enum hr_tier {
 	HR_TIER_COMPILED, HR_TIER_PACKAGE,
 };
 const char *hr_tier_name(enum hr_tier t);
+#define HR_TIER_N (HR_TIER_PACKAGE + 1)
+
+/*
+ * A context's counters of its local tiers (cache.c), updated with relaxed
+ * atomics, without a lock (a memory hit stays a hash probe): reads of each
+ * on-disk tier (exact target and generic processor each count), found,
+ * absent, bad (corrupt, wrong target, untrusted), payload bytes and time;
+ * the memory tier's lookups and hits; compiles (kernel/compile.c).
+ */
+struct hr_tier_counters {
+	uint64_t lookups, hits, absent, bad, bytes, ns;
+};
+struct hr_cache_counters {
+	struct hr_tier_counters tier[HR_TIER_N];
+	uint64_t compiles, compile_failures, compile_ns;
+};
+struct hanzo_rocm;
+struct hr_cache;
+void hr_cache_counters_get(struct hanzo_rocm *ctx, struct hr_cache_counters *out);
+uint64_t hr_cache_clock_ns(void);
+void hr_cache_count_compile(struct hr_cache *c, uint64_t start_ns, bool ok);
 
 struct hr_cache_key {
 	uint8_t b[32];

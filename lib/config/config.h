@@ -61,6 +61,8 @@ struct hr_config {
 	char *remote_signing_key;   /* secret key file; NULL: a node that only reads */
 	char *remote_module;        /* the HTTP module, remote.so */
 	unsigned remote_connect_ms, remote_timeout_ms, remote_budget_ms;
+	char *remote_redis;         /* redis://HOST:PORT for leases; NULL: none */
+	unsigned remote_lease_ms;
 
 	/* [plugins] */
 	char **plugin_path;         /* options.plugin_path, HANZO_ROCM_PLUGIN_PATH (as is), else

@@ -661,6 +661,32 @@ static int set_remote_budget(struct parser *p, const char *v, struct bad *bad)
 	return parse_ms(v, 3600000, &p->cfg->remote_budget_ms, bad);
 }
 
+/* [remote] redis: redis://HOST:PORT (hiredis's TCP connect; no auth, no TLS yet). */
+static int set_remote_redis(struct parser *p, const char *v, struct bad *bad)
+{
+	const char *h = v + 8, *c = strrchr(v, ':');
+	uint64_t port;
+	char *s;
+
+	if (!*v) {
+		hr_config_replace_str(&p->cfg->remote_redis, NULL);
+		return 0;
+	}
+	if (strncmp(v, "redis://", 8) != 0 || !c || c <= h || strlen(v) > 300 ||
+	    strpbrk(h, "/@?#\"\'<> \t") || hr_parse_uint(c + 1, 65535, &port) < 0 || port == 0)
+		return bad_value(bad, v, strlen(v));
+	s = strdup(v);
+	if (!s)
+		return -ENOMEM;
+	hr_config_replace_str(&p->cfg->remote_redis, s);
+	return 0;
+}
+
+static int set_remote_lease(struct parser *p, const char *v, struct bad *bad)
+{
+	return parse_ms(v, 3600000, &p->cfg->remote_lease_ms, bad);
+}
+
 /*
  * The keys: what config.c, the handler below, `hanzo-rocm info` and
  * t/config/test-keys read.  A key is added here (and documented in
@@ -781,6 +807,16 @@ static const struct key {
 	    "milliseconds, from 1 to 3600000",
 	    "Milliseconds a process may spend waiting on remotes in all; then they are skipped.",
 	    "", " ms", 0 }, set_remote_budget },
+	{ { "remote", "redis", HR_CONFIG_STR, AT(remote_redis), NULL, "",
+	    "redis://HOST:PORT, or empty",
+	    "A Redis server for leases, so that one node compiles a missing entry and pushes "
+	    "it while the others wait for it; empty: a jittered re-check before compiling.",
+	    "(none)", "", 0 }, set_remote_redis },
+	{ { "remote", "lease", HR_CONFIG_UINT, AT(remote_lease_ms), "60000", "60000",
+	    "milliseconds, from 1 to 3600000",
+	    "Milliseconds a lease lasts: the longest other nodes wait for its holder's push "
+	    "(within budget).",
+	    "", " ms", 0 }, set_remote_lease },
 	{ { "plugins", "path", HR_CONFIG_STRV, AT(plugin_path), NULL, "",
 	    "absolute directories separated by spaces or ':'",
 	    "Plugin directories, separated by spaces or ':'; empty means the built-in one; "

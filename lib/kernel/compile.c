@@ -73,6 +73,7 @@ static int compile_and_publish(struct hr_lookup *l, const struct hr_toolchain *t
 	const struct hr_tier_dir *user = hr_cache_user_tier(l);
 	void *obj = NULL;
 	size_t obj_size = 0;
+	uint64_t t0;
 	int r, fd = -1;
 
 	if (user) {
@@ -91,7 +92,9 @@ static int compile_and_publish(struct hr_lookup *l, const struct hr_toolchain *t
 			}
 		}
 	}
+	t0 = hr_cache_clock_ns();
 	r = compile_source(l, tc, desc, &obj, &obj_size);
+	hr_cache_count_compile(l->cache, t0, r == 0);
 	if (r == 0 && user)
 		hr_cache_publish(l, user, tc->identity, obj, obj_size);
 	hr_entry_unlock(fd);
@@ -138,6 +141,7 @@ int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
                            enum hr_tier *from)
 {
 	const struct hr_config *cfg = hr_ctx_config(l->ctx);
+	struct hr_remote_lease *lease = NULL;
 	int r;
 
 	if (l->skip_mask & (1u << HR_TIER_COMPILED))
@@ -148,6 +152,10 @@ int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
 		return r;
 	if (cfg && cfg->compile == HR_COMPILE_NEVER)
 		return no_compile_error(l);
+	/* One node of a cluster compiles it; the others wait for its push. */
+	r = hr_remote_before_compile(l, data, size, from, &lease);
+	if (r != -ENOENT)
+		return r;
 	/* Another thread may have built it while we waited for our turn. */
 	hr_cache_compile_lock(l->cache);
 	r = hr_memory_lookup(l->cache, l->family, l->target, l->skip_mask, data,
@@ -155,6 +163,8 @@ int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
 	if (r < 0)
 		r = compile_on_miss(l, data, size, from);
 	hr_cache_compile_unlock(l->cache);
+	hr_remote_compiled(l, lease, r == 0 && *from == HR_TIER_COMPILED ? *data : NULL,
+	                   r == 0 ? *size : 0);
 	return r;
 }
 

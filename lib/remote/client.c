@@ -114,7 +114,8 @@ int hr_remote_http_load(const char *path, const struct hr_remote_http_ops **ops,
 	}
 	o = dlsym(h, HR_REMOTE_HTTP_SYMBOL);
 	if (!o || o->abi != HR_REMOTE_HTTP_ABI || !o->client_new || !o->client_free ||
-	    !o->get || !o->put) {
+	    !o->get || !o->put || !o->redis_new || !o->redis_free || !o->lease_take ||
+	    !o->lease_held || !o->lease_release) {
 		snprintf(why, n, "%s: not a remote module of ABI %d", path, HR_REMOTE_HTTP_ABI);
 		dlclose(h);
 		r = -ENOEXEC;

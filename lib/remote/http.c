@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "remote.h"
+#include "redis.h"
 
 struct client {
 	CURL *curl;
@@ -213,4 +214,9 @@ const struct hr_remote_http_ops hr_remote_http_ops = {
 	.client_free = client_free,
 	.get = http_get,
 	.put = http_put,
+	.redis_new = hr_redis_new,
+	.redis_free = hr_redis_free,
+	.lease_take = hr_redis_lease_take,
+	.lease_held = hr_redis_lease_held,
+	.lease_release = hr_redis_lease_release,
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The remote tier of one context: [remote] url in order, after the local
- * tiers and before a compile (the kernel layer asks, kernel-compile.c).
+ * tiers and before a compile (the kernel layer asks, kernel/compile.c).
  * A hit is checked -- manifest signature with a trusted key, the key,
  * family and target asked for, blob size and SHA-256, the ELF validation
  * of a local entry -- before it is published into the user tier, from
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "remote.h"
 #include "config/config.h"
@@ -41,6 +42,13 @@ struct hr_remote {
 	struct hr_remote_stats stats;
 	bool show_stats;                    /* HANZO_ROCM_STATS=1: print them when freed */
 	char **refused;                     /* "family/target" answered with a deterministic miss */
+	void *redis;                        /* leases ([remote] redis); NULL: none or failed */
+	bool redis_tried;
+};
+
+struct hr_remote_lease {
+	char name[96];                      /* hanzo-rocm:lease:<cache key> */
+	char token[40];                     /* this holder's */
 };
 
 static uint64_t now_ns(void)
@@ -65,6 +73,11 @@ static void stats_print(const struct hr_remote *r)
 			fprintf(stderr, " %s %llu", hr_remote_reason_name((enum hr_remote_reason)i),
 			        (unsigned long long)st->misses[i]);
 	fputc('\n', stderr);
+	fprintf(stderr, "hanzo-rocm: remote tier: %llu compiled here, %llu leases taken, "
+	        "%llu waited (%llu loaded after waiting, %llu ms)\n",
+	        (unsigned long long)st->compiles, (unsigned long long)st->leases,
+	        (unsigned long long)st->waits, (unsigned long long)st->wait_hits,
+	        (unsigned long long)(st->wait_ns / 1000000u));
 }
 
 static void remote_free(void *p)
@@ -75,6 +88,8 @@ static void remote_free(void *p)
 		return;
 	if (r->show_stats)
 		stats_print(r);
+	if (r->redis)
+		r->ops->redis_free(r->redis);
 	if (r->client)
 		r->ops->client_free(r->client);
 	if (r->dl)
@@ -236,6 +251,29 @@ static bool is_definite(enum hr_remote_reason r)
 	       r != HR_REMOTE_HTTP_5XX && r != HR_REMOTE_BREAKER_OPEN && r != HR_REMOTE_BUDGET;
 }
 
+/* A checked hit (payload, freed here) into the user tier, read back from it. */
+static int publish(struct hr_lookup *l, const struct hr_tier_dir *user,
+                   const struct hr_cache_key *key, const struct hr_manifest *m,
+                   void *payload, size_t n, const void **data, size_t *size,
+                   enum hr_tier *from)
+{
+	char compiler[128];
+	int ret;
+
+	snprintf(compiler, sizeof(compiler), "remote:%s", m->signer);
+	ret = hr_entry_write(l->ctx, user->path, l->family, l->target, key, compiler, payload, n);
+	free(payload);
+	if (ret < 0) {
+		hr_warn(l->ctx, "cannot publish the remote entry of %s for %s into %s: %s\n",
+		        l->family, l->target, user->path, strerror(-ret));
+		return -ENOENT;
+	}
+	ret = hr_cache_user_entry(l, user, data, size);
+	if (ret == 0)
+		*from = HR_TIER_USER;
+	return ret == -ENOMEM ? ret : (ret < 0 ? -ENOENT : 0);
+}
+
 int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
                     enum hr_tier *from)
 {
@@ -248,8 +286,7 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
 	struct hr_remote *r;
 	void *payload = NULL;
 	size_t n = 0;
-	char hex[65], compiler[128], *memo = NULL;
-	int ret;
+	char hex[65], *memo = NULL;
 
 	if (!hr_remote_configured(ctx) || (l->skip_mask & (1u << HR_TIER_USER)))
 		return -ENOENT;
@@ -320,18 +357,7 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
 			       hr_remote_reason_name(res));
 		return -ENOENT;
 	}
-	snprintf(compiler, sizeof(compiler), "remote:%s", m.signer);
-	ret = hr_entry_write(ctx, user->path, l->family, l->target, &key, compiler, payload, n);
-	free(payload);
-	if (ret < 0) {
-		hr_warn(ctx, "cannot publish the remote entry of %s for %s into %s: %s\n",
-		        l->family, l->target, user->path, strerror(-ret));
-		return -ENOENT;
-	}
-	ret = hr_cache_user_entry(l, user, data, size);
-	if (ret == 0)
-		*from = HR_TIER_USER;
-	return ret == -ENOMEM ? ret : (ret < 0 ? -ENOENT : 0);
+	return publish(l, user, &key, &m, payload, n, data, size, from);
 }
 
 int hr_remote_push(struct hanzo_rocm *ctx, const struct hr_entry *e, char *why, size_t n)
@@ -414,4 +440,242 @@ void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st)
 	pthread_mutex_lock(&r->lock);
 	*st = r->stats;
 	pthread_mutex_unlock(&r->lock);
+}
+
+/* ---- a single compile across nodes --------------------------------------- */
+
+/* The Redis client, connected once (r->lock held); NULL: none or failed. */
+static void *redis_open(struct hanzo_rocm *ctx, struct hr_remote *r)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	char why[512];
+
+	if (r->redis_tried)
+		return r->redis;
+	r->redis_tried = true;
+	if (!cfg->remote_redis)
+		return NULL;
+	r->redis = r->ops->redis_new(cfg->remote_redis, cfg->remote_connect_ms,
+	                             cfg->remote_timeout_ms, why, sizeof(why));
+	if (!r->redis)
+		hr_info(ctx, "remote leases off, a jittered re-check instead: %s\n", why);
+	return r->redis;
+}
+
+/* A Redis command failed: no more leases for this context. */
+static void redis_drop(struct hanzo_rocm *ctx, struct hr_remote *r)
+{
+	hr_info(ctx, "remote leases off after a Redis error: %s\n",
+	        hr_ctx_config(ctx)->remote_redis);
+	r->ops->redis_free(r->redis);
+	r->redis = NULL;
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Sleep up to ms (r->lock released meanwhile), charged to the remote's
+ * budget; false when the budget has nothing left to wait with.
+ */
+static bool wait_charged(struct hr_remote *r, unsigned ms)
+{
+	uint64_t budget = (uint64_t)r->guard.budget_ms * 1000000u, t0, dt;
+	struct timespec ts;
+
+	if (budget && r->guard.spent_ns >= budget)
+		return false;
+	if (budget && (uint64_t)ms * 1000000u > budget - r->guard.spent_ns)
+		ms = (unsigned)((budget - r->guard.spent_ns) / 1000000u);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	t0 = now_ns();
+	pthread_mutex_unlock(&r->lock);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&r->lock);
+	dt = now_ns() - t0;
+	r->guard.spent_ns += dt;
+	r->stats.wait_ns += dt;
+	return true;
+}
+
+/* Every remote in order, r->lock held; HR_REMOTE_OK with *payload owned. */
+static enum hr_remote_reason fetch_any(struct hanzo_rocm *ctx, struct hr_remote *r,
+                                       const struct hr_cache_key *key, const char *family,
+                                       const char *target, struct hr_manifest *m,
+                                       void **payload, size_t *n)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	enum hr_remote_reason res = HR_REMOTE_NOT_FOUND;
+
+	for (size_t i = 0; cfg->remote_url[i]; i++) {
+		res = fetch_one(ctx, r, cfg->remote_url[i], key, family, target, m, payload, n);
+		if (res == HR_REMOTE_OK)
+			break;
+	}
+	return res;
+}
+
+int hr_remote_before_compile(struct hr_lookup *l, const void **data, size_t *size,
+                             enum hr_tier *from, struct hr_remote_lease **lease)
+{
+	struct hanzo_rocm *ctx = l->ctx;
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	const struct hr_tier_dir *user;
+	struct hr_remote_lease *ls = NULL;
+	enum hr_remote_reason res = HR_REMOTE_NOT_FOUND;
+	struct hr_cache_key key;
+	struct hr_manifest m;
+	struct hr_remote *r;
+	void *payload = NULL, *redis;
+	size_t n = 0;
+	uint64_t seed, start, lease_ns;
+	bool can_push;
+	char hex[65];
+
+	*lease = NULL;
+	if (!hr_remote_configured(ctx) || (l->skip_mask & (1u << HR_TIER_USER)))
+		return -ENOENT;
+	user = hr_cache_user_tier(l);
+	r = user ? remote_get(ctx) : NULL;
+	if (!r)
+		return -ENOENT;
+	/* A node without a signing key could not push what it compiles: it
+	 * never takes a lease (the others would wait for nothing), but waits
+	 * on a builder's. */
+	can_push = cfg->remote_signing_key != NULL;
+	hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
+	                     (const char *const *)l->fam->flags, cfg->flags, l->target, &key);
+	hr_hex(key.b, sizeof(key.b), hex);
+	start = now_ns();
+	seed = start ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)l;
+	seed |= 1;
+	lease_ns = (uint64_t)cfg->remote_lease_ms * 1000000u;
+	pthread_mutex_lock(&r->lock);
+	if (!remote_open(ctx, r)) {
+		pthread_mutex_unlock(&r->lock);
+		return -ENOENT;
+	}
+	redis = redis_open(ctx, r);
+	r->stats.waits++;
+	if (!redis) {
+		/* No leases: another node may be pushing it right now. */
+		if (wait_charged(r, (unsigned)(next_rand(&seed) % 201u)))
+			res = fetch_any(ctx, r, &key, l->family, l->target, &m, &payload, &n);
+		goto out;
+	}
+	ls = calloc(1, sizeof(*ls));
+	if (!ls) {
+		pthread_mutex_unlock(&r->lock);
+		return -ENOMEM;
+	}
+	snprintf(ls->name, sizeof(ls->name), "hanzo-rocm:lease:%s", hex);
+	snprintf(ls->token, sizeof(ls->token), "%d-%016llx", (int)getpid(),
+	         (unsigned long long)next_rand(&seed));
+	for (unsigned k = 0;; k++) {
+		unsigned base = 100u << (k < 3 ? k : 3);   /* 100 .. 800 ms */
+		int t = can_push ? r->ops->lease_take(r->redis, ls->name, ls->token,
+		                                      cfg->remote_lease_ms)
+		                 : r->ops->lease_held(r->redis, ls->name);
+
+		if (t < 0) {
+			redis_drop(ctx, r);
+			break;
+		}
+		if (can_push && t == 1) {
+			hr_dbg(ctx, "remote lease %s taken: compiling %s for %s\n", ls->name,
+			       l->family, l->target);
+			r->stats.leases++;
+			*lease = ls;
+			ls = NULL;
+			break;
+		}
+		if (!can_push && t == 0)
+			break;
+		/* Held by another node: its push, or its lease's end. */
+		if (now_ns() - start >= lease_ns ||
+		    !wait_charged(r, base / 2 + (unsigned)(next_rand(&seed) % base)))
+			break;
+		res = fetch_any(ctx, r, &key, l->family, l->target, &m, &payload, &n);
+		if (res == HR_REMOTE_OK)
+			break;
+	}
+out:
+	if (res == HR_REMOTE_OK) {
+		r->stats.wait_hits++;
+		r->stats.bytes += n;
+	}
+	pthread_mutex_unlock(&r->lock);
+	free(ls);
+	if (res != HR_REMOTE_OK)
+		return -ENOENT;
+	hr_dbg(ctx, "remote: %s for %s came after waiting\n", l->family, l->target);
+	return publish(l, user, &key, &m, payload, n, data, size, from);
+}
+
+void hr_remote_compiled(struct hr_lookup *l, struct hr_remote_lease *lease,
+                        const void *data, size_t size)
+{
+	struct hanzo_rocm *ctx = l->ctx;
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	struct hr_remote *r;
+	struct hr_entry e = { 0 };
+	char why[512];
+
+	if (!hr_remote_configured(ctx) || !(r = remote_get(ctx))) {
+		free(lease);
+		return;
+	}
+	if (data) {
+		pthread_mutex_lock(&r->lock);
+		r->stats.compiles++;
+		pthread_mutex_unlock(&r->lock);
+	}
+	/* The push before the release: a waiter finds the manifest, or the lease. */
+	if (data && cfg->remote_signing_key) {
+		hr_cache_key_compute(l->fam->family, l->fam->source_sha256,
+		                     (const char *const *)l->fam->flags, cfg->flags, l->target,
+		                     &e.key);
+		snprintf(e.family, sizeof(e.family), "%s", l->family);
+		snprintf(e.target, sizeof(e.target), "%s", l->target);
+		e.payload = data;
+		e.payload_size = size;
+		if (hr_remote_push(ctx, &e, why, sizeof(why)) < 0)
+			hr_info(ctx, "the compiled %s for %s was not pushed: %s\n", l->family,
+			        l->target, why);
+	}
+	if (lease) {
+		pthread_mutex_lock(&r->lock);
+		if (r->redis && r->ops->lease_release(r->redis, lease->name, lease->token) < 0)
+			redis_drop(ctx, r);
+		pthread_mutex_unlock(&r->lock);
+		free(lease);
+	}
+}
+
+enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base)
+{
+	struct hr_remote *r = hr_remote_configured(ctx) ? remote_get(ctx) : NULL;
+	enum hr_remote_reason res = HR_REMOTE_CONNECT;
+	char *url = NULL;
+	void *body = NULL;
+	size_t n = 0;
+
+	if (!r)
+		return res;
+	if (asprintf(&url, "%s/ac/%064d", base, 0) < 0)
+		return res;
+	pthread_mutex_lock(&r->lock);
+	if (remote_open(ctx, r))
+		res = guarded_get(ctx, r, url, HR_MANIFEST_MAX, &body, &n);
+	pthread_mutex_unlock(&r->lock);
+	free(body);
+	free(url);
+	return res;
 }

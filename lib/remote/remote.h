@@ -155,7 +155,7 @@ enum hr_remote_reason hr_manifest_check_blob(const struct hr_manifest *m,
  * another abi is refused.  The module only moves bytes: every check of
  * what it returns is the base library's.
  */
-#define HR_REMOTE_HTTP_ABI 1
+#define HR_REMOTE_HTTP_ABI 2
 #define HR_REMOTE_HTTP_SYMBOL "hr_remote_http_ops"
 
 struct hr_remote_http_opts {
@@ -185,6 +185,22 @@ struct hr_remote_http_ops {
 	/* PUT the n bytes at url: HR_REMOTE_OK on 200, 201 or 204. */
 	enum hr_remote_reason (*put)(void *client, const char *url, const void *body,
 	                             size_t n, unsigned timeout_ms, long *status);
+	/*
+	 * Redis leases for a single compile across nodes (hiredis,
+	 * redis.c).  redis_new: "redis://HOST:PORT", connected
+	 * within connect_ms, every command within timeout_ms; NULL when it
+	 * cannot connect or the module was built without hiredis (why says
+	 * which).  lease_take: SET name token NX PX ms -- 1 taken, 0 held by
+	 * another, -EIO.  lease_held: 1 the name exists, 0 not, -EIO.
+	 * lease_release: deletes name only while it still holds token (a
+	 * compare-and-delete script), 0 or -EIO.
+	 */
+	void *(*redis_new)(const char *url, unsigned connect_ms, unsigned timeout_ms,
+	                   char *why, size_t n);
+	void (*redis_free)(void *redis);
+	int (*lease_take)(void *redis, const char *name, const char *token, unsigned ms);
+	int (*lease_held)(void *redis, const char *name);
+	int (*lease_release)(void *redis, const char *name, const char *token);
 };
 
 /* ---- bounded waiting: breaker and budget (client.c) ------- */
@@ -239,9 +255,21 @@ struct hr_remote_stats {
 	uint64_t misses[HR_REMOTE_N_REASONS];   /* by reason (not_found, bad_signature, ...) */
 	uint64_t bytes;        /* code-object bytes of the hits */
 	uint64_t ns;           /* time spent in requests */
-	uint64_t pushes;       /* entries pushed (hanzo-rocm cache push) */
+	uint64_t pushes;       /* entries pushed (hanzo-rocm cache push, a builder's compile) */
+	uint64_t leases;       /* Redis leases taken (this node compiled for the cluster) */
+	uint64_t waits;        /* misses waited on another node's lease, or re-checked */
+	uint64_t wait_hits;    /* ... that ended with the entry from the remote */
+	uint64_t wait_ns;      /* time spent waiting so */
+	uint64_t compiles;     /* misses compiled here with a remote configured */
 };
 void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st);
+
+/*
+ * Is the remote at base reachable?  A GET of a manifest nobody has (the
+ * all-zero key), through the breaker and budget: HR_REMOTE_NOT_FOUND (or
+ * OK) when it answered, else why not.
+ */
+enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base);
 
 /* [remote] url is set. */
 bool hr_remote_configured(const struct hanzo_rocm *ctx);
@@ -261,5 +289,30 @@ int hr_remote_fetch(struct hr_lookup *l, const void **data, size_t *size,
  * remote failed; why says which and why.
  */
 int hr_remote_push(struct hanzo_rocm *ctx, const struct hr_entry *e, char *why, size_t n);
+
+/*
+ * A single compile across nodes, after a miss of every tier, remote
+ * included (kernel/compile.c, before it compiles).  With [remote] redis a
+ * node that can push (signing_key) takes the lease of the cache key (SET
+ * NX PX [remote] lease) and compiles; the others -- and nodes without a
+ * signing key, which never take one, since they could not push what they
+ * compile -- wait while the lease is held, polling the remote with
+ * jittered sleeps, bounded by the lease and the remote budget (waiting is
+ * charged to it), then load the entry, or take the lease when it expired
+ * unreleased (or compile, without a key).  Without Redis: a jittered
+ * sleep (at most 200 ms) and one more look at the remote.  0 with the
+ * entry (from the remote, published into the user tier); -ENOENT: compile,
+ * and then call hr_remote_compiled (*lease says what to release).
+ */
+struct hr_remote_lease;
+int hr_remote_before_compile(struct hr_lookup *l, const void **data, size_t *size,
+                             enum hr_tier *from, struct hr_remote_lease **lease);
+/*
+ * After the compile of a miss (data NULL when it failed): a node with a
+ * signing key pushes the code object (lease or not), then the lease is
+ * released and freed.
+ */
+void hr_remote_compiled(struct hr_lookup *l, struct hr_remote_lease *lease,
+                        const void *data, size_t size);
 
 #endif

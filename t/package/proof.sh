@@ -16,6 +16,7 @@
 #   5d. librust-hanzo-rocm-dev installs the crates in debcargo's registry
 #       layout, and a crate using them builds offline and runs
 #   5e. python3-hanzo-rocm installs, imports and runs a stock kernel
+#   5f. hanzo-rocm-remote installs remote.so where the library loads it
 #   6. remove: library gone, cache kept; 7. purge: nothing left on disk
 # hipcc is wrapped (dpkg-divert) to log every compile with its target.
 #
@@ -309,6 +310,22 @@ EOP
 grep -q '^python: [1-9][0-9]* unary kernels$' "$work/5e-run.log" && grep -q '^refused: value$' "$work/5e-run.log"
 okr $? "  ... imported by python3: the catalogue, a stock kernel on the host backend, a wrong argument refused" ||
 	show "$work/5e-run.log"
+
+# ---- 5f. the remote tier's module (hanzo-rocm-remote) ---------------------
+# Where the library looks for it, and it loads (libcurl and hiredis pulled by
+# its Depends): info probes a url nothing listens on and says connect, with
+# no "remote cache tier disabled" warning (what a module that fails to load
+# gives).
+apt_log 5f-install install --no-install-recommends $(deb v2 hanzo-rocm-remote)
+okr $? "apt installs hanzo-rocm-remote (pulls libcurl and hiredis)" || show "$work/5f-install.log"
+[ -f "$root/usr/lib/$multiarch/hanzo-rocm/remote.so" ]
+ok $? "  ... remote.so in /usr/lib/$multiarch/hanzo-rocm/"
+printf '[remote]\nurl = http://127.0.0.1:9/cache\n' >"$root/tmp/remote.conf"
+in_root env HANZO_ROCM_CONF=/tmp/remote.conf hanzo-rocm info >"$work/5f-info.log" 2>&1
+grep -q '^  http://127.0.0.1:9/cache: connect$' "$work/5f-info.log" &&
+	! grep -q 'remote cache tier disabled' "$work/5f-info.log"
+okr $? "  ... it loads: info probes the remote (connection refused), no module warning" ||
+	show "$work/5f-info.log"
 
 # ---- 6. remove: the library goes, the cache stays -----------------------
 installed=$(in_root dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" && $2 ~ /hanzo-rocm/ { print $2 }')

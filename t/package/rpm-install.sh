@@ -9,6 +9,7 @@
 #   2b. rust-hanzo-rocm{,-sys}-devel put the crates in the cargo registry
 #      directory and provide crate(...) for each feature;
 #   2c. python3-hanzo-rocm puts the module in the site directory;
+#   2d. hanzo-rocm-remote puts remote.so where the library loads it;
 #   3. erasing everything runs %postun: the cache and every %ghost are gone,
 #      nothing the packages owned is left.
 # What this proxy cannot prove: that Fedora resolves the Requires and
@@ -113,6 +114,25 @@ ok $? "  ... /usr/lib/python3.X/site-packages/hanzo_rocm/" || rpm_root -ql pytho
 rpm_root -e python3-hanzo-rocm >"$work/py-e.log" 2>&1 &&
 	! ls -d "$root"/usr/lib/python3.*/site-packages/hanzo_rocm >/dev/null 2>&1
 ok $? "rpm -e python3-hanzo-rocm leaves no module" || sed 's/^/# /' "$work/py-e.log"
+
+# The remote tier's module: in the library's directory, and it loads (its
+# libcurl and hiredis from the root's Debian packages, as the host's build
+# linked them): info probes a url nothing listens on and says connect, with
+# no "remote cache tier disabled" warning.
+rpm_root -i --nodeps $(pkg hanzo-rocm-remote) >"$work/remote.log" 2>&1 &&
+	[ -f "$root/usr/lib64/hanzo-rocm/remote.so" ]
+ok $? "rpm -i --nodeps hanzo-rocm-remote: /usr/lib64/hanzo-rocm/remote.so" || sed 's/^/# /' "$work/remote.log"
+libs=$(objdump -p "$root/usr/lib64/hanzo-rocm/remote.so" 2>/dev/null | awk '/NEEDED/ { print $2 }' |
+	while read -r l; do dpkg -S "*/$l" 2>/dev/null | sed -n '1s/:.*//p'; done | sort -u)
+# shellcheck disable=SC2086
+in_root apt-get -q -y --no-install-recommends install $libs >"$work/remote-apt.log" 2>&1
+printf '[remote]\nurl = http://127.0.0.1:9/cache\n' >"$root/tmp/remote.conf"
+in_root env LD_LIBRARY_PATH=/usr/lib64 HANZO_ROCM_CONF=/tmp/remote.conf hanzo-rocm info \
+	>"$work/remote-info.log" 2>&1
+grep -q '^  http://127.0.0.1:9/cache: connect$' "$work/remote-info.log" &&
+	! grep -q 'remote cache tier disabled' "$work/remote-info.log"
+ok $? "  ... it loads: info probes the remote (connection refused), no module warning" ||
+	sed 's/^/# /' "$work/remote-info.log" "$work/remote-apt.log" | tail -n 20
 
 rpm_root -qa --qf '%{NAME}\n' | grep '^hanzo-rocm' >"$T/installed"
 # shellcheck disable=SC2046

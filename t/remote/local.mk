@@ -28,3 +28,13 @@ TESTS += t/remote/tier.sh
 # [remote] configuration: config check.
 EXTRA_DIST += t/remote/config.sh
 TESTS += t/remote/config.sh
+
+# A single compile across nodes: Redis leases against nginx + redis-server.
+EXTRA_DIST += t/remote/lease.sh
+TESTS += t/remote/lease.sh
+
+# Cache statistics: hanzo_rocm_cache_stat, cache stats, info's remote tier.
+check_PROGRAMS += t/remote/stats-dump
+t_remote_stats_dump_LDADD = lib/libhanzo-rocm.la
+EXTRA_DIST += t/remote/stats.sh
+TESTS += t/remote/stats.sh

@@ -13,6 +13,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 pub const HANZO_ROCM_MAX_DIMS: u32 = 8;
 pub const HANZO_ROCM_MAX_OPERANDS: u32 = 3;
+pub const HANZO_ROCM_STAT_NAME_MAX: u32 = 64;
 
 #[repr(C)]
 pub struct hanzo_rocm {
@@ -158,6 +159,13 @@ extern "C" {
     pub fn hanzo_rocm_get_log_priority(ctx: *const hanzo_rocm) -> c_int;
     pub fn hanzo_rocm_set_log_priority(ctx: *mut hanzo_rocm, priority: c_int);
     pub fn hanzo_rocm_strerror(err: c_int) -> *const c_char;
+    pub fn hanzo_rocm_cache_stat(
+        ctx: *mut hanzo_rocm,
+        index: c_uint,
+        name: *mut c_char,
+        name_size: usize,
+        value: *mut u64,
+    ) -> c_int;
 
     pub fn hanzo_rocm_device_count(ctx: *mut hanzo_rocm) -> c_int;
     pub fn hanzo_rocm_device_target(ctx: *mut hanzo_rocm, device: c_uint, target: *mut *const c_char) -> c_int;
