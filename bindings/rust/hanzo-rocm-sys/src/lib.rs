@@ -14,6 +14,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 pub const HANZO_ROCM_MAX_DIMS: u32 = 8;
 pub const HANZO_ROCM_MAX_OPERANDS: u32 = 3;
 pub const HANZO_ROCM_STAT_NAME_MAX: u32 = 64;
+pub const HANZO_ROCM_KERNEL_ABI: u32 = 1;
 
 #[repr(C)]
 pub struct hanzo_rocm {
@@ -101,6 +102,7 @@ pub struct hanzo_rocm_kernel_desc {
     pub notes: *const c_char,
     pub wide: *const c_char,
     pub ws_per_col: usize,
+    pub abi: c_uint,
 }
 
 #[repr(C)]
@@ -110,6 +112,8 @@ pub struct hanzo_rocm_arg_desc {
     pub type_: *const c_char,
     pub name: *const c_char,
     pub bytes: usize,
+    pub doc: *const c_char,
+    pub may_be_null: c_int,
 }
 
 #[repr(C)]
