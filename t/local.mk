@@ -39,8 +39,8 @@ TESTS += t/layout/layers.sh
 EXTRA_DIST += t/layout/platform-count.sh
 TESTS += t/layout/platform-count.sh
 # No reference outside the repository; doc/DESIGN.md and doc/KERNELS.md exist.
-EXTRA_DIST += t/layout/layout/doc-refs.sh
-TESTS += t/layout/layout/doc-refs.sh
+EXTRA_DIST += t/layout/doc-refs.sh
+TESTS += t/layout/doc-refs.sh
 # The call graph between lib/ files, from the objects' symbol tables (nm).
 EXTRA_DIST += t/layout/calls.sh
 TESTS += t/layout/calls.sh
