@@ -56,7 +56,11 @@ fi
 # does a build asked to with HR_PKG_TESTS=no (t/package.mk says when).
 check=
 [ -z "$version" ] && [ "${HR_PKG_TESTS:-yes}" != no ] || check=nocheck
+# The system's PATH only, as on Debian's builders: a python3 earlier in the
+# caller's PATH (pyenv, a virtualenv) lacks the Debian modules pybuild needs
+# for python3-hanzo-rocm.
 DEB_BUILD_OPTIONS="$check parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" \
+	PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1 || {
 	tail -n 60 "$work/build.log" >&2
 	echo "dpkg-buildpackage failed: see $work/build.log" >&2

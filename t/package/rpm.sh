@@ -28,7 +28,7 @@ tar -C "$top/stage" -czf "$top/SOURCES/hanzo-rocm-$version.tar.gz" "hanzo-rocm-$
 cp "$src/plugins/families" "$top/SOURCES/families"   # the spec's Source1
 rm -rf "$top/stage"
 
-rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodeps --without check \
+PATH=/usr/sbin:/usr/bin:/sbin:/bin rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodeps --without check \
 	--define "cache_targets $targets" \
 	-bb "$src/rpm/hanzo-rocm.spec" >"$work/rpmbuild.log" 2>&1 || {
 	tail -n 60 "$work/rpmbuild.log" >&2
@@ -49,7 +49,7 @@ sed "s|^\([a-z_]*\)=/|\1=$sys/|" "$pc" >"$work/sdk-pc/hanzo-rocm.pc"
 cp "$src"/examples/plugin/biasgelu.hip "$src"/examples/plugin/biasgelu.list \
 	"$src"/examples/plugin/Makefile "$src"/examples/plugin/run-biasgelu.c "$top/SOURCES/biasgelu/"
 PKG_CONFIG_PATH=$work/sdk-pc PKG_CONFIG_LIBDIR=$work/sdk-pc \
-rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodeps \
+PATH=/usr/sbin:/usr/bin:/sbin:/bin rpmbuild --load "$src/t/package/rpm-host.macros" --define "_topdir $top" --nodeps \
 	--define "_sourcedir $top/SOURCES/biasgelu" --define 'plugindir %{_libdir}/hanzo-rocm/plugins' \
 	-bb "$src/examples/plugin/hanzo-rocm-plugin-biasgelu.spec" >"$work/rpmbuild-biasgelu.log" 2>&1 || {
 	tail -n 40 "$work/rpmbuild-biasgelu.log" >&2
