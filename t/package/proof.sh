@@ -292,7 +292,9 @@ in_root apt-get -q -y purge libhanzo-rocm-dev >/dev/null 2>&1
 # numpy is only a Recommends.
 apt_log 5e-install install --no-install-recommends $(deb v2 python3-hanzo-rocm)
 okr $? "apt installs python3-hanzo-rocm (pulls python3)" || show "$work/5e-install.log"
-in_root python3 - >"$work/5e-run.log" 2>&1 <<'EOP'
+# A scratch HOME: the host backend's user tier is the caller's, not the
+# package's, and step 7 checks that purge leaves nothing behind.
+in_root env HOME=/tmp/hr-home python3 - >"$work/5e-run.log" 2>&1 <<'EOP'
 import ctypes
 import hanzo_rocm as hr
 ctx = hr.Context(host="host-w64")
@@ -321,7 +323,8 @@ okr $? "apt installs hanzo-rocm-remote (pulls libcurl and hiredis)" || show "$wo
 [ -f "$root/usr/lib/$multiarch/hanzo-rocm/remote.so" ]
 ok $? "  ... remote.so in /usr/lib/$multiarch/hanzo-rocm/"
 printf '[remote]\nurl = http://127.0.0.1:9/cache\n' >"$root/tmp/remote.conf"
-in_root env HANZO_ROCM_CONF=/tmp/remote.conf hanzo-rocm info >"$work/5f-info.log" 2>&1
+in_root env HOME=/tmp/hr-home HANZO_ROCM_CONF=/tmp/remote.conf hanzo-rocm info >"$work/5f-info.log" 2>&1
+rm -rf "$root/tmp/hr-home"
 grep -q '^  http://127.0.0.1:9/cache: connect$' "$work/5f-info.log" &&
 	! grep -q 'remote cache tier disabled' "$work/5f-info.log"
 okr $? "  ... it loads: info probes the remote (connection refused), no module warning" ||
