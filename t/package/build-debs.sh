@@ -12,6 +12,8 @@
 #            of that family become stale while the others stay valid
 # The .debs end up in WORKDIR/debs/.  The first build runs the test suite
 # (dh_auto_test) unless HR_PKG_TESTS=no; an upgrade build never does.
+# HR_PKG_PROFILES: build profiles (DEB_BUILD_PROFILES) for this build, e.g.
+# pkg.hanzo-rocm.nocache-gfx90a to leave that target's cache package out.
 set -eu
 src=$1
 mkdir -p "$2"; work=$(cd "$2" && pwd)
@@ -60,6 +62,7 @@ check=
 # caller's PATH (pyenv, a virtualenv) lacks the Debian modules pybuild needs
 # for python3-hanzo-rocm.
 DEB_BUILD_OPTIONS="$check parallel=$(nproc) ${DEB_BUILD_OPTIONS:-}" \
+	DEB_BUILD_PROFILES="${HR_PKG_PROFILES:-${DEB_BUILD_PROFILES:-}}" \
 	PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 	dpkg-buildpackage -us -uc -b >"$work/build.log" 2>&1 || {
 	tail -n 60 "$work/build.log" >&2
