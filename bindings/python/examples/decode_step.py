@@ -77,7 +77,7 @@ class NumpyArrays:
         """Mean over the last axis, kept."""
         return a.mean(axis=-1, keepdims=True)
 
-    exp = staticmethod(np.exp)
+    exp = staticmethod(np.exp)          # numpy's, elementwise
     log = staticmethod(np.log)
     sqrt = staticmethod(np.sqrt)
 
@@ -104,36 +104,47 @@ class TorchArrays:
         self.host_target = host
 
     def array(self, a):
-        return self.torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
+        """A tensor on the device from a numpy array (a copy)."""
+        return self.torch.from_numpy(np.array(a)).to(self.device)
 
     def empty(self, shape, dtype):
+        """An uninitialised tensor of a torch dtype name."""
         return self.torch.empty(shape, dtype=getattr(self.torch, dtype), device=self.device)
 
     def f64(self, a):
+        """The tensor in float64 (a copy), for a reference."""
         return a.double()
 
     def host(self, a):
+        """The tensor as numpy (a host copy)."""
         return a.detach().cpu().numpy()
 
     def mean_last(self, a):
+        """Mean over the last dimension, kept."""
         return a.mean(-1, keepdim=True)
 
     def exp(self, a):
+        """torch.exp."""
         return self.torch.exp(a)
 
     def log(self, a):
+        """torch.log."""
         return self.torch.log(a)
 
     def sqrt(self, a):
+        """torch.sqrt."""
         return self.torch.sqrt(a)
 
     def argmax_last(self, a):
+        """argmax of each row as numpy ints (the first on a tie)."""
         return self.host(self.torch.argmax(a, dim=-1))
 
     def maxabs(self, a):
+        """max |a| as a float."""
         return float(a.abs().max().item())
 
     def sync(self):
+        """Waits for the device's queued work."""
         if self.device.type == "cuda":
             self.torch.cuda.synchronize(self.device)
 
@@ -370,6 +381,7 @@ def decode_step(A, ctx, dev, check, contexts):
 
 
 def main(argv=None):
+    """Parses argv, runs the decode step, returns the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--device", choices=("cuda", "cpu"),
                     help="torch tensors on this device (default: cuda if torch has one)")

@@ -65,6 +65,7 @@ class Checks:
 
 
 def main(argv=None):
+    """Parses argv, runs the checks, returns the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--host", default=os.environ.get("HANZO_ROCM_HOST") or "host-w64",
                     help="the host target (host-w64 or host-w32)")
