@@ -8,4 +8,6 @@ EXTRA_DIST += \
 	bindings/python/hanzo_rocm/_arrays.py bindings/python/hanzo_rocm/torch.py \
 	bindings/python/tests/conftest.py bindings/python/tests/test_host.py \
 	bindings/python/tests/test_fuzz.py bindings/python/tests/test_torch.py \
-	bindings/python/examples/torch_ops.py
+	bindings/python/tests/test_examples.py \
+	bindings/python/examples/torch_ops.py bindings/python/examples/numpy_ops.py \
+	bindings/python/examples/decode_step.py

@@ -15,7 +15,10 @@
 #       the trigger, its purge prunes that family's entries
 #   5d. librust-hanzo-rocm-dev installs the crates in debcargo's registry
 #       layout, and a crate using them builds offline and runs
-#   5e. python3-hanzo-rocm installs, imports and runs a stock kernel
+#   5e. python3-hanzo-rocm installs, imports and runs a stock kernel; its
+#       installed examples run on numpy arrays (a stock kernel, an operation
+#       with its workspace, the caller's source through the cache, a decode
+#       step over a paged KV cache), a second time with no compiler
 #   5f. hanzo-rocm-remote installs remote.so where the library loads it
 #   6. remove: library gone, cache kept; 7. purge: nothing left on disk
 # hipcc is wrapped (dpkg-divert) to log every compile with its target.
@@ -287,13 +290,21 @@ fi
 in_root apt-get -q -y purge libhanzo-rocm-dev >/dev/null 2>&1
 
 # ---- 5e. the Python package (python3-hanzo-rocm, pybuild) -------------------
-# Imported by the root's python3, the catalogue read, and a stock kernel run
-# on the host backend (c++ from 5c's build-essential) on a ctypes buffer:
-# numpy is only a Recommends.
+# First alone (numpy is only a Recommends): imported by the root's python3,
+# the catalogue read, a stock kernel run on the host backend on a ctypes
+# buffer.  Then its examples, as a user would run them, on numpy arrays on the
+# host backend: a stock kernel, an operation with the workspace the library
+# sizes and the package allocates, the caller's own source through the cache
+# (numpy_ops.py), and a decode step - rmsnorm, rope, the paged KV cache, paged
+# attention, sampling (decode_step.py).  The host backend compiles its code
+# objects with the C++ compiler (no cache package holds the host targets):
+# g++ is a Suggests of python3-hanzo-rocm, installed here by name (5c's
+# build-essential already brought it).  A second run of numpy_ops.py with no
+# compiler on PATH finds every code object in the user tier of the cache.
+# A scratch HOME: that user tier is the caller's, not the package's, and
+# step 7 checks that purge leaves nothing behind.
 apt_log 5e-install install --no-install-recommends $(deb v2 python3-hanzo-rocm)
 okr $? "apt installs python3-hanzo-rocm (pulls python3)" || show "$work/5e-install.log"
-# A scratch HOME: the host backend's user tier is the caller's, not the
-# package's, and step 7 checks that purge leaves nothing behind.
 in_root env HOME=/tmp/hr-home python3 - >"$work/5e-run.log" 2>&1 <<'EOP'
 import ctypes
 import hanzo_rocm as hr
@@ -310,8 +321,28 @@ except hr.ArgumentError as e:
     print("refused:", e.argument)
 EOP
 grep -q '^python: [1-9][0-9]* unary kernels$' "$work/5e-run.log" && grep -q '^refused: value$' "$work/5e-run.log"
-okr $? "  ... imported by python3: the catalogue, a stock kernel on the host backend, a wrong argument refused" ||
+okr $? "  ... imported by python3 without numpy: the catalogue, a stock kernel on the host backend, a wrong argument refused" ||
 	show "$work/5e-run.log"
+ex=/usr/share/doc/python3-hanzo-rocm/examples
+[ -f "$root$ex/numpy_ops.py" ] && [ -f "$root$ex/decode_step.py" ]
+ok $? "  ... its examples in $ex (numpy_ops.py, decode_step.py)"
+apt_log 5e-numpy install --no-install-recommends python3-numpy g++
+okr $? "apt installs python3-numpy (Recommends) and g++ (Suggests: the host backend's compiler)" ||
+	show "$work/5e-numpy.log"
+# ex_ok NAME DESCRIPTION ARGS...: an example run in the root passes every check
+ex_ok() {
+	n=$1 d=$2; shift 2
+	in_root env HOME=/tmp/hr-home "$@" >"$work/5e-$n.log" 2>&1 &&
+		grep -q '^PASS: all checks$' "$work/5e-$n.log" && ! grep -q '^FAIL' "$work/5e-$n.log"
+	okr $? "$d" || show "$work/5e-$n.log" 40
+}
+ex_ok numpy-ops "  ... numpy_ops.py: a stock kernel, an operation with its workspace, its own source through the cache" \
+	python3 "$ex/numpy_ops.py"
+ex_ok numpy-ops-cached "  ... numpy_ops.py again with no compiler on PATH: every code object from the cache" \
+	env PATH=/nonexistent /usr/bin/python3 "$ex/numpy_ops.py" --no-compiler
+ex_ok decode-step "  ... decode_step.py --numpy: rmsnorm, rope, the paged KV cache, paged attention, sampling" \
+	python3 "$ex/decode_step.py" --numpy
+rm -rf "$root/tmp/hr-home"
 
 # ---- 5f. the remote tier's module (hanzo-rocm-remote) ---------------------
 # Where the library looks for it, and it loads (libcurl and hiredis pulled by

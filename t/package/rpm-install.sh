@@ -8,7 +8,8 @@
 #      grows by that family;
 #   2b. rust-hanzo-rocm{,-sys}-devel put the crates in the cargo registry
 #      directory and provide crate(...) for each feature;
-#   2c. python3-hanzo-rocm puts the module in the site directory;
+#   2c. python3-hanzo-rocm puts the module in the site directory and its
+#       examples in its doc directory, and they run on numpy arrays;
 #   2d. hanzo-rocm-remote puts remote.so where the library loads it;
 #   3. erasing everything runs %postun: the cache and every %ghost are gone,
 #      nothing the packages owned is left.
@@ -106,11 +107,45 @@ rpm_root -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel >"$work/rust-e.log" 
 	! ls -d "$root"/usr/share/cargo/registry/hanzo-rocm-* >/dev/null 2>&1
 ok $? "rpm -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel leaves no crate" || sed 's/^/# /' "$work/rust-e.log"
 
-# The Python package (noarch): the module in Fedora's site directory.
+# The Python package (noarch): the module in Fedora's site directory, its
+# examples in its doc directory, run on numpy arrays on the host backend as
+# a user would: a stock kernel, an operation with the workspace the library
+# sizes and the package allocates, the caller's own source through the cache,
+# and a decode step over a paged KV cache.  Its Requires (python3),
+# Recommends (python3-numpy) and Suggests (gcc-c++: the host backend compiles
+# its code objects with the C++ compiler) come from the root's Debian
+# packages; Debian's python3 does not search Fedora's site directory, so the
+# runs name it in PYTHONPATH.
 rpm_root -i --nodeps $(pkg python3-hanzo-rocm) >"$work/py.log" 2>&1
 ok $? "rpm -i --nodeps python3-hanzo-rocm" || sed 's/^/# /' "$work/py.log"
 ls "$root"/usr/lib/python3.*/site-packages/hanzo_rocm/__init__.py >/dev/null 2>&1
 ok $? "  ... /usr/lib/python3.X/site-packages/hanzo_rocm/" || rpm_root -ql python3-hanzo-rocm | sed 's/^/# /'
+ex=/usr/share/doc/python3-hanzo-rocm/examples
+[ -f "$root$ex/numpy_ops.py" ] && [ -f "$root$ex/decode_step.py" ] && [ ! -x "$root$ex/numpy_ops.py" ]
+ok $? "  ... its examples in $ex (numpy_ops.py, decode_step.py; not executable: %doc)" ||
+	rpm_root -qlv python3-hanzo-rocm | sed 's/^/# /'
+in_root apt-get -q -y --no-install-recommends install python3 python3-numpy g++ >"$work/py-apt.log" 2>&1
+ok $? "  ... python3, python3-numpy and g++ (Fedora's gcc-c++) from the root's Debian packages" ||
+	tail -n 20 "$work/py-apt.log" | sed 's/^/# /'
+# shellcheck disable=SC2046
+rpm_root -i --nodeps $(pkg hanzo-rocm-plugin-norm hanzo-rocm-plugin-rope hanzo-rocm-plugin-attention \
+	hanzo-rocm-plugin-sampling) >"$work/py-plugins.log" 2>&1
+ok $? "  ... rpm -i --nodeps the families the examples use (norm, rope, attention, sampling)" ||
+	sed 's/^/# /' "$work/py-plugins.log"
+site=$(cd "$root" && find usr/lib -mindepth 2 -maxdepth 2 -path 'usr/lib/python3.*/site-packages' | head -n 1)
+# py_ok NAME DESCRIPTION ARGS...: an example run in the root passes every check
+py_ok() {
+	n=$1 d=$2; shift 2
+	in_root env HOME=/tmp/hr-home LD_LIBRARY_PATH=/usr/lib64 PYTHONPATH="/$site" "$@" \
+		>"$work/py-$n.log" 2>&1 &&
+		grep -q '^PASS: all checks$' "$work/py-$n.log" && ! grep -q '^FAIL' "$work/py-$n.log"
+	ok $? "$d" || tail -n 40 "$work/py-$n.log" | sed 's/^/# /'
+}
+py_ok numpy-ops "  ... numpy_ops.py: a stock kernel, an operation with its workspace, its own source through the cache" \
+	python3 "$ex/numpy_ops.py"
+py_ok decode-step "  ... decode_step.py --numpy: rmsnorm, rope, the paged KV cache, paged attention, sampling" \
+	python3 "$ex/decode_step.py" --numpy
+rm -rf "$root/tmp/hr-home"
 rpm_root -e python3-hanzo-rocm >"$work/py-e.log" 2>&1 &&
 	! ls -d "$root"/usr/lib/python3.*/site-packages/hanzo_rocm >/dev/null 2>&1
 ok $? "rpm -e python3-hanzo-rocm leaves no module" || sed 's/^/# /' "$work/py-e.log"

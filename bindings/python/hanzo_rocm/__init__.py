@@ -1044,12 +1044,19 @@ class Kernel:
             c.batch = batch
         # The sizes the call implies (libhanzo-rocm(3), Operations): rows of
         # cols contiguous elements in; out, rows of cols (norms, sorts: the
-        # kernel takes ncols) or one per row (reductions).
+        # kernel takes ncols), one per row (reductions, sampling's tokens)
+        # or k per row (sampling's top-k indices).
         n_src = (batch or 1) * cols if qmv else rows * cols
         need = {"src": n_src, "residual": rows * cols, "residual_out": rows * cols}
         if not qmv:
             need.update(alpha=cols, beta=cols)
-        if "ncols" in sig:
+        if self.family == "sampling" and self.name.startswith("sample_"):
+            need["dst"] = rows
+        elif self.family == "sampling" and self.name.startswith("topk_"):
+            k = kw.get("k")
+            if isinstance(k, numbers.Integral) and not isinstance(k, bool) and k > 0:
+                need["dst"] = rows * int(k)
+        elif "ncols" in sig:
             need["dst"] = rows * cols
         elif "el_to_sum_per_block" in sig:
             need["dst"] = rows

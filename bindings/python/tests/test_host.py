@@ -261,3 +261,24 @@ def test_op_named_values(ctx, dev):
     with pytest.raises(hr.ArgumentError) as e:
         f.op(50, 1, buf=buf.astype(np.float64), value=3.0, numel=50)
     assert e.value.argument == "buf"
+
+
+def test_sampling_op_sizes(ctx, dev):
+    # sample_*: one token a row in dst; topk_*: k indices a row.
+    s = ctx.kernel("sampling", "sample_f32", device=dev.index)
+    x = np.random.default_rng(7).standard_normal((3, 100), dtype=np.float32)
+    tok = np.full(3, -1, np.int32)
+    nulls = dict(temperature=hr.NULL, top_k=hr.NULL, top_p=hr.NULL, min_p=hr.NULL,
+                 seed=hr.NULL, offset=hr.NULL)
+    s.op(3, 100, x=x, dst=tok, **dict(nulls, top_k=np.ones(3, np.int32)))
+    np.testing.assert_array_equal(tok, x.argmax(axis=1))
+    with pytest.raises(hr.ArgumentError) as e:
+        s.op(3, 100, x=x, dst=tok[:2], **nulls)
+    assert e.value.argument == "dst"
+    t = ctx.kernel("sampling", "topk_f32", device=dev.index)
+    vals, idx = np.empty((3, 4), np.float32), np.empty((3, 4), np.int32)
+    t.op(3, 100, x=x, values=vals, dst=idx, k=4)
+    np.testing.assert_array_equal(idx, np.argsort(-x, axis=1, kind="stable")[:, :4])
+    with pytest.raises(hr.ArgumentError) as e:
+        t.op(3, 100, x=x, values=vals, dst=idx[:2], k=4)
+    assert e.value.argument == "dst"
