@@ -110,8 +110,9 @@ ok $? "rpm -e rust-hanzo-rocm-devel rust-hanzo-rocm-sys-devel leaves no crate" |
 # The Python package (noarch): the module in Fedora's site directory, its
 # examples in its doc directory, run on numpy arrays on the host backend as
 # a user would: a stock kernel, an operation with the workspace the library
-# sizes and the package allocates, the caller's own source through the cache,
-# and a decode step over a paged KV cache.  Its Requires (python3),
+# sizes and the package allocates, the caller's own source through the cache
+# (numpy_ops.py; decode_step.py, which needs four more families, runs in
+# make check and in the Debian proof only).  Its Requires (python3),
 # Recommends (python3-numpy) and Suggests (gcc-c++: the host backend compiles
 # its code objects with the C++ compiler) come from the root's Debian
 # packages; Debian's python3 does not search Fedora's site directory, so the
@@ -127,10 +128,8 @@ ok $? "  ... its examples in $ex (numpy_ops.py, decode_step.py; not executable: 
 in_root apt-get -q -y --no-install-recommends install python3 python3-numpy g++ >"$work/py-apt.log" 2>&1
 ok $? "  ... python3, python3-numpy and g++ (Fedora's gcc-c++) from the root's Debian packages" ||
 	tail -n 20 "$work/py-apt.log" | sed 's/^/# /'
-# shellcheck disable=SC2046
-rpm_root -i --nodeps $(pkg hanzo-rocm-plugin-norm hanzo-rocm-plugin-rope hanzo-rocm-plugin-attention \
-	hanzo-rocm-plugin-sampling) >"$work/py-plugins.log" 2>&1
-ok $? "  ... rpm -i --nodeps the families the examples use (norm, rope, attention, sampling)" ||
+rpm_root -i --nodeps $(pkg hanzo-rocm-plugin-norm) >"$work/py-plugins.log" 2>&1
+ok $? "  ... rpm -i --nodeps the family numpy_ops.py uses besides fill (norm)" ||
 	sed 's/^/# /' "$work/py-plugins.log"
 site=$(cd "$root" && find usr/lib -mindepth 2 -maxdepth 2 -path 'usr/lib/python3.*/site-packages' | head -n 1)
 # py_ok NAME DESCRIPTION ARGS...: an example run in the root passes every check
@@ -143,8 +142,6 @@ py_ok() {
 }
 py_ok numpy-ops "  ... numpy_ops.py: a stock kernel, an operation with its workspace, its own source through the cache" \
 	python3 "$ex/numpy_ops.py"
-py_ok decode-step "  ... decode_step.py --numpy: rmsnorm, rope, the paged KV cache, paged attention, sampling" \
-	python3 "$ex/decode_step.py" --numpy
 rm -rf "$root/tmp/hr-home"
 rpm_root -e python3-hanzo-rocm >"$work/py-e.log" 2>&1 &&
 	! ls -d "$root"/usr/lib/python3.*/site-packages/hanzo_rocm >/dev/null 2>&1
