@@ -10,6 +10,16 @@
 
 #define HR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A parameter an interface passes that this implementation does not need. */
+#define HR_UNUSED __attribute__((unused))
+
+/* The struct of type type whose member member is at ptr (type-checked). */
+#define hr_container_of(ptr, type, member)                                     \
+	({                                                                     \
+		__typeof__(((type *)0)->member) *mptr_ = (ptr);                \
+		(type *)(void *)((char *)mptr_ - offsetof(type, member));      \
+	})
+
 /* NULL-terminated, heap-allocated string vectors. */
 char **hr_strv_new(void);
 void hr_strv_free(char **v);
