@@ -30,7 +30,7 @@ static const struct hr_backend_ops *const backends[] = {
 struct be_slot {
 	bool tried;
 	int err;                        /* result of the one open attempt */
-	void *b;
+	struct hr_backend *b;
 };
 
 struct hr_backends {
@@ -58,11 +58,10 @@ const struct hr_backend_ops *hr_backend_for(int platform)
 	return i < 0 ? NULL : backends[i];
 }
 
-static int backends_new(struct hanzo_rocm *ctx, void **ret)
+static int backends_new(struct hanzo_rocm *ctx HR_UNUSED, void **ret)
 {
 	struct hr_backends *bs = calloc(1, sizeof(*bs));
 
-	(void)ctx;
 	if (!bs)
 		return -ENOMEM;
 	pthread_mutex_init(&bs->lock, NULL);
@@ -81,8 +80,7 @@ static void backends_free(void *p)
 	free(bs);
 }
 
-int hr_backend_get(struct hanzo_rocm *ctx, int platform,
-                   const struct hr_backend_ops **ops, void **b)
+int hr_backend_get(struct hanzo_rocm *ctx, int platform, struct hr_backend **b)
 {
 	int i = backend_index(platform);
 	struct hr_backends *bs;
@@ -107,7 +105,6 @@ int hr_backend_get(struct hanzo_rocm *ctx, int platform,
 	pthread_mutex_unlock(&bs->lock);
 	if (r < 0)
 		return r;
-	*ops = backends[i];
 	*b = s->b;
 	return 0;
 }
@@ -115,15 +112,14 @@ int hr_backend_get(struct hanzo_rocm *ctx, int platform,
 int hr_backend_enumerate(struct hanzo_rocm *ctx, const struct hr_backend_ops *ops,
                          struct hr_device *devs, size_t max, size_t *n)
 {
-	const struct hr_backend_ops *o;
-	void *b = NULL;
+	struct hr_backend *b = NULL;
 	int r;
 
 	*n = 0;
 	if (!ops)
 		return -EINVAL;
 	if (!ops->enumerate_unopened) {
-		r = hr_backend_get(ctx, ops->platform, &o, &b);
+		r = hr_backend_get(ctx, ops->platform, &b);
 		if (r == -ENODEV)
 			return 0;
 		if (r < 0)

@@ -16,13 +16,13 @@ struct hanzo_rocm;
 struct hr_backends;
 
 /*
- * The backend for a platform (enum hr_platform).  -EINVAL an unknown
+ * The opened backend for a platform (enum hr_platform); (*b)->ops is its
+ * table, whose dev_open gives the per-device handle.  -EINVAL an unknown
  * platform, -ENOENT when its library is missing, -ENOSYS when a needed
  * symbol is missing (both logged naming it), -ENODEV when the driver reports
  * no device.  The result of the one attempt is remembered.
  */
-int hr_backend_get(struct hanzo_rocm *ctx, int platform,
-                   const struct hr_backend_ops **ops, void **b);
+int hr_backend_get(struct hanzo_rocm *ctx, int platform, struct hr_backend **b);
 
 /* The i-th backend, in the order devices are numbered; NULL past the last. */
 const struct hr_backend_ops *hr_backend_at(size_t i);

@@ -85,6 +85,7 @@ enum {
 	X(GetErrorName, "cuGetErrorName", (CUresult r, const char **s))
 
 struct hr_cuda {
+	struct hr_backend base;
 	struct hanzo_rocm *ctx;
 	void *dl;
 	/* Optional (CUDA 6.5+): NULL leaves the launch geometry an estimate. */
@@ -96,6 +97,23 @@ struct hr_cuda {
 	HR_CUDA_SYMBOLS(X)
 #undef X
 };
+
+/* An opened device: its primary context, retained while it is open. */
+struct cuda_dev {
+	struct hr_backend_dev base;
+	struct hr_cuda *c;
+	CUcontext pctx;
+};
+
+static struct hr_cuda *cuda_of(struct hr_backend *b)
+{
+	return hr_container_of(b, struct hr_cuda, base);
+}
+
+static struct cuda_dev *cuda_dev_of(struct hr_backend_dev *dev)
+{
+	return hr_container_of(dev, struct cuda_dev, base);
+}
 
 static const struct {
 	const char *sym;
@@ -157,9 +175,9 @@ static int cu_check(struct hr_cuda *c, CUresult r, const char *call)
 	return err;
 }
 
-static int cu_enter(struct hr_cuda *c, void *dc)
+static int cu_enter(struct hr_cuda *c, CUcontext pctx)
 {
-	return cu_check(c, c->CtxPushCurrent(dc), "cuCtxPushCurrent");
+	return cu_check(c, c->CtxPushCurrent(pctx), "cuCtxPushCurrent");
 }
 
 static void cu_leave(struct hr_cuda *c)
@@ -206,7 +224,7 @@ static void *cuda_dlopen(struct hanzo_rocm *ctx, const char **lib)
 	return dl;
 }
 
-int hr_cuda_open(struct hanzo_rocm *ctx, void **b)
+int hr_cuda_open(struct hanzo_rocm *ctx, struct hr_backend **b)
 {
 	struct hr_cuda *c;
 	const char *lib;
@@ -216,6 +234,7 @@ int hr_cuda_open(struct hanzo_rocm *ctx, void **b)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	c->base.ops = &hr_cuda_ops;
 	c->ctx = ctx;
 	c->dl = cuda_dlopen(ctx, &lib);
 	if (!c->dl) {
@@ -234,11 +253,11 @@ int hr_cuda_open(struct hanzo_rocm *ctx, void **b)
 		}
 	}
 	if (r < 0) {
-		hr_cuda_close(c);
+		free(c);
 		return r;
 	}
 	hr_dbg(ctx, "CUDA driver %s loaded\n", lib);
-	*b = c;
+	*b = &c->base;
 	return 0;
 }
 
@@ -247,23 +266,21 @@ int hr_cuda_open(struct hanzo_rocm *ctx, void **b)
  * caller and unloading code under them crashes; dlopen is refcounted, so
  * the next context reuses it at no cost.
  */
-void hr_cuda_close(void *b)
+void hr_cuda_close(struct hr_backend *b)
 {
-	free(b);
+	free(cuda_of(b));
 }
 
-static int cuda_device_count(void *b, int *count)
+static int cuda_device_count(struct hr_cuda *c, int *count)
 {
-	struct hr_cuda *c = b;
-
 	*count = 0;
 	return cu_check(c, c->DeviceGetCount(count), "cuDeviceGetCount");
 }
 
-int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+int hr_cuda_enumerate(struct hanzo_rocm *ctx, struct hr_backend *b, struct hr_device *devs,
                       size_t max, size_t *n)
 {
-	struct hr_cuda *c = b;
+	struct hr_cuda *c = cuda_of(b);
 	int r, count;
 
 	*n = 0;
@@ -299,69 +316,74 @@ int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
 	return 0;
 }
 
-static int cuda_dev_open(void *b, int ordinal, void **dc)
+static int cuda_dev_open(struct hr_backend *b, int ordinal, struct hr_backend_dev **ret)
 {
-	struct hr_cuda *c = b;
+	struct hr_cuda *c = cuda_of(b);
+	struct cuda_dev *d;
 	CUdevice dev;
 	int r;
 
 	r = cu_check(c, c->DeviceGet(&dev, ordinal), "cuDeviceGet");
 	if (r < 0)
 		return r;
-	return cu_check(c, c->PrimaryCtxRetain((CUcontext *)dc, dev),
-	                "cuDevicePrimaryCtxRetain");
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	r = cu_check(c, c->PrimaryCtxRetain(&d->pctx, dev), "cuDevicePrimaryCtxRetain");
+	if (r < 0) {
+		free(d);
+		return r;
+	}
+	d->base = (struct hr_backend_dev){ .backend = b, .ordinal = ordinal };
+	d->c = c;
+	*ret = &d->base;
+	return 0;
 }
 
-static void cuda_dev_close(void *b, int ordinal, void *dc)
+static void cuda_dev_close(struct hr_backend_dev *dev)
 {
-	struct hr_cuda *c = b;
-	CUdevice dev;
+	struct cuda_dev *d = cuda_dev_of(dev);
+	CUdevice cu;
 
-	(void)dc;
-	if (c->DeviceGet(&dev, ordinal) == CUDA_SUCCESS)
-		cu_check(c, c->PrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
+	if (d->c->DeviceGet(&cu, dev->ordinal) == CUDA_SUCCESS)
+		cu_check(d->c, d->c->PrimaryCtxRelease(cu), "cuDevicePrimaryCtxRelease");
+	free(d);
 }
 
-/* Run one driver call with the device's context pushed. */
-#define CU_IN(c, dc, call, name)                                               \
+/* Run one driver call of device d's with its primary context pushed. */
+#define CU_IN(d, call, name)                                                   \
 	({                                                                     \
-		int r_ = cu_enter((c), (dc));                                  \
+		int r_ = cu_enter((d)->c, (d)->pctx);                          \
 		if (r_ == 0) {                                                 \
-			r_ = cu_check((c), (call), (name));                    \
-			cu_leave(c);                                           \
+			r_ = cu_check((d)->c, (call), (name));                 \
+			cu_leave((d)->c);                                      \
 		}                                                              \
 		r_;                                                            \
 	})
 
-static int cuda_module_load(void *b, int ordinal, void *dc, const void *image,
-                            size_t size, void **mod)
+/* cubins and fatbins carry their size in their headers. */
+static int cuda_module_load(struct hr_backend_dev *dev, const void *image,
+                            size_t size HR_UNUSED, void **mod)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
+	int r = CU_IN(d, d->c->ModuleLoadData((CUmodule *)mod, image), "cuModuleLoadData");
 
-	int r;
-
-	(void)ordinal;
-	(void)size;      /* cubins and fatbins carry their size in their headers */
-	r = CU_IN(c, dc, c->ModuleLoadData((CUmodule *)mod, image), "cuModuleLoadData");
 	/* Whatever else the driver disliked in the image, it is refused. */
 	return r == -EIO || r == -EINVAL ? -ENOEXEC : r;
 }
 
-static void cuda_module_unload(void *b, int ordinal, void *dc, void *mod)
+static void cuda_module_unload(struct hr_backend_dev *dev, void *mod)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	CU_IN(c, dc, c->ModuleUnload(mod), "cuModuleUnload");
+	CU_IN(d, d->c->ModuleUnload(mod), "cuModuleUnload");
 }
 
-static int cuda_function(void *b, int ordinal, void *dc, void *mod,
-                         const char *name, void **fn)
+static int cuda_function(struct hr_backend_dev *dev, void *mod, const char *name, void **fn)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	return CU_IN(c, dc, c->ModuleGetFunction((CUfunction *)fn, mod, name),
+	return CU_IN(d, d->c->ModuleGetFunction((CUfunction *)fn, mod, name),
 	             "cuModuleGetFunction");
 }
 
@@ -375,8 +397,9 @@ static int cuda_function(void *b, int ordinal, void *dc, void *mod,
  * of the right device other than the primary one is refused too: the
  * module lives in the primary context.
  */
-static int cuda_stream_check(struct hr_cuda *c, int ordinal, void *dc, void *stream)
+static int cuda_stream_check(struct cuda_dev *d, void *stream)
 {
+	struct hr_cuda *c = d->c;
 	CUcontext sc = NULL;
 	CUresult cr;
 
@@ -385,112 +408,102 @@ static int cuda_stream_check(struct hr_cuda *c, int ordinal, void *dc, void *str
 	cr = c->StreamGetCtx(stream, &sc);
 	if (cr != CUDA_SUCCESS)
 		return cu_check(c, cr, "cuStreamGetCtx");
-	if (sc == dc)
+	if (sc == d->pctx)
 		return 0;
 	hr_err(c->ctx, "CUDA launch: the stream belongs to another context than device %d's "
-	       "(a kernel handle of one device launched on another device's stream)\n", ordinal);
+	       "(a kernel handle of one device launched on another device's stream)\n",
+	       d->base.ordinal);
 	return -EXDEV;
 }
 
-static int cuda_launch(void *b, int ordinal, void *dc, void *fn,
-                       const unsigned grid[3], const unsigned block[3],
-                       unsigned shared, void *stream, void **args)
+static int cuda_launch(struct hr_backend_dev *dev, void *fn, const unsigned grid[3],
+                       const unsigned block[3], unsigned shared, void *stream, void **args)
 {
-	struct hr_cuda *c = b;
-	int r = cuda_stream_check(c, ordinal, dc, stream);
+	struct cuda_dev *d = cuda_dev_of(dev);
+	int r = cuda_stream_check(d, stream);
 
 	if (r < 0)
 		return r;
-	return CU_IN(c, dc, c->LaunchKernel(fn, grid[0], grid[1], grid[2], block[0],
-	                                    block[1], block[2], shared, stream, args, NULL),
+	return CU_IN(d, d->c->LaunchKernel(fn, grid[0], grid[1], grid[2], block[0],
+	                                   block[1], block[2], shared, stream, args, NULL),
 	             "cuLaunchKernel");
 }
 
-static int cuda_mem_alloc(void *b, int ordinal, void *dc, size_t size, uint64_t *ptr)
+static int cuda_mem_alloc(struct hr_backend_dev *dev, size_t size, uint64_t *ptr)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 	CUdeviceptr p = 0;
 	int r;
 
-	(void)ordinal;
-	r = CU_IN(c, dc, c->MemAlloc(&p, size), "cuMemAlloc");
+	r = CU_IN(d, d->c->MemAlloc(&p, size), "cuMemAlloc");
 	*ptr = p;
 	return r;
 }
 
-static int cuda_mem_free(void *b, int ordinal, void *dc, uint64_t ptr)
+static int cuda_mem_free(struct hr_backend_dev *dev, uint64_t ptr)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	return CU_IN(c, dc, c->MemFree(ptr), "cuMemFree");
+	return CU_IN(d, d->c->MemFree(ptr), "cuMemFree");
 }
 
-static int cuda_htod(void *b, int ordinal, void *dc, uint64_t dst, const void *src, size_t n)
+static int cuda_htod(struct hr_backend_dev *dev, uint64_t dst, const void *src, size_t n)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	return CU_IN(c, dc, c->MemcpyHtoD(dst, src, n), "cuMemcpyHtoD");
+	return CU_IN(d, d->c->MemcpyHtoD(dst, src, n), "cuMemcpyHtoD");
 }
 
-static int cuda_dtoh(void *b, int ordinal, void *dc, void *dst, uint64_t src, size_t n)
+static int cuda_dtoh(struct hr_backend_dev *dev, void *dst, uint64_t src, size_t n)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	return CU_IN(c, dc, c->MemcpyDtoH(dst, src, n), "cuMemcpyDtoH");
+	return CU_IN(d, d->c->MemcpyDtoH(dst, src, n), "cuMemcpyDtoH");
 }
 
-static int cuda_synchronize(void *b, int ordinal, void *dc, void *stream)
+static int cuda_synchronize(struct hr_backend_dev *dev, void *stream)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
 	if (stream)
-		return CU_IN(c, dc, c->StreamSynchronize(stream), "cuStreamSynchronize");
-	return CU_IN(c, dc, c->CtxSynchronize(), "cuCtxSynchronize");
+		return CU_IN(d, d->c->StreamSynchronize(stream), "cuStreamSynchronize");
+	return CU_IN(d, d->c->CtxSynchronize(), "cuCtxSynchronize");
 }
 
-static int cuda_event_create(void *b, int ordinal, void *dc, void **ev)
+static int cuda_event_create(struct hr_backend_dev *dev, void **ev)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	return CU_IN(c, dc, c->EventCreate((CUevent *)ev, CU_EVENT_DEFAULT), "cuEventCreate");
+	return CU_IN(d, d->c->EventCreate((CUevent *)ev, CU_EVENT_DEFAULT), "cuEventCreate");
 }
 
-static int cuda_event_record(void *b, int ordinal, void *dc, void *ev, void *stream)
+static int cuda_event_record(struct hr_backend_dev *dev, void *ev, void *stream)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	return CU_IN(c, dc, c->EventRecord(ev, stream), "cuEventRecord");
+	return CU_IN(d, d->c->EventRecord(ev, stream), "cuEventRecord");
 }
 
-static int cuda_event_elapsed(void *b, int ordinal, void *dc, void *start,
-                              void *end, float *ms)
+static int cuda_event_elapsed(struct hr_backend_dev *dev, void *start, void *end, float *ms)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 	int r;
 
-	(void)ordinal;
-	r = CU_IN(c, dc, c->EventSynchronize(end), "cuEventSynchronize");
+	r = CU_IN(d, d->c->EventSynchronize(end), "cuEventSynchronize");
 	if (r < 0)
 		return r;
-	return CU_IN(c, dc, c->EventElapsedTime(ms, start, end), "cuEventElapsedTime");
+	return CU_IN(d, d->c->EventElapsedTime(ms, start, end), "cuEventElapsedTime");
 }
 
-static void cuda_event_destroy(void *b, int ordinal, void *dc, void *ev)
+static void cuda_event_destroy(struct hr_backend_dev *dev, void *ev)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 
-	(void)ordinal;
-	CU_IN(c, dc, c->EventDestroy(ev), "cuEventDestroy");
+	CU_IN(d, d->c->EventDestroy(ev), "cuEventDestroy");
 }
 
 /* An attribute the driver does not know stays 0: the runtime's default. */
-static int cuda_limits(void *b, int ordinal, void *dc, struct hr_device_limits *l)
+static int cuda_limits(struct hr_backend_dev *dev, struct hr_device_limits *l)
 {
 	static const struct {
 		int attr;
@@ -501,33 +514,31 @@ static int cuda_limits(void *b, int ordinal, void *dc, struct hr_device_limits *
 		{ CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, offsetof(struct hr_device_limits, max_block) },
 		{ CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, offsetof(struct hr_device_limits, max_shared) },
 	};
-	struct hr_cuda *c = b;
-	CUdevice dev;
+	struct hr_cuda *c = cuda_dev_of(dev)->c;
+	CUdevice cu;
 
-	(void)dc;
 	*l = (struct hr_device_limits){ 0 };
-	if (c->DeviceGet(&dev, ordinal) != CUDA_SUCCESS)
+	if (c->DeviceGet(&cu, dev->ordinal) != CUDA_SUCCESS)
 		return -ENODEV;
 	for (size_t i = 0; i < HR_ARRAY_SIZE(attrs); i++) {
 		int v = 0;
 
-		if (c->DeviceGetAttribute(&v, attrs[i].attr, dev) == CUDA_SUCCESS && v > 0)
+		if (c->DeviceGetAttribute(&v, attrs[i].attr, cu) == CUDA_SUCCESS && v > 0)
 			*(unsigned *)((char *)l + attrs[i].offset) = (unsigned)v;
 	}
 	return 0;
 }
 
-static int cuda_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned block,
+static int cuda_occupancy(struct hr_backend_dev *dev, void *fn, unsigned block,
                           size_t shared, unsigned *blocks)
 {
-	struct hr_cuda *c = b;
+	struct cuda_dev *d = cuda_dev_of(dev);
 	int n = 0, r;
 
-	(void)ordinal;
 	*blocks = 0;
-	if (!c->OccupancyMaxActiveBlocks)
+	if (!d->c->OccupancyMaxActiveBlocks)
 		return -ENOTSUP;
-	r = CU_IN(c, dc, c->OccupancyMaxActiveBlocks(&n, fn, (int)block, shared),
+	r = CU_IN(d, d->c->OccupancyMaxActiveBlocks(&n, fn, (int)block, shared),
 	          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (r == 0 && n > 0)
 		*blocks = (unsigned)n;
@@ -540,7 +551,6 @@ const struct hr_backend_ops hr_cuda_ops = {
 	.open = hr_cuda_open,
 	.close = hr_cuda_close,
 	.enumerate = hr_cuda_enumerate,
-	.device_count = cuda_device_count,
 	.dev_open = cuda_dev_open,
 	.dev_close = cuda_dev_close,
 	.module_load = cuda_module_load,

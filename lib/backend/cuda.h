@@ -7,6 +7,7 @@
 
 struct hanzo_rocm;
 struct hr_device;
+struct hr_backend;
 struct hr_backend_ops;
 
 /*
@@ -14,7 +15,7 @@ struct hr_backend_ops;
  * target "sm_XY", name) into devs[0..max); 0 with *n == 0 when it has none.
  * lib/devices/devices.c calls it; this file never reaches up for the driver.
  */
-int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+int hr_cuda_enumerate(struct hanzo_rocm *ctx, struct hr_backend *b, struct hr_device *devs,
                       size_t max, size_t *n);
 
 /*
@@ -23,8 +24,8 @@ int hr_cuda_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
  * -ENODEV no usable device; each logged naming the library/symbol/error.
  * lib/backend/backend.c calls this once per context and keeps the result.
  */
-int hr_cuda_open(struct hanzo_rocm *ctx, void **b);
-void hr_cuda_close(void *b);
+int hr_cuda_open(struct hanzo_rocm *ctx, struct hr_backend **b);
+void hr_cuda_close(struct hr_backend *b);
 extern const struct hr_backend_ops hr_cuda_ops;
 
 #endif

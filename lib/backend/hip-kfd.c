@@ -297,8 +297,8 @@ out:
 	return r;
 }
 
-int hr_hip_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
-                     size_t max, size_t *n)
+int hr_hip_enumerate(struct hanzo_rocm *ctx, struct hr_backend *b HR_UNUSED,
+                     struct hr_device *devs, size_t max, size_t *n)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	char *dir = hr_root_path(cfg ? cfg->root : NULL, KFD_NODES);
@@ -306,7 +306,6 @@ int hr_hip_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
 	size_t n_ids = 0;
 	int r;
 
-	(void)b;
 	*n = 0;
 	if (!dir)
 		return -ENOMEM;

@@ -59,6 +59,7 @@ enum {
 	X(EventDestroy, "hipEventDestroy", (hipEvent_t e))
 
 struct hr_hip {
+	struct hr_backend base;
 	struct hanzo_rocm *ctx;
 	void *dl;
 	/* Optional: NULL leaves the launch geometry an estimate. */
@@ -71,6 +72,22 @@ struct hr_hip {
 	HR_HIP_SYMBOLS(X)
 #undef X
 };
+
+/* An opened device: its ordinal, selected around each call. */
+struct hip_dev {
+	struct hr_backend_dev base;
+	struct hr_hip *h;
+};
+
+static struct hr_hip *hip_of(struct hr_backend *b)
+{
+	return hr_container_of(b, struct hr_hip, base);
+}
+
+static struct hip_dev *hip_dev_of(struct hr_backend_dev *dev)
+{
+	return hr_container_of(dev, struct hip_dev, base);
+}
 
 static const struct {
 	const char *sym;
@@ -151,7 +168,7 @@ static void *hip_dlopen(struct hanzo_rocm *ctx, const char **lib)
 	return NULL;
 }
 
-int hr_hip_open(struct hanzo_rocm *ctx, void **b)
+int hr_hip_open(struct hanzo_rocm *ctx, struct hr_backend **b)
 {
 	struct hr_hip *h;
 	const char *lib = NULL;
@@ -161,6 +178,7 @@ int hr_hip_open(struct hanzo_rocm *ctx, void **b)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	h->base.ops = &hr_hip_ops;
 	h->ctx = ctx;
 	h->dl = hip_dlopen(ctx, &lib);
 	if (!h->dl) {
@@ -188,20 +206,18 @@ int hr_hip_open(struct hanzo_rocm *ctx, void **b)
 		return -ENODEV;
 	}
 	hr_dbg(ctx, "HIP runtime %s loaded\n", lib);
-	*b = h;
+	*b = &h->base;
 	return 0;
 }
 
 /* As for CUDA, the runtime stays mapped (its threads outlive us). */
-void hr_hip_close(void *b)
+void hr_hip_close(struct hr_backend *b)
 {
-	free(b);
+	free(hip_of(b));
 }
 
-static int hip_device_count(void *b, int *count)
+static int hip_device_count(struct hr_hip *h, int *count)
 {
-	struct hr_hip *h = b;
-
 	*count = 0;
 	return hip_check(h, h->GetDeviceCount(count), "hipGetDeviceCount");
 }
@@ -224,171 +240,161 @@ static void hip_leave(struct hr_hip *h, int ordinal, int prev)
 		h->SetDevice(prev);
 }
 
-#define HIP_IN(h, ordinal, call, name)                                         \
+static int hip_dev_open(struct hr_backend *b, int ordinal, struct hr_backend_dev **ret)
+{
+	struct hr_hip *h = hip_of(b);
+	struct hip_dev *d;
+	int count = 0, r;
+
+	r = hip_device_count(h, &count);
+	if (r < 0)
+		return r;
+	if (ordinal < 0 || ordinal >= count)
+		return -ENODEV;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->base = (struct hr_backend_dev){ .backend = b, .ordinal = ordinal };
+	d->h = h;
+	*ret = &d->base;
+	return 0;
+}
+
+static void hip_dev_close(struct hr_backend_dev *dev)
+{
+	free(hip_dev_of(dev));
+}
+
+/* Run one runtime call with device d selected. */
+#define HIP_IN(d, call, name)                                                  \
 	({                                                                     \
-		int prev_, r_ = hip_enter((h), (ordinal), &prev_);             \
+		int prev_, r_ = hip_enter((d)->h, (d)->base.ordinal, &prev_);  \
 		if (r_ == 0) {                                                 \
-			r_ = hip_check((h), (call), (name));                   \
-			hip_leave((h), (ordinal), prev_);                      \
+			r_ = hip_check((d)->h, (call), (name));                \
+			hip_leave((d)->h, (d)->base.ordinal, prev_);           \
 		}                                                              \
 		r_;                                                            \
 	})
 
-static int hip_dev_open(void *b, int ordinal, void **dc)
+/* ELF code objects carry their size in their headers. */
+static int hip_module_load(struct hr_backend_dev *dev, const void *image,
+                           size_t size HR_UNUSED, void **mod)
 {
-	struct hr_hip *h = b;
-	int count = 0, r;
+	struct hip_dev *d = hip_dev_of(dev);
+	int r = HIP_IN(d, d->h->ModuleLoadData((hipModule_t *)mod, image), "hipModuleLoadData");
 
-	*dc = NULL;
-	r = hip_device_count(h, &count);
-	if (r < 0)
-		return r;
-	return ordinal >= 0 && ordinal < count ? 0 : -ENODEV;
-}
-
-static void hip_dev_close(void *b, int ordinal, void *dc)
-{
-	(void)b;
-	(void)ordinal;
-	(void)dc;
-}
-
-static int hip_module_load(void *b, int ordinal, void *dc, const void *image,
-                           size_t size, void **mod)
-{
-	struct hr_hip *h = b;
-
-	int r;
-
-	(void)dc;
-	(void)size;     /* ELF code objects carry their size in their headers */
-	r = HIP_IN(h, ordinal, h->ModuleLoadData((hipModule_t *)mod, image), "hipModuleLoadData");
 	/* Whatever else the runtime disliked in the image, it is refused. */
 	return r == -EIO || r == -EINVAL ? -ENOEXEC : r;
 }
 
-static void hip_module_unload(void *b, int ordinal, void *dc, void *mod)
+static void hip_module_unload(struct hr_backend_dev *dev, void *mod)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	HIP_IN(h, ordinal, h->ModuleUnload(mod), "hipModuleUnload");
+	HIP_IN(d, d->h->ModuleUnload(mod), "hipModuleUnload");
 }
 
-static int hip_function(void *b, int ordinal, void *dc, void *mod,
-                        const char *name, void **fn)
+static int hip_function(struct hr_backend_dev *dev, void *mod, const char *name, void **fn)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	return HIP_IN(h, ordinal, h->ModuleGetFunction((hipFunction_t *)fn, mod, name),
+	return HIP_IN(d, d->h->ModuleGetFunction((hipFunction_t *)fn, mod, name),
 	              "hipModuleGetFunction");
 }
 
-static int hip_launch(void *b, int ordinal, void *dc, void *fn,
-                      const unsigned grid[3], const unsigned block[3],
-                      unsigned shared, void *stream, void **args)
+static int hip_launch(struct hr_backend_dev *dev, void *fn, const unsigned grid[3],
+                      const unsigned block[3], unsigned shared, void *stream, void **args)
 {
-	struct hr_hip *h = b;
-	int sdev = ordinal;
+	struct hip_dev *d = hip_dev_of(dev);
+	struct hr_hip *h = d->h;
+	int sdev = dev->ordinal;
 
-	(void)dc;
 	/* A handle of one device on another device's stream: -EXDEV (as the CUDA
 	 * backend); NULL and hipStreamPerThread (2) are the device's own. */
 	if ((uintptr_t)stream > 2 && h->StreamGetDevice && h->StreamGetDevice(stream, &sdev) == hipSuccess &&
-	    sdev != ordinal) {
+	    sdev != dev->ordinal) {
 		hr_err(h->ctx, "HIP launch: the stream is device %d's, the kernel device %d's "
 		       "(a kernel handle of one device launched on another device's stream)\n",
-		       sdev, ordinal);
+		       sdev, dev->ordinal);
 		return -EXDEV;
 	}
-	return HIP_IN(h, ordinal,
+	return HIP_IN(d,
 	              h->ModuleLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1],
 	                                    block[2], shared, stream, args, NULL),
 	              "hipModuleLaunchKernel");
 }
 
-static int hip_mem_alloc(void *b, int ordinal, void *dc, size_t size, uint64_t *ptr)
+static int hip_mem_alloc(struct hr_backend_dev *dev, size_t size, uint64_t *ptr)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 	void *p = NULL;
 	int r;
 
-	(void)dc;
-	r = HIP_IN(h, ordinal, h->Malloc(&p, size), "hipMalloc");
+	r = HIP_IN(d, d->h->Malloc(&p, size), "hipMalloc");
 	*ptr = (uint64_t)(uintptr_t)p;
 	return r;
 }
 
-static int hip_mem_free(void *b, int ordinal, void *dc, uint64_t ptr)
+static int hip_mem_free(struct hr_backend_dev *dev, uint64_t ptr)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	return HIP_IN(h, ordinal, h->Free((void *)(uintptr_t)ptr), "hipFree");
+	return HIP_IN(d, d->h->Free((void *)(uintptr_t)ptr), "hipFree");
 }
 
-static int hip_htod(void *b, int ordinal, void *dc, uint64_t dst, const void *src, size_t n)
+static int hip_htod(struct hr_backend_dev *dev, uint64_t dst, const void *src, size_t n)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	return HIP_IN(h, ordinal, h->MemcpyHtoD((void *)(uintptr_t)dst, src, n), "hipMemcpyHtoD");
+	return HIP_IN(d, d->h->MemcpyHtoD((void *)(uintptr_t)dst, src, n), "hipMemcpyHtoD");
 }
 
-static int hip_dtoh(void *b, int ordinal, void *dc, void *dst, uint64_t src, size_t n)
+static int hip_dtoh(struct hr_backend_dev *dev, void *dst, uint64_t src, size_t n)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	return HIP_IN(h, ordinal, h->MemcpyDtoH(dst, (void *)(uintptr_t)src, n), "hipMemcpyDtoH");
+	return HIP_IN(d, d->h->MemcpyDtoH(dst, (void *)(uintptr_t)src, n), "hipMemcpyDtoH");
 }
 
-static int hip_synchronize(void *b, int ordinal, void *dc, void *stream)
+static int hip_synchronize(struct hr_backend_dev *dev, void *stream)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
 	if (stream)
-		return HIP_IN(h, ordinal, h->StreamSynchronize(stream), "hipStreamSynchronize");
-	return HIP_IN(h, ordinal, h->DeviceSynchronize(), "hipDeviceSynchronize");
+		return HIP_IN(d, d->h->StreamSynchronize(stream), "hipStreamSynchronize");
+	return HIP_IN(d, d->h->DeviceSynchronize(), "hipDeviceSynchronize");
 }
 
-static int hip_event_create(void *b, int ordinal, void *dc, void **ev)
+static int hip_event_create(struct hr_backend_dev *dev, void **ev)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	return HIP_IN(h, ordinal, h->EventCreate((hipEvent_t *)ev), "hipEventCreate");
+	return HIP_IN(d, d->h->EventCreate((hipEvent_t *)ev), "hipEventCreate");
 }
 
-static int hip_event_record(void *b, int ordinal, void *dc, void *ev, void *stream)
+static int hip_event_record(struct hr_backend_dev *dev, void *ev, void *stream)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	return HIP_IN(h, ordinal, h->EventRecord(ev, stream), "hipEventRecord");
+	return HIP_IN(d, d->h->EventRecord(ev, stream), "hipEventRecord");
 }
 
-static int hip_event_elapsed(void *b, int ordinal, void *dc, void *start,
-                             void *end, float *ms)
+static int hip_event_elapsed(struct hr_backend_dev *dev, void *start, void *end, float *ms)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 	int r;
 
-	(void)dc;
-	r = HIP_IN(h, ordinal, h->EventSynchronize(end), "hipEventSynchronize");
+	r = HIP_IN(d, d->h->EventSynchronize(end), "hipEventSynchronize");
 	if (r < 0)
 		return r;
-	return HIP_IN(h, ordinal, h->EventElapsedTime(ms, start, end), "hipEventElapsedTime");
+	return HIP_IN(d, d->h->EventElapsedTime(ms, start, end), "hipEventElapsedTime");
 }
 
-static void hip_event_destroy(void *b, int ordinal, void *dc, void *ev)
+static void hip_event_destroy(struct hr_backend_dev *dev, void *ev)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 
-	(void)dc;
-	HIP_IN(h, ordinal, h->EventDestroy(ev), "hipEventDestroy");
+	HIP_IN(d, d->h->EventDestroy(ev), "hipEventDestroy");
 }
 
 /*
@@ -396,17 +402,16 @@ static void hip_event_destroy(void *b, int ordinal, void *dc, void *ev)
  * whose enum is not the same in every ROCm; occupancy is a call on the
  * function, the same in ROCm 5 and 6.
  */
-static int hip_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned block,
+static int hip_occupancy(struct hr_backend_dev *dev, void *fn, unsigned block,
                          size_t shared, unsigned *blocks)
 {
-	struct hr_hip *h = b;
+	struct hip_dev *d = hip_dev_of(dev);
 	int n = 0, r;
 
-	(void)dc;
 	*blocks = 0;
-	if (!h->OccupancyMaxActiveBlocks)
+	if (!d->h->OccupancyMaxActiveBlocks)
 		return -ENOTSUP;
-	r = HIP_IN(h, ordinal, h->OccupancyMaxActiveBlocks(&n, fn, (int)block, shared),
+	r = HIP_IN(d, d->h->OccupancyMaxActiveBlocks(&n, fn, (int)block, shared),
 	           "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (r == 0 && n > 0)
 		*blocks = (unsigned)n;
@@ -421,7 +426,6 @@ const struct hr_backend_ops hr_hip_ops = {
 	.enumerate = hr_hip_enumerate,
 	.enumerate_unopened = true,
 	.kfd_visible = true,
-	.device_count = hip_device_count,
 	.dev_open = hip_dev_open,
 	.dev_close = hip_dev_close,
 	.module_load = hip_module_load,

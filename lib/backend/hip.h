@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 struct hanzo_rocm;
+struct hr_backend;
 struct hr_backend_ops;
 struct hr_device;
 
@@ -20,12 +21,12 @@ struct hr_device;
  * runtime need not be opened).  0 with *n == 0 when there is no KFD;
  * -ENOMEM.  Nodes that cannot be read are skipped with a warning.
  */
-int hr_hip_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+int hr_hip_enumerate(struct hanzo_rocm *ctx, struct hr_backend *b, struct hr_device *devs,
                      size_t max, size_t *n);
 
 /* As hr_cuda_open: -ENOENT, -ENOSYS or -ENODEV, logged. */
-int hr_hip_open(struct hanzo_rocm *ctx, void **b);
-void hr_hip_close(void *b);
+int hr_hip_open(struct hanzo_rocm *ctx, struct hr_backend **b);
+void hr_hip_close(struct hr_backend *b);
 extern const struct hr_backend_ops hr_hip_ops;
 
 #endif

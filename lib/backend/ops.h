@@ -14,9 +14,6 @@
 #include "target/target.h"
 
 /*
- * One backend (CUDA driver or HIP runtime).  "b" is the backend's own state,
- * "dc" the per-device context from dev_open (CUDA: the primary context,
- * made current only around each call so the caller's context is untouched).
  * Every op returns 0 or a negative errno and logs the driver's error name:
  * -ENOEXEC when the driver refuses a code object, -ENOENT for a missing
  * kernel, -ENODEV for no device, -EIO for other driver errors.
@@ -34,18 +31,42 @@ struct hr_device_limits {
 };
 
 struct hanzo_rocm;
+struct hr_backend_ops;
+
+/*
+ * The two handles of the interface.  A backend embeds each head as a member
+ * of its own struct (the CUDA driver's symbols, the HIP runtime's, the host's
+ * worker pool; a device's CUDA primary context, the host's wave) and gets
+ * its struct back with hr_container_of: no op takes a void pointer to cast.
+ *
+ * struct hr_backend: one opened backend (open makes it, close frees it);
+ * ops is the table it was opened through.
+ *
+ * struct hr_backend_dev: one opened device of a backend (dev_open makes it,
+ * dev_close frees it); the single first argument of every per-device op.
+ * CUDA makes its primary context current only around each call, HIP selects
+ * the ordinal, so the caller's own current context or device is untouched.
+ */
+struct hr_backend {
+	const struct hr_backend_ops *ops;
+};
+
+struct hr_backend_dev {
+	struct hr_backend *backend;     /* the backend it was opened on */
+	int ordinal;                    /* the backend's own device number */
+};
 
 struct hr_backend_ops {
 	const char *name;       /* "CUDA", "HIP", "host", for messages */
 	enum hr_platform platform;      /* its row of the platform table */
 	/*
 	 * Its life in a context (backend.c calls them, once each): open ->
-	 * 0, -ENOENT its library is missing, -ENOSYS a symbol is missing (both
-	 * logged naming it), -ENODEV the driver reports no device; close
-	 * frees what open made.
+	 * 0 with *b set (its ops this table), -ENOENT its library is missing,
+	 * -ENOSYS a symbol is missing (both logged naming it), -ENODEV the
+	 * driver reports no device; close frees what open made.
 	 */
-	int (*open)(struct hanzo_rocm *ctx, void **b);
-	void (*close)(void *b);
+	int (*open)(struct hanzo_rocm *ctx, struct hr_backend **b);
+	void (*close)(struct hr_backend *b);
 	/*
 	 * Its devices, in its own order, into devs[0..max): ordinal, detected
 	 * (a valid target ID), name and the geometry facts it knows; the
@@ -54,38 +75,36 @@ struct hr_backend_ops {
 	 * backend, or NULL when enumerate_unopened (AMD reads KFD, the host
 	 * its configuration: enumerating must not load a runtime).
 	 */
-	int (*enumerate)(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
+	int (*enumerate)(struct hanzo_rocm *ctx, struct hr_backend *b, struct hr_device *devs,
 	                 size_t max, size_t *n);
 	bool enumerate_unopened;
 	/* Its list is KFD's: the AMD stack's visible-devices variables filter
 	 * it (devices/visible.c) so that device i is the runtime's device i. */
 	bool kfd_visible;
-	int (*device_count)(void *b, int *count);
-	int (*dev_open)(void *b, int ordinal, void **dc);
-	void (*dev_close)(void *b, int ordinal, void *dc);
-	int (*module_load)(void *b, int ordinal, void *dc, const void *image,
-	                   size_t size, void **mod);
-	void (*module_unload)(void *b, int ordinal, void *dc, void *mod);
-	int (*function)(void *b, int ordinal, void *dc, void *mod,
-	                const char *name, void **fn);
-	int (*launch)(void *b, int ordinal, void *dc, void *fn,
-	              const unsigned grid[3], const unsigned block[3],
-	              unsigned shared, void *stream, void **args);
-	int (*mem_alloc)(void *b, int ordinal, void *dc, size_t size, uint64_t *ptr);
-	int (*mem_free)(void *b, int ordinal, void *dc, uint64_t ptr);
-	int (*htod)(void *b, int ordinal, void *dc, uint64_t dst, const void *src, size_t n);
-	int (*dtoh)(void *b, int ordinal, void *dc, void *dst, uint64_t src, size_t n);
-	int (*synchronize)(void *b, int ordinal, void *dc, void *stream);
-	int (*event_create)(void *b, int ordinal, void *dc, void **ev);
-	int (*event_record)(void *b, int ordinal, void *dc, void *ev, void *stream);
+	/* The device of ordinal ordinal: -ENODEV when the backend has none. */
+	int (*dev_open)(struct hr_backend *b, int ordinal, struct hr_backend_dev **dev);
+	void (*dev_close)(struct hr_backend_dev *dev);
+	int (*module_load)(struct hr_backend_dev *dev, const void *image, size_t size,
+	                   void **mod);
+	void (*module_unload)(struct hr_backend_dev *dev, void *mod);
+	int (*function)(struct hr_backend_dev *dev, void *mod, const char *name, void **fn);
+	int (*launch)(struct hr_backend_dev *dev, void *fn, const unsigned grid[3],
+	              const unsigned block[3], unsigned shared, void *stream, void **args);
+	int (*mem_alloc)(struct hr_backend_dev *dev, size_t size, uint64_t *ptr);
+	int (*mem_free)(struct hr_backend_dev *dev, uint64_t ptr);
+	int (*htod)(struct hr_backend_dev *dev, uint64_t dst, const void *src, size_t n);
+	int (*dtoh)(struct hr_backend_dev *dev, void *dst, uint64_t src, size_t n);
+	int (*synchronize)(struct hr_backend_dev *dev, void *stream);
+	int (*event_create)(struct hr_backend_dev *dev, void **ev);
+	int (*event_record)(struct hr_backend_dev *dev, void *ev, void *stream);
 	/* Waits for "end", then the milliseconds between the two records. */
-	int (*event_elapsed)(void *b, int ordinal, void *dc, void *start, void *end, float *ms);
-	void (*event_destroy)(void *b, int ordinal, void *dc, void *ev);
+	int (*event_elapsed)(struct hr_backend_dev *dev, void *start, void *end, float *ms);
+	void (*event_destroy)(struct hr_backend_dev *dev, void *ev);
 	/* Optional (NULL: not known to this backend). */
-	int (*limits)(void *b, int ordinal, void *dc, struct hr_device_limits *l);
+	int (*limits)(struct hr_backend_dev *dev, struct hr_device_limits *l);
 	/* Resident blocks per multiprocessor of fn at that block and dynamic
 	 * shared size (cuOccupancyMaxActiveBlocksPerMultiprocessor, ...). */
-	int (*occupancy)(void *b, int ordinal, void *dc, void *fn, unsigned block,
+	int (*occupancy)(struct hr_backend_dev *dev, void *fn, unsigned block,
 	                 size_t shared, unsigned *blocks);
 };
 

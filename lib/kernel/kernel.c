@@ -95,7 +95,7 @@ static void kernels_free(void *p)
 		struct hr_rt_device *d = m->dev;
 
 		next = m->next;
-		d->ops->module_unload(d->b, d->ordinal, d->dc, m->mod);
+		d->ops->module_unload(d->dev, m->mod);
 		free(m->family);
 		free(m);
 	}
@@ -232,7 +232,7 @@ static int module_load(struct hanzo_rocm *ctx, struct hr_kernels *kt,
 			       device, family, target, hr_tier_name(from));
 			return -ENOEXEC;
 		}
-		r = d->ops->module_load(d->b, d->ordinal, d->dc, data, size, &mod);
+		r = d->ops->module_load(d->dev, data, size, &mod);
 		if (r == 0) {
 			hr_dbg(ctx, "device %u: family '%s' loaded for %s from the %s tier\n",
 			       device, family, target, hr_tier_name(from));
@@ -256,7 +256,7 @@ static int module_load(struct hanzo_rocm *ctx, struct hr_kernels *kt,
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->family = strdup(family))) {
 		free(m);
-		d->ops->module_unload(d->b, d->ordinal, d->dc, mod);
+		d->ops->module_unload(d->dev, mod);
 		return -ENOMEM;
 	}
 	m->device = device;
@@ -296,7 +296,7 @@ static int kernel_load(struct hanzo_rocm *ctx, struct hr_kernels *kt,
 		if (r != 0)
 			return r;
 	}
-	r = d->ops->function(d->b, d->ordinal, d->dc, m->mod, name, &fn);
+	r = d->ops->function(d->dev, m->mod, name, &fn);
 	if (r < 0) {
 		if (r == -ENOENT)
 			hr_err(ctx, "family '%s' has no kernel '%s' (device %u, %s)\n",
@@ -368,7 +368,7 @@ HR_EXPORT int hanzo_rocm_kernel_launch(struct hanzo_rocm_kernel *kernel,
 		if (grid[i] == 0 || block[i] == 0)
 			return -EINVAL;
 	d = kernel->dev;
-	return d->ops->launch(d->b, d->ordinal, d->dc, kernel->fn, grid, block,
+	return d->ops->launch(d->dev, kernel->fn, grid, block,
 	                      shared_mem_bytes, stream, args);
 }
 
@@ -443,7 +443,7 @@ static void plan_occupancy(struct hanzo_rocm_kernel *k, struct plan *p)
 		if (!p->meta.block && !rows && b != HR_LAUNCH_DEFAULT_BLOCK)
 			continue;
 		if (!d->ops->occupancy ||
-		    d->ops->occupancy(d->b, d->ordinal, d->dc, k->fn, b, 0, &o) < 0)
+		    d->ops->occupancy(d->dev, k->fn, b, 0, &o) < 0)
 			return;         /* not supported: every entry stays an estimate */
 		p->occ[b / 32] = (uint16_t)(o > UINT16_MAX ? UINT16_MAX : o);
 	}
@@ -570,7 +570,7 @@ HR_EXPORT int hanzo_rocm_kernel_launch_work(struct hanzo_rocm_kernel *kernel,
 	if (r < 0 || g.grid[0] == 0)
 		return r;
 	d = kernel->dev;
-	return d->ops->launch(d->b, d->ordinal, d->dc, kernel->fn, g.grid, g.block,
+	return d->ops->launch(d->dev, kernel->fn, g.grid, g.block,
 	                      g.shared, stream, args);
 }
 

@@ -64,7 +64,7 @@ static void runtime_free(void *p)
 		struct hr_rt_device *d = rt->devs[i];
 
 		if (d) {
-			d->ops->dev_close(d->b, d->ordinal, d->dc);
+			d->ops->dev_close(d->dev);
 			free(d);
 		}
 	}
@@ -85,7 +85,7 @@ static void device_limits(struct hr_rt_device *d, const struct hr_device *hd)
 	struct hr_device_limits *l = &d->limits;
 	const struct hr_platform_facts *pf = hr_platform_facts(hd->platform);
 
-	if (!d->ops->limits || d->ops->limits(d->b, d->ordinal, d->dc, l) < 0)
+	if (!d->ops->limits || d->ops->limits(d->dev, l) < 0)
 		*l = (struct hr_device_limits){ 0 };
 	if (!l->multiprocessors)
 		l->multiprocessors = hd->compute_units ? hd->compute_units : 1;
@@ -105,6 +105,7 @@ int hr_runtime_device(struct hanzo_rocm *ctx, unsigned device,
 {
 	struct hr_runtime *rt = runtime_get(ctx);
 	const struct hr_device *devs, *hd;
+	struct hr_backend *b = NULL;
 	struct hr_rt_device *d;
 	size_t n;
 	int r;
@@ -125,10 +126,10 @@ int hr_runtime_device(struct hanzo_rocm *ctx, unsigned device,
 	d = rt->devs[device];
 	if (!d) {
 		d = calloc(1, sizeof(*d));
-		r = d ? hr_backend_get(ctx, hd->platform, &d->ops, &d->b) : -ENOMEM;
+		r = d ? hr_backend_get(ctx, hd->platform, &b) : -ENOMEM;
 		if (r == 0) {
-			d->ordinal = hd->ordinal;
-			r = d->ops->dev_open(d->b, d->ordinal, &d->dc);
+			d->ops = b->ops;
+			r = d->ops->dev_open(b, hd->ordinal, &d->dev);
 		}
 		if (r == 0)
 			device_limits(d, hd);
@@ -159,7 +160,7 @@ int hr_runtime_alloc(struct hanzo_rocm *ctx, unsigned device, size_t size,
 
 	*ptr = 0;
 	r = hr_runtime_device(ctx, device, &d, NULL);
-	return r < 0 ? r : d->ops->mem_alloc(d->b, d->ordinal, d->dc, size, ptr);
+	return r < 0 ? r : d->ops->mem_alloc(d->dev, size, ptr);
 }
 
 int hr_runtime_mem_free(struct hanzo_rocm *ctx, unsigned device, uint64_t ptr)
@@ -167,7 +168,7 @@ int hr_runtime_mem_free(struct hanzo_rocm *ctx, unsigned device, uint64_t ptr)
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->mem_free(d->b, d->ordinal, d->dc, ptr);
+	return r < 0 ? r : d->ops->mem_free(d->dev, ptr);
 }
 
 int hr_runtime_copy_htod(struct hanzo_rocm *ctx, unsigned device, uint64_t dst,
@@ -176,7 +177,7 @@ int hr_runtime_copy_htod(struct hanzo_rocm *ctx, unsigned device, uint64_t dst,
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->htod(d->b, d->ordinal, d->dc, dst, src, n);
+	return r < 0 ? r : d->ops->htod(d->dev, dst, src, n);
 }
 
 int hr_runtime_copy_dtoh(struct hanzo_rocm *ctx, unsigned device, void *dst,
@@ -185,7 +186,7 @@ int hr_runtime_copy_dtoh(struct hanzo_rocm *ctx, unsigned device, void *dst,
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->dtoh(d->b, d->ordinal, d->dc, dst, src, n);
+	return r < 0 ? r : d->ops->dtoh(d->dev, dst, src, n);
 }
 
 int hr_runtime_synchronize(struct hanzo_rocm *ctx, unsigned device, void *stream)
@@ -193,7 +194,7 @@ int hr_runtime_synchronize(struct hanzo_rocm *ctx, unsigned device, void *stream
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->synchronize(d->b, d->ordinal, d->dc, stream);
+	return r < 0 ? r : d->ops->synchronize(d->dev, stream);
 }
 
 int hr_runtime_event_create(struct hanzo_rocm *ctx, unsigned device, void **ev)
@@ -201,7 +202,7 @@ int hr_runtime_event_create(struct hanzo_rocm *ctx, unsigned device, void **ev)
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->event_create(d->b, d->ordinal, d->dc, ev);
+	return r < 0 ? r : d->ops->event_create(d->dev, ev);
 }
 
 int hr_runtime_event_record(struct hanzo_rocm *ctx, unsigned device, void *ev,
@@ -210,7 +211,7 @@ int hr_runtime_event_record(struct hanzo_rocm *ctx, unsigned device, void *ev,
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->event_record(d->b, d->ordinal, d->dc, ev, stream);
+	return r < 0 ? r : d->ops->event_record(d->dev, ev, stream);
 }
 
 int hr_runtime_event_elapsed(struct hanzo_rocm *ctx, unsigned device,
@@ -219,7 +220,7 @@ int hr_runtime_event_elapsed(struct hanzo_rocm *ctx, unsigned device,
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->event_elapsed(d->b, d->ordinal, d->dc, start, end, ms);
+	return r < 0 ? r : d->ops->event_elapsed(d->dev, start, end, ms);
 }
 
 void hr_runtime_event_destroy(struct hanzo_rocm *ctx, unsigned device, void *ev)
@@ -227,7 +228,7 @@ void hr_runtime_event_destroy(struct hanzo_rocm *ctx, unsigned device, void *ev)
 	struct hr_rt_device *d;
 
 	if (ev && hr_runtime_device(ctx, device, &d, NULL) == 0)
-		d->ops->event_destroy(d->b, d->ordinal, d->dc, ev);
+		d->ops->event_destroy(d->dev, ev);
 }
 
 int hr_runtime_module_load(struct hanzo_rocm *ctx, unsigned device,
@@ -240,7 +241,7 @@ int hr_runtime_module_load(struct hanzo_rocm *ctx, unsigned device,
 	if (!image || size == 0)
 		return -EINVAL;
 	r = hr_runtime_device(ctx, device, &d, NULL);
-	return r < 0 ? r : d->ops->module_load(d->b, d->ordinal, d->dc, image, size, mod);
+	return r < 0 ? r : d->ops->module_load(d->dev, image, size, mod);
 }
 
 int hr_runtime_module_function(struct hanzo_rocm *ctx, unsigned device,
@@ -249,7 +250,7 @@ int hr_runtime_module_function(struct hanzo_rocm *ctx, unsigned device,
 	struct hr_rt_device *d;
 	int r = hr_runtime_device(ctx, device, &d, NULL);
 
-	return r < 0 ? r : d->ops->function(d->b, d->ordinal, d->dc, mod, name, fn);
+	return r < 0 ? r : d->ops->function(d->dev, mod, name, fn);
 }
 
 void hr_runtime_module_unload(struct hanzo_rocm *ctx, unsigned device, void *mod)
@@ -257,7 +258,7 @@ void hr_runtime_module_unload(struct hanzo_rocm *ctx, unsigned device, void *mod
 	struct hr_rt_device *d;
 
 	if (mod && hr_runtime_device(ctx, device, &d, NULL) == 0)
-		d->ops->module_unload(d->b, d->ordinal, d->dc, mod);
+		d->ops->module_unload(d->dev, mod);
 }
 
 int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
@@ -270,6 +271,6 @@ int hr_runtime_launch(struct hanzo_rocm *ctx, unsigned device, void *fn,
 	if (!fn || !grid || !block)
 		return -EINVAL;
 	r = hr_runtime_device(ctx, device, &d, NULL);
-	return r < 0 ? r : d->ops->launch(d->b, d->ordinal, d->dc, fn, grid, block,
+	return r < 0 ? r : d->ops->launch(d->dev, fn, grid, block,
 	                                  shared, stream, args);
 }

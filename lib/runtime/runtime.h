@@ -29,15 +29,14 @@
 struct hanzo_rocm;
 
 /*
- * An opened device: its backend, the backend's per-device context and the
- * launch limits computed once at open (backend's, else KFD's, else the
- * platform's defaults).  Never freed before the context.
+ * An opened device: its backend's table, the backend's handle of the device
+ * (the first argument of every per-device op) and the launch limits computed
+ * once at open (backend's, else KFD's, else the platform's defaults).
+ * Never freed before the context.
  */
 struct hr_rt_device {
-	const struct hr_backend_ops *ops;
-	void *b;
-	int ordinal;
-	void *dc;
+	const struct hr_backend_ops *ops;       /* dev->backend->ops */
+	struct hr_backend_dev *dev;
 	struct hr_device_limits limits;
 };
 

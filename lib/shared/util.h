@@ -10,6 +10,14 @@
 
 #define HR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A parameter an interface passes that this implementation does not need. */
+#define HR_UNUSED __attribute__((unused))
+
+/* The struct of type type whose member member is at ptr (call it from a
+ * function whose parameter has the member's type: that is the type check). */
+#define hr_container_of(ptr, type, member)                                     \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
 /* NULL-terminated, heap-allocated string vectors. */
 char **hr_strv_new(void);
 void hr_strv_free(char **v);

@@ -45,12 +45,11 @@ static struct hanzo_rocm *new_ctx(void)
 
 static void test_partial(struct hanzo_rocm *ctx)
 {
-	const struct hr_backend_ops *ops;
 	struct hr_device devs[4];
 	size_t n = 9;
-	void *b;
+	struct hr_backend *b;
 
-	is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENOSYS,
+	is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &b), -ENOSYS,
 	       "a driver lacking a symbol: -ENOSYS");
 	ok(strstr(logbuf, "missing symbol cuLaunchKernel") != NULL,
 	   "the message names the missing symbol");
@@ -60,13 +59,12 @@ static void test_partial(struct hanzo_rocm *ctx)
 
 static void test_nodev(struct hanzo_rocm *ctx)
 {
-	const struct hr_backend_ops *ops;
 	struct hanzo_rocm_kernel *k;
 	struct hr_device devs[4];
 	size_t n = 9;
-	void *b;
+	struct hr_backend *b;
 
-	is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENODEV,
+	is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &b), -ENODEV,
 	       "cuInit NO_DEVICE: -ENODEV");
 	ok(strstr(logbuf, "CUDA_ERROR_NO_DEVICE") != NULL, "the driver's error name is logged");
 	is_int(hr_devices_cuda(ctx, devs, 4, &n), 0, "hr_cuda_devices succeeds");

@@ -59,13 +59,12 @@ int main(void)
 {
 	struct hanzo_rocm_options o = { .size = sizeof(o), .log_fn = log_capture,
 	                                .log_priority = LOG_DEBUG };
-	const struct hr_backend_ops *ops;
 	struct hanzo_rocm_kernel *k = (void *)1;
 	struct hanzo_rocm *ctx;
 	struct hr_kernel_stats st;
 	unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
 	uint64_t ptr = 1;
-	void *b;
+	struct hr_backend *b;
 	int n, r;
 
 	if (!ok(hanzo_rocm_new_with_options(&o, &ctx) == 0, "context"))
@@ -81,7 +80,7 @@ int main(void)
 	is_int(hanzo_rocm_kernel_get(ctx, 0, "unary", "", &k), -EINVAL, "empty kernel name");
 	ok(strstr(logbuf, "../unary") != NULL, "the offending name is logged");
 	is_int(hanzo_rocm_kernel_launch(NULL, grid, block, 0, NULL, NULL), -EINVAL, "launch NULL kernel");
-	is_int(hr_backend_get(ctx, 42, &ops, &b), -EINVAL, "unknown platform");
+	is_int(hr_backend_get(ctx, 42, &b), -EINVAL, "unknown platform");
 
 	/* A device number past the end is -ENODEV, GPU or not. */
 	is_int(hanzo_rocm_kernel_get(ctx, 4096, "unary", "ucopy_f32", &k), -ENODEV,
@@ -107,7 +106,7 @@ int main(void)
 		size_t nd = 99;
 
 		/* Target detection may have tried it already: the log keeps it. */
-		is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &ops, &b), -ENOENT,
+		is_int(hr_backend_get(ctx, HR_PLATFORM_NVIDIA, &b), -ENOENT,
 		       "no libcuda.so.1: -ENOENT");
 		ok(strstr(logbuf, "libcuda.so.1") != NULL, "the message names libcuda.so.1");
 		is_int(hr_devices_cuda(ctx, devs, 4, &nd), -ENOENT, "hr_cuda_devices: -ENOENT");
@@ -124,17 +123,17 @@ int main(void)
 	if (n > 0) {
 		skip(3, "HIP checks run only without a GPU");
 	} else if (!lib_present("libamdhip64.so.6") && !lib_present("libamdhip64.so.5")) {
-		r = hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b);
+		r = hr_backend_get(ctx, HR_PLATFORM_AMD, &b);
 		is_int(r, -ENOENT, "no libamdhip64: -ENOENT");
 		ok(strstr(logbuf, "libamdhip64.so.6") && strstr(logbuf, "libamdhip64.so.5"),
 		   "the message names both sonames");
-		is_int(hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b), -ENOENT,
+		is_int(hr_backend_get(ctx, HR_PLATFORM_AMD, &b), -ENOENT,
 		       "the result is remembered");
 	} else if (access("/dev/kfd", F_OK) != 0) {
-		r = hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b);
+		r = hr_backend_get(ctx, HR_PLATFORM_AMD, &b);
 		is_int(r, -ENODEV, "libamdhip64 without /dev/kfd: -ENODEV, no crash");
 		ok(strstr(logbuf, "hipInit") != NULL, "hipInit's error is logged");
-		is_int(hr_backend_get(ctx, HR_PLATFORM_AMD, &ops, &b), r, "the result is remembered");
+		is_int(hr_backend_get(ctx, HR_PLATFORM_AMD, &b), r, "the result is remembered");
 	} else {
 		skip(3, "an AMD GPU is present");
 	}

@@ -22,10 +22,11 @@
 #include "platform/platform.h"
 
 struct hanzo_rocm;
+struct hr_backend;
 
 /* ---- the backend (backend/host/host.c) ---------------------------------- */
-int hr_host_open(struct hanzo_rocm *ctx, void **b);
-void hr_host_close(void *b);
+int hr_host_open(struct hanzo_rocm *ctx, struct hr_backend **b);
+void hr_host_close(struct hr_backend *b);
 
 /* ---- the execution model (backend/host/exec.c) ----------------------------- */
 struct hr_host_pool;

@@ -22,18 +22,32 @@
 #include "context.h"
 #include "backend/ops.h"
 #include "config/config.h"
+#include "shared/util.h"
 
 /* ---- state ------------------------------------------------------------ */
 
 struct host_backend {
+	struct hr_backend base;
 	struct hanzo_rocm *ctx;
 	pthread_mutex_t lock;
 	struct hr_host_pool *pool;      /* created on the first launch */
 };
 
 struct host_dev {
+	struct hr_backend_dev base;
+	struct host_backend *hb;
 	unsigned wave;
 };
+
+static struct host_backend *host_of(struct hr_backend *b)
+{
+	return hr_container_of(b, struct host_backend, base);
+}
+
+static struct host_dev *host_dev_of(struct hr_backend_dev *dev)
+{
+	return hr_container_of(dev, struct host_dev, base);
+}
 
 struct host_fn {
 	struct host_fn *next;
@@ -61,7 +75,7 @@ static unsigned host_workers(void)
 	return n < 1 ? 1 : n > 256 ? 256 : (unsigned)n;
 }
 
-int hr_host_open(struct hanzo_rocm *ctx, void **b)
+int hr_host_open(struct hanzo_rocm *ctx, struct hr_backend **b)
 {
 	struct host_backend *hb;
 
@@ -70,18 +84,20 @@ int hr_host_open(struct hanzo_rocm *ctx, void **b)
 	hb = calloc(1, sizeof(*hb));
 	if (!hb)
 		return -ENOMEM;
+	hb->base.ops = &hr_host_ops;
 	hb->ctx = ctx;
 	pthread_mutex_init(&hb->lock, NULL);
-	*b = hb;
+	*b = &hb->base;
 	return 0;
 }
 
-void hr_host_close(void *b)
+void hr_host_close(struct hr_backend *b)
 {
-	struct host_backend *hb = b;
+	struct host_backend *hb;
 
-	if (!hb)
+	if (!b)
 		return;
+	hb = host_of(b);
 	hr_host_pool_free(hb->pool);
 	pthread_mutex_destroy(&hb->lock);
 	free(hb);
@@ -91,13 +107,12 @@ void hr_host_close(void *b)
  * The host devices the configuration lists (options, HANZO_ROCM_HOST,
  * [targets] host), in its order: only when asked for, never a fallback.
  */
-static int host_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *devs,
-                          size_t max, size_t *n)
+static int host_enumerate(struct hanzo_rocm *ctx, struct hr_backend *b HR_UNUSED,
+                          struct hr_device *devs, size_t max, size_t *n)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	char *const *host = cfg ? cfg->host : NULL;
 
-	(void)b;
 	*n = 0;
 	for (size_t i = 0; host && host[i] && *n < max; i++) {
 		struct hr_device *d = &devs[*n];
@@ -117,48 +132,39 @@ static int host_enumerate(struct hanzo_rocm *ctx, void *b, struct hr_device *dev
 
 /* ---- ops -------------------------------------------------------------- */
 
-static int host_device_count(void *b, int *count)
-{
-	(void)b;
-	*count = 2;
-	return 0;
-}
-
 /* The ordinal is the wave: 0 = host-w64, 1 = host-w32 (target.c). */
-static int host_dev_open(void *b, int ordinal, void **dc)
+static int host_dev_open(struct hr_backend *b, int ordinal, struct hr_backend_dev **ret)
 {
 	struct host_dev *d;
 
-	(void)b;
 	if (ordinal < 0 || ordinal > 1)
 		return -ENODEV;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
+	d->base = (struct hr_backend_dev){ .backend = b, .ordinal = ordinal };
+	d->hb = host_of(b);
 	d->wave = ordinal == 0 ? 64 : 32;
-	*dc = d;
+	*ret = &d->base;
 	return 0;
 }
 
-static void host_dev_close(void *b, int ordinal, void *dc)
+static void host_dev_close(struct hr_backend_dev *dev)
 {
-	(void)b;
-	(void)ordinal;
-	free(dc);
+	free(host_dev_of(dev));
 }
 
-static int host_module_load(void *b, int ordinal, void *dc, const void *image,
-                            size_t size, void **mod)
+static int host_module_load(struct hr_backend_dev *dev, const void *image, size_t size,
+                            void **mod)
 {
-	struct host_backend *hb = b;
-	struct host_dev *d = dc;
+	struct host_dev *d = host_dev_of(dev);
+	struct host_backend *hb = d->hb;
 	int (*init)(const struct hr_host_rt *);
 	struct host_mod *m;
 	char path[64];
 	size_t done = 0;
 	int fd, wave;
 
-	(void)ordinal;
 	fd = memfd_create("hanzo-rocm-host-code-object", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		hr_err(hb->ctx, "host backend: memfd_create: %s\n", strerror(errno));
@@ -207,13 +213,10 @@ static int host_module_load(void *b, int ordinal, void *dc, const void *image,
 	return 0;
 }
 
-static void host_module_unload(void *b, int ordinal, void *dc, void *mod)
+static void host_module_unload(struct hr_backend_dev *dev HR_UNUSED, void *mod)
 {
 	struct host_mod *m = mod;
 
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	if (!m)
 		return;
 	for (struct host_fn *f = m->fns, *next; f; f = next) {
@@ -226,17 +229,14 @@ static void host_module_unload(void *b, int ordinal, void *dc, void *mod)
 	free(m);
 }
 
-static int host_function(void *b, int ordinal, void *dc, void *mod,
-                         const char *name, void **fn)
+static int host_function(struct hr_backend_dev *dev, void *mod, const char *name, void **fn)
 {
-	struct host_backend *hb = b;
+	struct host_backend *hb = host_dev_of(dev)->hb;
 	struct host_mod *m = mod;
 	size_t len = strlen(name);
 	struct host_fn *f;
 	char sym[256];
 
-	(void)ordinal;
-	(void)dc;
 	if (snprintf(sym, sizeof(sym), "hr_host_entry_%s", name) >= (int)sizeof(sym))
 		return -ENOENT;
 	f = calloc(1, sizeof(*f) + len + 1);
@@ -257,20 +257,19 @@ static int host_function(void *b, int ordinal, void *dc, void *mod,
 	return 0;
 }
 
-static int host_launch(void *b, int ordinal, void *dc, void *fn,
-                       const unsigned grid[3], const unsigned block[3],
-                       unsigned shared, void *stream, void **args)
+/* Streams are ignored: a launch runs to completion before it returns. */
+static int host_launch(struct hr_backend_dev *dev, void *fn, const unsigned grid[3],
+                       const unsigned block[3], unsigned shared, void *stream HR_UNUSED,
+                       void **args)
 {
-	struct host_backend *hb = b;
-	struct host_dev *d = dc;
+	struct host_dev *d = host_dev_of(dev);
+	struct host_backend *hb = d->hb;
 	struct host_fn *f = fn;
 	struct hr_host_launch l = { .entry = f->entry, .args = args, .shared = shared,
 	                            .wave = d->wave };
 	struct hr_host_pool *pool;
 	int r = 0;
 
-	(void)ordinal;
-	(void)stream;
 	memcpy(l.grid, grid, sizeof(l.grid));
 	memcpy(l.block, block, sizeof(l.block));
 	pthread_mutex_lock(&hb->lock);
@@ -287,13 +286,11 @@ static int host_launch(void *b, int ordinal, void *dc, void *fn,
 	return r;
 }
 
-static int host_mem_alloc(void *b, int ordinal, void *dc, size_t size, uint64_t *ptr)
+/* Device memory is host memory: the device handle is not needed. */
+static int host_mem_alloc(struct hr_backend_dev *dev HR_UNUSED, size_t size, uint64_t *ptr)
 {
 	void *p = NULL;
 
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	/* The exact size, so the sanitizer catches a kernel reading past the end. */
 	if (posix_memalign(&p, 256, size ? size : 1) != 0)
 		return -ENOMEM;
@@ -301,106 +298,74 @@ static int host_mem_alloc(void *b, int ordinal, void *dc, size_t size, uint64_t 
 	return 0;
 }
 
-static int host_mem_free(void *b, int ordinal, void *dc, uint64_t ptr)
+static int host_mem_free(struct hr_backend_dev *dev HR_UNUSED, uint64_t ptr)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	free((void *)(uintptr_t)ptr);
 	return 0;
 }
 
-static int host_htod(void *b, int ordinal, void *dc, uint64_t dst, const void *src, size_t n)
+static int host_htod(struct hr_backend_dev *dev HR_UNUSED, uint64_t dst, const void *src,
+                     size_t n)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	if (n)
 		memcpy((void *)(uintptr_t)dst, src, n);
 	return 0;
 }
 
-static int host_dtoh(void *b, int ordinal, void *dc, void *dst, uint64_t src, size_t n)
+static int host_dtoh(struct hr_backend_dev *dev HR_UNUSED, void *dst, uint64_t src, size_t n)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	if (n)
 		memcpy(dst, (const void *)(uintptr_t)src, n);
 	return 0;
 }
 
-static int host_synchronize(void *b, int ordinal, void *dc, void *stream)
+static int host_synchronize(struct hr_backend_dev *dev HR_UNUSED, void *stream HR_UNUSED)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
-	(void)stream;
 	return 0;
 }
 
-static int host_event_create(void *b, int ordinal, void *dc, void **ev)
+static int host_event_create(struct hr_backend_dev *dev HR_UNUSED, void **ev)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	*ev = calloc(1, sizeof(struct timespec));
 	return *ev ? 0 : -ENOMEM;
 }
 
-static int host_event_record(void *b, int ordinal, void *dc, void *ev, void *stream)
+static int host_event_record(struct hr_backend_dev *dev HR_UNUSED, void *ev,
+                             void *stream HR_UNUSED)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
-	(void)stream;
 	return clock_gettime(CLOCK_MONOTONIC, ev) < 0 ? -errno : 0;
 }
 
-static int host_event_elapsed(void *b, int ordinal, void *dc, void *start, void *end,
+static int host_event_elapsed(struct hr_backend_dev *dev HR_UNUSED, void *start, void *end,
                               float *ms)
 {
 	const struct timespec *s = start, *e = end;
 
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	*ms = (float)((double)(e->tv_sec - s->tv_sec) * 1e3 +
 	              (double)(e->tv_nsec - s->tv_nsec) / 1e6);
 	return 0;
 }
 
-static void host_event_destroy(void *b, int ordinal, void *dc, void *ev)
+static void host_event_destroy(struct hr_backend_dev *dev HR_UNUSED, void *ev)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
 	free(ev);
 }
 
 /* One block runs per worker at a time: the workers are the multiprocessors. */
-static int host_limits(void *b, int ordinal, void *dc, struct hr_device_limits *l)
+static int host_limits(struct hr_backend_dev *dev, struct hr_device_limits *l)
 {
-	struct host_dev *d = dc;
-
-	(void)b;
-	(void)ordinal;
 	*l = (struct hr_device_limits){
 		.multiprocessors = host_workers(),
-		.wave = d->wave,
+		.wave = host_dev_of(dev)->wave,
 		.max_block = HR_HOST_MAX_BLOCK,
 		.max_shared = HR_HOST_MAX_SHARED,
 	};
 	return 0;
 }
 
-static int host_occupancy(void *b, int ordinal, void *dc, void *fn, unsigned block,
-                          size_t shared, unsigned *blocks)
+static int host_occupancy(struct hr_backend_dev *dev HR_UNUSED, void *fn HR_UNUSED,
+                          unsigned block, size_t shared, unsigned *blocks)
 {
-	(void)b;
-	(void)ordinal;
-	(void)dc;
-	(void)fn;
 	*blocks = block <= HR_HOST_MAX_BLOCK && shared <= HR_HOST_MAX_SHARED ? 1 : 0;
 	return 0;
 }
@@ -412,7 +377,6 @@ const struct hr_backend_ops hr_host_ops = {
 	.close = hr_host_close,
 	.enumerate = host_enumerate,
 	.enumerate_unopened = true,
-	.device_count = host_device_count,
 	.dev_open = host_dev_open,
 	.dev_close = host_dev_close,
 	.module_load = host_module_load,

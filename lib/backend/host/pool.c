@@ -116,7 +116,6 @@ static void start_threads(struct hr_host_pool *p)
 int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l)
 {
 	struct job j = { .l = l };
-	unsigned n_threads;
 	bool parallel;
 
 	l->why[0] = '\0';
@@ -125,13 +124,11 @@ int hr_host_pool_run(struct hr_host_pool *p, struct hr_host_launch *l)
 	for (int i = 0; i < 3; i++)
 		if (!l->grid[i] || !l->block[i])
 			return -EINVAL;
-	n_threads = l->block[0] * l->block[1] * l->block[2];
 	if ((uint64_t)l->block[0] * l->block[1] * l->block[2] > MAX_BLOCK_THREADS) {
 		snprintf(l->why, sizeof(l->why), "%u x %u x %u threads per block: the limit is %u",
 		         l->block[0], l->block[1], l->block[2], MAX_BLOCK_THREADS);
 		return -EINVAL;
 	}
-	(void)n_threads;
 	/* What a GPU refuses, the host refuses (target.h: both GPUs' limits). */
 	if (hr_grid_check(hr_platform_grid_limits(HR_PLATFORM_HOST), l->grid, l->block,
 	                  l->why, sizeof(l->why)) < 0)
