@@ -679,3 +679,22 @@ enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base)
 	free(url);
 	return res;
 }
+
+enum hr_remote_reason hr_remote_check(struct hanzo_rocm *ctx, const char *base,
+                                      const struct hr_cache_key *key, const char *family,
+                                      const char *target, struct hr_manifest *m)
+{
+	struct hr_remote *r = hr_remote_configured(ctx) ? remote_get(ctx) : NULL;
+	enum hr_remote_reason res = HR_REMOTE_CONNECT;
+	void *payload = NULL;
+	size_t n = 0;
+
+	if (!r)
+		return res;
+	pthread_mutex_lock(&r->lock);
+	if (remote_open(ctx, r))
+		res = fetch_one(ctx, r, base, key, family, target, m, &payload, &n);
+	pthread_mutex_unlock(&r->lock);
+	free(payload);
+	return res;
+}

@@ -271,6 +271,17 @@ void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st);
  */
 enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base);
 
+/*
+ * The entry of family for target under cache key on one remote (base),
+ * checked as a lookup checks it -- manifest syntax, trusted signer,
+ * signature, key, family and target; blob size and SHA-256; the code
+ * object's ELF machine and target -- but published nowhere (`hanzo-rocm
+ * cache verify --remote`).  HR_REMOTE_OK with *m filled, else why not.
+ */
+enum hr_remote_reason hr_remote_check(struct hanzo_rocm *ctx, const char *base,
+                                      const struct hr_cache_key *key, const char *family,
+                                      const char *target, struct hr_manifest *m);
+
 /* [remote] url is set. */
 bool hr_remote_configured(const struct hanzo_rocm *ctx);
 /*

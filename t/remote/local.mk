@@ -38,3 +38,7 @@ check_PROGRAMS += t/remote/stats-dump
 t_remote_stats_dump_LDADD = lib/libhanzo-rocm.la
 EXTRA_DIST += t/remote/stats.sh
 TESTS += t/remote/stats.sh
+
+# A builder's precompile --remote and cache verify --remote against nginx.
+EXTRA_DIST += t/remote/builder.sh
+TESTS += t/remote/builder.sh
