@@ -147,7 +147,7 @@ static bool remote_open(struct hanzo_rocm *ctx, struct hr_remote *r)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	struct hr_remote_http_opts o = { 0 };
-	char why[512];
+	char why[512], *auth = NULL;
 
 	if (r->tried)
 		return r->client != NULL;
@@ -160,7 +160,31 @@ static bool remote_open(struct hanzo_rocm *ctx, struct hr_remote *r)
 	o.request_ms = cfg->remote_timeout_ms;
 	o.low_speed_bps = 1024;
 	o.low_speed_s = 2;
+	o.ca_file = cfg->remote_ca_file;
+	o.cert_file = cfg->remote_client_cert;
+	o.key_file = cfg->remote_client_key;
+	/* A credential that cannot be used turns the tier off rather than
+	 * asking the servers without it. */
+	if (cfg->remote_client_key) {
+		int fd = hr_remote_private_open(cfg->remote_client_key, why, sizeof(why));
+
+		if (fd < 0) {
+			hr_warn_admin(ctx, "remote cache tier disabled: [remote] client_key: %s\n", why);
+			return false;
+		}
+		close(fd);
+	}
+	if (cfg->remote_auth_file &&
+	    hr_remote_auth_header(cfg->remote_auth_file, &auth, why, sizeof(why)) < 0) {
+		hr_warn_admin(ctx, "remote cache tier disabled: [remote] auth_file: %s\n", why);
+		return false;
+	}
+	o.auth_header = auth;
 	r->client = r->ops->client_new(&o);
+	if (auth) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
 	if (!r->client)
 		hr_warn_admin(ctx, "remote cache tier disabled: the HTTP client did not start\n");
 	return r->client != NULL;

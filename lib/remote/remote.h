@@ -84,6 +84,20 @@ int hr_remote_seckey_load(const char *path, struct hr_remote_seckey *k,
 int hr_remote_seckey_write(const char *path, const struct hr_remote_seckey *k);
 /* Forget a secret key (explicit_bzero). */
 void hr_remote_seckey_wipe(struct hr_remote_seckey *k);
+/*
+ * Open a credential file ([remote] auth_file, client_key): without
+ * following symlinks or blocking, a regular file owned by this user or
+ * root, neither accessible by others nor writable by the group.  The fd,
+ * or -EPERM / -errno with the reason in why.
+ */
+int hr_remote_private_open(const char *path, char *why, size_t n);
+/*
+ * [remote] auth_file: one line, "Bearer TOKEN" (RFC 6750 token68) or
+ * "Basic USER:PASSWORD" (printable ASCII; sent base64-encoded), a final
+ * newline allowed; *header = "Authorization: ..." (malloc'd).  -EINVAL bad
+ * contents, or hr_remote_private_open's errors; why says which.
+ */
+int hr_remote_auth_header(const char *path, char **header, char *why, size_t n);
 
 struct hr_manifest {
 	struct hr_cache_key key;

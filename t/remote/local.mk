@@ -42,3 +42,8 @@ TESTS += t/remote/stats.sh
 # A builder's precompile --remote and cache verify --remote against nginx.
 EXTRA_DIST += t/remote/builder.sh
 TESTS += t/remote/builder.sh
+
+# [remote] auth_file (nginx auth_basic), the TLS files (nginx ssl with a
+# client certificate) and the environment overrides.
+EXTRA_DIST += t/remote/auth.sh
+TESTS += t/remote/auth.sh
