@@ -220,7 +220,9 @@ struct hr_remote_http_ops {
 /* ---- bounded waiting: breaker and budget (client.c) ------- */
 
 /*
- * Per process and remote: after `threshold` failures in a row (timeouts,
+ * Per process and remote (remote.c keeps one breaker per url, and one
+ * guard whose breaker never opens for the process's budget): after
+ * `threshold` failures in a row (timeouts,
  * connect errors, 5xx; a 404 or a refused entry is an answer, not a
  * failure) the remote is skipped for a back-off that starts at backoff_ms
  * and doubles at each failed probe up to backoff_cap_ms; one request

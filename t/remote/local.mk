@@ -47,3 +47,7 @@ TESTS += t/remote/builder.sh
 # client certificate) and the environment overrides.
 EXTRA_DIST += t/remote/auth.sh
 TESTS += t/remote/auth.sh
+
+# Two urls, the first hung: each url has its own breaker.
+EXTRA_DIST += t/remote/mirrors.sh
+TESTS += t/remote/mirrors.sh
