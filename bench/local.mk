@@ -3,6 +3,11 @@
 # the benchmark never rots; running it is explicit.
 noinst_PROGRAMS += bench/bench-host
 bench_bench_host_LDADD = lib/libhanzo-rocm-internal.la
+# One node of the remote tier's cluster bench (bench/remote-cluster.py, run
+# by hand: 64 such processes against one nginx and one redis-server).
+noinst_PROGRAMS += bench/remote-node
+bench_remote_node_LDADD = lib/libhanzo-rocm-internal.la
+EXTRA_DIST += bench/remote-cluster.py
 # The host cost of hanzo_rocm_kernel_launch_work over the raw launch.
 noinst_PROGRAMS += bench/launch-cost
 bench_launch_cost_LDADD = lib/libhanzo-rocm-internal.la

@@ -5,6 +5,8 @@ dist_man_MANS += doc/hanzo-rocm.1 doc/hanzo-rocm.conf.5 doc/libhanzo-rocm.3 \
 EXTRA_DIST += doc/DESIGN.md doc/KERNELS.md
 # The attention family: kernels, layouts, split-K, sizes (kernels/attention.list).
 EXTRA_DIST += doc/ATTENTION.md
+# The remote cache tier for administrators: servers, builder, Slurm, Kubernetes, keys.
+EXTRA_DIST += doc/CLUSTER.md
 # The developers' guide: t/layout/layers.sh and t/layout/platform-count.sh check it
 # against the code, so `make check` from the tarball needs it.
 EXTRA_DIST += doc/HACKING.md

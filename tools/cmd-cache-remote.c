@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hanzo-rocm cache keygen | push: a builder's Ed25519 signing key for the
- * remote tier (lib/remote/remote.h), and pushing signed entries with
- * it.  keygen: the secret goes to a new file, mode 0600,
+ * hanzo-rocm cache keygen | push | verify --remote: a builder's Ed25519
+ * signing key for the remote tier (lib/remote/remote.h), pushing signed
+ * entries with it (also precompile --remote), and checking what the
+ * remotes serve for the families and targets.  keygen: the secret goes to a new file, mode 0600,
  * written atomically; the public key ("name:base64", for trusted_keys) is
  * printed on stdout.
  */
@@ -116,6 +117,17 @@ static int push_one(void *data, const char *path, const char *target,
 	return 0;
 }
 
+int remote_push_dir(struct hanzo_rocm *ctx, const char *dir, const char *target,
+                    const char *family, unsigned *pushed, unsigned *failed)
+{
+	struct push_state s = { .ctx = ctx, .family = family };
+	int r = hr_cache_scan(dir, target, push_one, &s);
+
+	*pushed += s.pushed;
+	*failed += s.failed;
+	return r == -ENOENT ? 0 : r;
+}
+
 int cache_push(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -178,4 +190,101 @@ int cache_push(struct cli *cli, int argc, char **argv)
 	hr_cache_tiers_free(t, n);
 	printf("%u pushed, %u failed\n", s.pushed, s.failed);
 	return s.failed ? EXIT_FAILED : ret;
+}
+
+/* ---- verify --remote ---- */
+
+static bool is_transport(enum hr_remote_reason r)
+{
+	return r == HR_REMOTE_TIMEOUT || r == HR_REMOTE_CONNECT || r == HR_REMOTE_HTTP_4XX ||
+	       r == HR_REMOTE_HTTP_5XX || r == HR_REMOTE_BREAKER_OPEN || r == HR_REMOTE_BUDGET;
+}
+
+int cache_verify_remote(struct cli *cli, char **targets, char **families)
+{
+	struct hanzo_rocm *ctx = cli_ctx(cli);
+	const struct hr_config *cfg;
+	char **t = NULL, **f = NULL;
+	const char *why_targets = NULL;
+	unsigned ok = 0, absent = 0, refused = 0, unreachable = 0;
+	int r;
+
+	if (!ctx)
+		return EXIT_USAGE;
+	cfg = hr_tools_config(ctx);
+	if (!hr_remote_configured(ctx)) {
+		cli_error("cache verify --remote: no [remote] url in the configuration");
+		return EXIT_USAGE;
+	}
+	if (!cfg->remote_trusted_keys || !cfg->remote_trusted_keys[0])
+		cli_error("cache verify --remote: no [remote] trusted_keys: every entry is refused");
+	for (size_t i = 0; targets && targets[i]; i++)
+		if (hr_target_validate(targets[i]) < 0)
+			return cli_usage_error("cache verify", "invalid target '%s'", targets[i]);
+	if (!targets) {
+		r = hr_targets_for_precompile(ctx, &t, &why_targets);
+		if (r < 0) {
+			cli_error("cache verify --remote: no targets: %s", hanzo_rocm_strerror(r));
+			return EXIT_FAILED;
+		}
+		targets = t;
+	}
+	if (!families) {
+		r = hr_plugins_families(ctx, &f);
+		if (r < 0) {
+			cli_error("cache verify --remote: cannot list the families: %s",
+			          hanzo_rocm_strerror(r));
+			hr_strv_free(t);
+			return EXIT_FAILED;
+		}
+		families = f;
+	}
+	for (size_t u = 0; cfg->remote_url[u]; u++) {
+		printf("%s\n", cfg->remote_url[u]);
+		for (size_t ti = 0; targets[ti]; ti++) {
+			for (size_t fi = 0; families[fi]; fi++) {
+				struct hr_family *fam;
+				struct hr_cache_key key;
+				struct hr_manifest m;
+				enum hr_remote_reason res;
+				char hex[65];
+
+				if (hr_plugins_family(ctx, families[fi], &fam) < 0) {
+					printf("  %-12s %-14s %-12s no such family installed\n", "unknown",
+					       targets[ti], families[fi]);
+					refused++;
+					continue;
+				}
+				hr_cache_key_compute(fam->family, fam->source_sha256,
+				                     (const char *const *)fam->flags, cfg->flags,
+				                     targets[ti], &key);
+				hr_hex(key.b, sizeof(key.b), hex);
+				res = hr_remote_check(ctx, cfg->remote_url[u], &key, families[fi],
+				                      targets[ti], &m);
+				if (res == HR_REMOTE_OK) {
+					printf("  %-12s %-14s %-12s signed by %s, %llu bytes (ac/%s)\n", "ok",
+					       targets[ti], families[fi], m.signer,
+					       (unsigned long long)m.size, hex);
+					ok++;
+				} else if (res == HR_REMOTE_NOT_FOUND) {
+					printf("  %-12s %-14s %-12s (ac/%s)\n", "absent", targets[ti],
+					       families[fi], hex);
+					absent++;
+				} else {
+					bool tr = is_transport(res);
+
+					printf("  %-12s %-14s %-12s %s (ac/%s)\n", tr ? "unreachable" : "refused",
+					       targets[ti], families[fi], hr_remote_reason_name(res), hex);
+					if (tr)
+						unreachable++;
+					else
+						refused++;
+				}
+			}
+		}
+	}
+	printf("%u ok, %u absent, %u refused, %u unreachable\n", ok, absent, refused, unreachable);
+	hr_strv_free(t);
+	hr_strv_free(f);
+	return refused || unreachable ? EXIT_FAILED : EXIT_OK;
 }

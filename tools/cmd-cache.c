@@ -378,9 +378,14 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "repair", no_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "remote", no_argument, NULL, 'R' },
+		{ "target", required_argument, NULL, 't' },
+		{ "family", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char **targets = NULL, **families = NULL;
+	bool remote = false;
 	struct verify_state s = { 0 };
 	struct hr_tier_dir *t = NULL;
 	struct json j;
@@ -388,26 +393,57 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 	size_t n = 0;
 	int c, r, ret = EXIT_OK;
 
-	while ((c = getopt_long(argc, argv, "rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "rt:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': s.repair = true; break;
 		case 'j': as_json = true; break;
+		case 'R': remote = true; break;
+		case 't':
+		case 'f':
+			if (hr_strv_push(c == 't' ? &targets : &families, optarg) < 0) {
+				cli_error("cache verify: out of memory");
+				ret = EXIT_FAILED;
+				goto out;
+			}
+			break;
 		case 'h':
-			puts("Usage: hanzo-rocm cache verify [--repair] [--json]\n\n"
+			puts("Usage: hanzo-rocm cache verify [--repair] [--json]\n"
+			     "       hanzo-rocm cache verify --remote [--target T]... [--family F]...\n\n"
 			     "Validate every entry of every cache tier (header, sizes, checksums,\n"
 			     "code object machine and target) and each tier's plugins.index, and\n"
 			     "print each bad one with the reason.  --repair removes them from the\n"
 			     "tiers this user may write.\n"
 			     "--json prints one object: checked, corrupt, removed and bad (an\n"
 			     "array of {path, tier, reason, action[, error]}).\n"
-			     "Exit status 1 when corruption remains.");
-			return EXIT_OK;
-		default: return cli_try_help("cache verify");
+			     "--remote: fetch the entry of every family (--family, else all) for\n"
+			     "every target (--target, else precompile's) from every [remote] url\n"
+			     "and check it as a lookup would (signature by a trusted key, cache\n"
+			     "key, family and target, blob size and SHA-256, ELF machine and\n"
+			     "target), publishing nothing; one line per entry: ok, absent,\n"
+			     "refused (the reason) or unreachable.\n"
+			     "Exit status 1 when corruption remains (--remote: an entry refused\n"
+			     "or a remote unreachable).");
+			ret = EXIT_OK;
+			goto out;
+		default: ret = cli_try_help("cache verify"); goto out;
 		}
 	}
 	if (optind < argc) {
 		cli_usage_error("cache verify", "unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (remote && (s.repair || as_json)) {
+		ret = cli_usage_error("cache verify", "--remote goes without --repair and --json");
+		goto out;
+	}
+	if (!remote && (targets || families)) {
+		ret = cli_usage_error("cache verify", "--target and --family go with --remote");
+		goto out;
+	}
+	if (remote) {
+		ret = cache_verify_remote(cli, targets, families);
+		goto out;
 	}
 	r = tiers_get(cli, &t, &n);
 	if (r != EXIT_OK)
@@ -450,6 +486,9 @@ static int cache_verify(struct cli *cli, int argc, char **argv)
 	hr_cache_tiers_free(t, n);
 	if (s.bad > s.removed)
 		ret = EXIT_FAILED;
+out:
+	hr_strv_free(targets);
+	hr_strv_free(families);
 	return ret;
 }
 
@@ -668,6 +707,7 @@ static void usage(FILE *f)
 	      "Commands:\n"
 	      "  list [--json] [--target T]       every entry of every tier\n"
 	      "  verify [--repair] [--json]       validate every entry; exit 1 on corruption\n"
+	      "  verify --remote [--target T] [--family F]  check the remotes' entries\n"
 	      "  gc [--max-size SIZE]             shrink the user cache, drop stale files\n"
 	      "  clear [--system|--user] [--target T] [--family F]  remove entries\n"
 	      "  keygen NAME [--output FILE]      a key to sign remote cache entries\n"

@@ -22,6 +22,8 @@ struct pc_out {
 	bool header_done;       /* the table header, before the first row */
 	bool quiet;             /* -q: only failed rows, no summary line */
 	struct json *j;         /* --json: results as objects, no table */
+	char **pairs;           /* --remote: "target/family" built or up to date */
+	bool oom;
 };
 
 static void header(struct pc_out *po)
@@ -82,8 +84,15 @@ static void json_result(struct json *j, const struct hr_precompile_result *r)
 static void on_result(void *data, const struct hr_precompile_result *r)
 {
 	struct pc_out *po = data;
-	char size[16] = "-", secs[16] = "-";
+	char size[16] = "-", secs[16] = "-", *pair = NULL;
 
+	if (po->pairs && (r->status == HR_PRECOMPILE_BUILT ||
+	                  r->status == HR_PRECOMPILE_UP_TO_DATE)) {
+		if (asprintf(&pair, "%s/%s", r->target, r->family) < 0 ||
+		    hr_strv_push(&po->pairs, pair) < 0)
+			po->oom = true;
+		free(pair);
+	}
 	bar_clear(po);
 	if (po->j) {
 		json_result(po->j, r);
@@ -132,6 +141,7 @@ static void usage(FILE *f)
 	fputs("Usage: hanzo-rocm precompile [--system|--user|--output DIR] [--target T]...\n"
 	      "                             [--family F]... [-j N] [--force]\n"
 	      "                             [--progress auto|always|never] [--json]\n"
+	      "                             [--remote]\n"
 	      "       hanzo-rocm precompile --source FILE --name NAME [--flags FLAGS]\n"
 	      "                             [--system|--user|--output DIR] [--target T]...\n"
 	      "                             [--force] [--json]\n"
@@ -156,6 +166,9 @@ static void usage(FILE *f)
 	      "  --flags FLAGS   its compiler flags, separated by spaces\n"
 	      "  --progress WHEN progress bar on stderr: auto (a terminal, not TERM=dumb,\n"
 	      "                  not -q), always, never\n"
+	      "  --remote        then sign and push every pair built or up to date to\n"
+	      "                  each [remote] url (a builder: needs [remote] url and\n"
+	      "                  signing_key); a push that fails fails the run\n"
 	      "  --json          print one JSON object: dir, the counts and results (an\n"
 	      "                  array of {target, family, status, reason or provided_by,\n"
 	      "                  seconds, size, diagnostics}) instead of the table\n"
@@ -232,7 +245,7 @@ static void catch_stop(bool on, struct sigaction old[2])
 int cmd_precompile(struct cli *cli, int argc, char **argv)
 {
 	enum { OPT_SYSTEM = 256, OPT_USER, OPT_OUTPUT, OPT_FORCE, OPT_PROGRESS, OPT_JSON,
-	       OPT_SOURCE, OPT_NAME, OPT_FLAGS };
+	       OPT_SOURCE, OPT_NAME, OPT_FLAGS, OPT_REMOTE };
 	static const struct option opts[] = {
 		{ "system", no_argument, NULL, OPT_SYSTEM },
 		{ "user", no_argument, NULL, OPT_USER },
@@ -246,6 +259,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		{ "source", required_argument, NULL, OPT_SOURCE },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "flags", required_argument, NULL, OPT_FLAGS },
+		{ "remote", no_argument, NULL, OPT_REMOTE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -253,7 +267,8 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	struct hr_precompile_summary sum;
 	struct pc_out po = { 0 };
 	struct json j;
-	bool as_json = false;
+	bool as_json = false, remote = false;
+	unsigned pushed = 0, push_failed = 0;
 	const char *progress = "auto", *term, *source = NULL, *name = NULL;
 	char **targets = NULL, **families = NULL, **flags = NULL;
 	struct hr_source_spec spec = { 0 };
@@ -298,6 +313,7 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 				goto oom;
 			break;
 		case OPT_JSON: as_json = true; break;
+		case OPT_REMOTE: remote = true; break;
 		case OPT_PROGRESS:
 			if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "always") != 0 &&
 			    strcmp(optarg, "never") != 0) {
@@ -326,6 +342,10 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		                "without --family)");
 		goto out;
 	}
+	if (remote && (source || as_json)) {
+		cli_usage_error("precompile", "--remote goes without --source and --json");
+		goto out;
+	}
 	if (source) {
 		r = hr_read_file(source, HR_SOURCE_MAX_TEXT, &text, &spec.source_len);
 		if (r < 0) {
@@ -340,6 +360,13 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 	ctx = cli_ctx(cli);
 	if (!ctx)
 		goto out;
+	if (remote && (!hr_remote_configured(ctx) || !hr_tools_config(ctx)->remote_signing_key)) {
+		cli_error("precompile --remote: a builder needs [remote] url and signing_key in "
+		          "the configuration");
+		goto out;
+	}
+	if (remote && !(po.pairs = hr_strv_new()))
+		goto oom;
 	/* auto: a terminal that can draw it (not TERM=dumb), and not -q. */
 	term = getenv("TERM");
 	po.quiet = cli->verbosity < 0;
@@ -404,6 +431,19 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		ret = exit_for(r, o.dest);
 		goto out;
 	}
+	/* --remote: what this run built or found up to date, signed and pushed. */
+	for (size_t i = 0; po.pairs && po.pairs[i]; i++) {
+		char *fam = strchr(po.pairs[i], '/');
+
+		*fam++ = '\0';
+		r = remote_push_dir(ctx, sum.dir, po.pairs[i], fam, &pushed, &push_failed);
+		if (r < 0) {
+			cli_error("precompile --remote: cannot read %s: %s", sum.dir, strerror(-r));
+			push_failed++;
+		}
+	}
+	if (po.oom)
+		push_failed++;
 	if (!as_json && !po.quiet) {
 		printf("%u built, %u up to date, %u skipped, %u failed", sum.built,
 		       sum.up_to_date, sum.skipped, sum.failed);
@@ -415,14 +455,17 @@ int cmd_precompile(struct cli *cli, int argc, char **argv)
 		if (sum.pruned && sum.pruned[0])
 			printf("%u entries of families no longer installed removed\n",
 			       sum.pruned_entries);
+		if (remote)
+			printf("%u pushed, %u failed to push\n", pushed, push_failed);
 	}
-	ret = sum.failed ? EXIT_FAILED : EXIT_OK;
+	ret = sum.failed || push_failed ? EXIT_FAILED : EXIT_OK;
 	hr_precompile_summary_release(&sum);
 	goto out;
 oom:
 	cli_error("precompile: out of memory");
 	ret = EXIT_FAILED;
 out:
+	hr_strv_free(po.pairs);
 	hr_strv_free(targets);
 	hr_strv_free(families);
 	hr_strv_free(flags);

@@ -32,9 +32,10 @@ TEST="$TEST cargo rustc bindgen"
 # The Python package's tests (make check, t/python/pytest.sh): Debian's pytest and numpy.
 TEST="$TEST python3-pytest python3-numpy"
 # The remote cache tier: its module (libcurl, hiredis for leases) and the
-# servers its tests start (nginx with WebDAV PUT, redis-server).
+# servers its tests start (nginx with WebDAV PUT, redis-server; openssl makes
+# the certificates of its HTTPS test, t/remote/auth.sh).
 BUILD="$BUILD libcurl4-openssl-dev libhiredis-dev"
-TEST="$TEST nginx-light redis-server"
+TEST="$TEST nginx-light redis-server openssl"
 # elfutils: eu-strip, which rpm's find-debuginfo (t/package/rpm-host.macros) needs.
 PACKAGE="debhelper devscripts fakeroot lintian debootstrap rpm rpmlint elfutils podman buildah"
 # python3-hanzo-rocm (debian/rules: pybuild on bindings/python/pyproject.toml).

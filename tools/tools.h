@@ -50,6 +50,12 @@ int cmd_cache(struct cli *cli, int argc, char **argv);
 /* cache keygen, cache push (cmd-cache-remote.c) */
 int cache_keygen(struct cli *cli, int argc, char **argv);
 int cache_push(struct cli *cli, int argc, char **argv);
+/* Sign and push the valid entries of dir for target (and family, NULL:
+ * all) to every [remote] url; counts added to *pushed and *failed. */
+int remote_push_dir(struct hanzo_rocm *ctx, const char *dir, const char *target,
+                    const char *family, unsigned *pushed, unsigned *failed);
+/* cache verify --remote: targets, families NULL for the defaults. */
+int cache_verify_remote(struct cli *cli, char **targets, char **families);
 int cache_stats(struct cli *cli, int argc, char **argv);
 struct json;
 void info_remote(struct hanzo_rocm *ctx, struct json *j);

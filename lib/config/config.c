@@ -334,6 +334,39 @@ static int env_abs_path(struct hanzo_rocm *ctx, const char *var, const char *v,
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * The remote tier from the environment (a job pointing at its rack's
+ * mirror, a per-job credential): HANZO_ROCM_REMOTE_URL and
+ * HANZO_ROCM_REMOTE_AUTH_FILE beat [remote] url and auth_file.  Trust
+ * (trusted_keys, signing_key, module) is the files' only.
+ */
+static int apply_env_remote(struct hanzo_rocm *ctx, struct hr_config *cfg, struct tally *t)
+{
+	const char *v = hr_getenv("HANZO_ROCM_REMOTE_URL"), *w = NULL;
+	char **l = NULL, *s = NULL;
+	int r;
+
+	if (v) {
+		r = hr_config_url_list(v, &l, &w);
+		if (r == -EINVAL)
+			TALLY(ctx, t, "HANZO_ROCM_REMOTE_URL: invalid value '%s' (expected http:// or "
+			      "https:// URLs separated by spaces)\n", v);
+		else if (r < 0)
+			return r;
+		else
+			hr_config_replace_strv(&cfg->remote_url, l);
+	}
+	v = hr_getenv("HANZO_ROCM_REMOTE_AUTH_FILE");
+	if (v) {
+		r = env_abs_path(ctx, "HANZO_ROCM_REMOTE_AUTH_FILE", v, &s, t);
+		if (r < 0)
+			return r;
+		if (s)
+			hr_config_replace_str(&cfg->remote_auth_file, s);
+	}
+	return 0;
+}
+
 static int plugin_path_split(const char *v, char ***out, bool *keep);
 static int plugin_path_finish(struct hr_config *cfg);
 
@@ -597,6 +630,9 @@ int hr_config_load(struct hanzo_rocm *ctx, const char *root,
 	if (r < 0)
 		goto out;
 	r = apply_env_targets(ctx, cfg, &t);
+	if (r < 0)
+		goto out;
+	r = apply_env_remote(ctx, cfg, &t);
 	if (r < 0)
 		goto out;
 	if (t.errors && strict)

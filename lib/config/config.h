@@ -63,6 +63,10 @@ struct hr_config {
 	unsigned remote_connect_ms, remote_timeout_ms, remote_budget_ms;
 	char *remote_redis;         /* redis://HOST:PORT for leases; NULL: none */
 	unsigned remote_lease_ms;
+	char *remote_auth_file;     /* "Bearer TOKEN" or "Basic USER:PASSWORD"; NULL: none */
+	char *remote_ca_file;       /* TLS: CAs to trust; NULL: the system's */
+	char *remote_client_cert;   /* TLS client certificate (PEM); NULL: none */
+	char *remote_client_key;    /* ... and its key (PEM); NULL: none */
 
 	/* [plugins] */
 	char **plugin_path;         /* options.plugin_path, HANZO_ROCM_PLUGIN_PATH (as is), else
@@ -101,6 +105,13 @@ int hr_config_check_file(struct hanzo_rocm *ctx, const char *path);
  */
 int hr_config_set_host(struct hanzo_rocm *ctx, struct hr_config *cfg,
                        const char *list, const char *what);
+
+/*
+ * [remote] url's value: http:// or https:// URLs separated by blanks,
+ * printable ASCII without ?#"'<>\ (a final '/' dropped).  -EINVAL with
+ * *bad_word pointing at the bad one in v; -ENOMEM.
+ */
+int hr_config_url_list(const char *v, char ***out, const char **bad_word);
 
 /*
  * Plugin path values (doc/DESIGN.md §6): absolute directories separated by ':';

@@ -558,10 +558,11 @@ static int set_disable(struct parser *p, const char *v, struct bad *bad)
 }
 
 /* [remote] url: http:// or https:// base URLs, without a trailing '/'. */
-static int set_remote_url(struct parser *p, const char *v, struct bad *bad)
+int hr_config_url_list(const char *v, char ***out, const char **bad_word)
 {
 	char **l = hr_strv_split(v, " \t");
 
+	*out = NULL;
 	if (!l)
 		return -ENOMEM;
 	for (size_t i = 0; l[i]; i++) {
@@ -575,16 +576,29 @@ static int set_remote_url(struct parser *p, const char *v, struct bad *bad)
 			ok = c > 0x20 && c < 0x7f && !strchr("?#\"'<>\\", c);
 		}
 		if (!ok || n > 1024) {
-			int r = bad_value(bad, l[i], n);
-
+			/* The word's offset in v, for the error. */
+			*bad_word = v + (strstr(v, l[i]) ? strstr(v, l[i]) - v : 0);
 			hr_strv_free(l);
-			return r;
+			return -EINVAL;
 		}
 		while (n > 0 && l[i][n - 1] == '/')
 			l[i][--n] = '\0';
 	}
-	hr_config_replace_strv(&p->cfg->remote_url, l);
+	*out = l;
 	return 0;
+}
+
+static int set_remote_url(struct parser *p, const char *v, struct bad *bad)
+{
+	const char *w = v;
+	char **l;
+	int r = hr_config_url_list(v, &l, &w);
+
+	if (r == -EINVAL)
+		return bad_value(bad, w, strcspn(w, " \t"));
+	if (r == 0)
+		hr_config_replace_strv(&p->cfg->remote_url, l);
+	return r;
 }
 
 /* NAME:BASE64 words (their keys are decoded and checked when used). */
@@ -622,6 +636,41 @@ static int set_remote_signing_key(struct parser *p, const char *v, struct bad *b
 	}
 	hr_config_replace_str(&p->cfg->remote_signing_key, s);
 	return 0;
+}
+
+/* An absolute path, or empty for none. */
+static int set_opt_path(char **field, const char *v, struct bad *bad)
+{
+	char *s = NULL;
+	int r;
+
+	if (*v) {
+		r = parse_abs_path(v, &s, bad);
+		if (r < 0)
+			return r;
+	}
+	hr_config_replace_str(field, s);
+	return 0;
+}
+
+static int set_remote_auth_file(struct parser *p, const char *v, struct bad *bad)
+{
+	return set_opt_path(&p->cfg->remote_auth_file, v, bad);
+}
+
+static int set_remote_ca_file(struct parser *p, const char *v, struct bad *bad)
+{
+	return set_opt_path(&p->cfg->remote_ca_file, v, bad);
+}
+
+static int set_remote_client_cert(struct parser *p, const char *v, struct bad *bad)
+{
+	return set_opt_path(&p->cfg->remote_client_cert, v, bad);
+}
+
+static int set_remote_client_key(struct parser *p, const char *v, struct bad *bad)
+{
+	return set_opt_path(&p->cfg->remote_client_key, v, bad);
 }
 
 /* Empty: the built-in path. */
@@ -817,6 +866,25 @@ static const struct key {
 	    "Milliseconds a lease lasts: the longest other nodes wait for its holder's push "
 	    "(within budget).",
 	    "", " ms", 0 }, set_remote_lease },
+	{ { "remote", "auth_file", HR_CONFIG_STR, AT(remote_auth_file), NULL, "",
+	    "an absolute path, or empty",
+	    "A file whose one line is the credential sent to every url: \"Bearer TOKEN\" or "
+	    "\"Basic USER:PASSWORD\"; not accessible by others, not writable by the group.",
+	    "(none)", "", 0 }, set_remote_auth_file },
+	{ { "remote", "ca_file", HR_CONFIG_STR, AT(remote_ca_file), NULL, "",
+	    "an absolute path, or empty",
+	    "TLS: the CA certificates (PEM) that https:// urls must chain to; empty: the "
+	    "system's.",
+	    "(the system's)", "", 0 }, set_remote_ca_file },
+	{ { "remote", "client_cert", HR_CONFIG_STR, AT(remote_client_cert), NULL, "",
+	    "an absolute path, or empty",
+	    "TLS: a client certificate (PEM) presented to https:// urls.",
+	    "(none)", "", 0 }, set_remote_client_cert },
+	{ { "remote", "client_key", HR_CONFIG_STR, AT(remote_client_key), NULL, "",
+	    "an absolute path, or empty",
+	    "TLS: the client certificate's key (PEM); not accessible by others, not writable "
+	    "by the group.",
+	    "(none)", "", 0 }, set_remote_client_key },
 	{ { "plugins", "path", HR_CONFIG_STRV, AT(plugin_path), NULL, "",
 	    "absolute directories separated by spaces or ':'",
 	    "Plugin directories, separated by spaces or ':'; empty means the built-in one; "

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -287,5 +288,109 @@ out:
 		close(fd);
 	free(tmp);
 	free(dir);
+	return r;
+}
+
+int hr_remote_private_open(const char *path, char *why, size_t n)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
+
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, n, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, n, "%s: %s", path, strerror(-r));
+	} else if (!S_ISREG(st.st_mode)) {
+		r = -EPERM;
+		snprintf(why, n, "%s is not a regular file", path);
+	} else if (st.st_uid != geteuid() && st.st_uid != 0) {
+		r = -EPERM;
+		snprintf(why, n, "%s is owned by uid %u, neither this user (uid %u) nor root",
+		         path, (unsigned)st.st_uid, (unsigned)geteuid());
+	} else if (st.st_mode & 027) {
+		r = -EPERM;
+		snprintf(why, n, "%s has mode %04o: a credential must not be accessible by "
+		         "others nor writable by the group (chmod 600 or 640 %s)", path,
+		         (unsigned)(st.st_mode & 07777), path);
+	} else {
+		return fd;
+	}
+	close(fd);
+	return r;
+}
+
+/* The characters of an RFC 6750 token68, and of a user:password pair. */
+static bool is_cred_char(unsigned char c, bool token)
+{
+	if (token)
+		return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		       strchr("-._~+/=", c);
+	return c >= 0x20 && c < 0x7f;
+}
+
+int hr_remote_auth_header(const char *path, char **header, char *why, size_t n)
+{
+	struct base64_encode_ctx b;
+	void *data = NULL;
+	char *text, *cred, *out = NULL;
+	size_t size = 0, len;
+	bool bearer;
+	int fd = hr_remote_private_open(path, why, n), r;
+
+	*header = NULL;
+	if (fd < 0)
+		return fd;
+	r = hr_read_fd(fd, 4096, &data, &size);
+	close(fd);
+	if (r < 0) {
+		snprintf(why, n, "%s: %s", path, r == -EFBIG ? "longer than 4096 bytes" : strerror(-r));
+		return r;
+	}
+	text = data;
+	while (size > 0 && (text[size - 1] == '\n' || text[size - 1] == '\r'))
+		size--;
+	r = -EINVAL;
+	bearer = size > 7 && strncasecmp(text, "Bearer ", 7) == 0;
+	if (!bearer && !(size > 6 && strncasecmp(text, "Basic ", 6) == 0))
+		goto bad;
+	cred = text + (bearer ? 7 : 6);
+	len = size - (size_t)(cred - text);
+	for (size_t i = 0; i < len; i++)
+		if (!is_cred_char((unsigned char)cred[i], bearer))
+			goto bad;
+	if (!bearer && !memchr(cred, ':', len))
+		goto bad;
+	if (bearer) {
+		r = asprintf(&out, "Authorization: Bearer %.*s", (int)len, cred) < 0 ? -ENOMEM : 0;
+	} else {
+		out = malloc(strlen("Authorization: Basic ") + BASE64_ENCODE_LENGTH(len) +
+		             BASE64_ENCODE_FINAL_LENGTH + 1);
+		if (out) {
+			size_t o = strlen("Authorization: Basic ");
+
+			memcpy(out, "Authorization: Basic ", o);
+			base64_encode_init(&b);
+			o += base64_encode_update(&b, out + o, len, (const uint8_t *)cred);
+			o += base64_encode_final(&b, out + o);
+			out[o] = '\0';
+		}
+		r = out ? 0 : -ENOMEM;
+	}
+	if (r == 0)
+		*header = out;
+	else
+		snprintf(why, n, "%s: %s", path, strerror(ENOMEM));
+	explicit_bzero(data, size);
+	free(data);
+	return r;
+bad:
+	snprintf(why, n, "%s is not a credential (expected one line: \"Bearer TOKEN\" or "
+	         "\"Basic USER:PASSWORD\")", path);
+	explicit_bzero(data, size);
+	free(data);
 	return r;
 }

@@ -11,6 +11,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,9 @@ struct hr_remote {
 	bool tried;                         /* the module was loaded, or failed to */
 	const struct hr_remote_http_ops *ops;
 	void *dl, *client;
-	struct hr_remote_guard guard;
+	struct hr_remote_guard guard;       /* the budget, shared by every url */
+	struct hr_remote_guard *breakers;   /* one breaker per url, in url order */
+	size_t n_breakers;
 	struct hr_remote_pubkey *trusted;
 	size_t n_trusted;
 	struct hr_remote_stats stats;
@@ -96,6 +99,7 @@ static void remote_free(void *p)
 		dlclose(r->dl);
 	pthread_mutex_destroy(&r->lock);
 	hr_strv_free(r->refused);
+	free(r->breakers);
 	free(r->trusted);
 	free(r);
 }
@@ -122,8 +126,19 @@ static int remote_new(struct hanzo_rocm *ctx, void **ret)
 			hr_warn_admin(ctx, "[remote] trusted_keys: '%s' is not a public key "
 			              "(NAME:BASE64 of 32 bytes): ignored\n", cfg->remote_trusted_keys[i]);
 	}
-	hr_remote_guard_init(&r->guard, BREAKER_THRESHOLD, BACKOFF_MS, BACKOFF_CAP_MS,
+	/* The budget is the process's; a breaker is each url's, so that a dead
+	 * mirror is skipped while the next url's answers go on. */
+	hr_remote_guard_init(&r->guard, UINT_MAX, BACKOFF_MS, BACKOFF_CAP_MS,
 	                     cfg ? cfg->remote_budget_ms : 0);
+	r->n_breakers = cfg ? hr_strv_len(cfg->remote_url) : 0;
+	r->breakers = calloc(r->n_breakers ? r->n_breakers : 1, sizeof(*r->breakers));
+	if (!r->breakers) {
+		remote_free(r);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->n_breakers; i++)
+		hr_remote_guard_init(&r->breakers[i], BREAKER_THRESHOLD, BACKOFF_MS, BACKOFF_CAP_MS,
+		                     UINT_MAX);
 	*ret = r;
 	return 0;
 }
@@ -147,7 +162,7 @@ static bool remote_open(struct hanzo_rocm *ctx, struct hr_remote *r)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
 	struct hr_remote_http_opts o = { 0 };
-	char why[512];
+	char why[512], *auth = NULL;
 
 	if (r->tried)
 		return r->client != NULL;
@@ -160,43 +175,108 @@ static bool remote_open(struct hanzo_rocm *ctx, struct hr_remote *r)
 	o.request_ms = cfg->remote_timeout_ms;
 	o.low_speed_bps = 1024;
 	o.low_speed_s = 2;
+	o.ca_file = cfg->remote_ca_file;
+	o.cert_file = cfg->remote_client_cert;
+	o.key_file = cfg->remote_client_key;
+	/* A credential that cannot be used turns the tier off rather than
+	 * asking the servers without it. */
+	if (cfg->remote_client_key) {
+		int fd = hr_remote_private_open(cfg->remote_client_key, why, sizeof(why));
+
+		if (fd < 0) {
+			hr_warn_admin(ctx, "remote cache tier disabled: [remote] client_key: %s\n", why);
+			return false;
+		}
+		close(fd);
+	}
+	if (cfg->remote_auth_file &&
+	    hr_remote_auth_header(cfg->remote_auth_file, &auth, why, sizeof(why)) < 0) {
+		hr_warn_admin(ctx, "remote cache tier disabled: [remote] auth_file: %s\n", why);
+		return false;
+	}
+	o.auth_header = auth;
 	r->client = r->ops->client_new(&o);
+	if (auth) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
 	if (!r->client)
 		hr_warn_admin(ctx, "remote cache tier disabled: the HTTP client did not start\n");
 	return r->client != NULL;
 }
 
-static enum hr_remote_reason guarded_get(struct hanzo_rocm *ctx, struct hr_remote *r,
-                                         const char *url, size_t max, void **body, size_t *n)
+/* base's breaker (base is one of [remote] url), NULL for another. */
+static struct hr_remote_guard *breaker_of(struct hanzo_rocm *ctx, struct hr_remote *r,
+                                          const char *base)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
+
+	for (size_t i = 0; i < r->n_breakers && cfg->remote_url[i]; i++)
+		if (cfg->remote_url[i] == base || strcmp(cfg->remote_url[i], base) == 0)
+			return &r->breakers[i];
+	return NULL;
+}
+
+/* May a request to base start: the budget, then base's breaker. */
+static enum hr_remote_reason guard_enter(struct hr_remote *r, struct hr_remote_guard *b,
+                                         uint64_t start, unsigned *t)
+{
+	enum hr_remote_reason why = hr_remote_guard_enter(&r->guard, start, t);
+
+	if (why == HR_REMOTE_OK && b)
+		why = hr_remote_guard_enter(b, start, t);
+	return why;
+}
+
+static void guard_leave(struct hr_remote *r, struct hr_remote_guard *b, uint64_t start,
+                        enum hr_remote_reason why)
+{
+	uint64_t end = now_ns();
+
+	hr_remote_guard_leave(&r->guard, start, end, why);
+	if (b)
+		hr_remote_guard_leave(b, start, end, why);
+}
+
+static enum hr_remote_reason guarded_get(struct hanzo_rocm *ctx, struct hr_remote *r,
+                                         const char *base, const char *url, size_t max,
+                                         void **body, size_t *n)
+{
+	const struct hr_config *cfg = hr_ctx_config(ctx);
+	struct hr_remote_guard *b = breaker_of(ctx, r, base);
 	unsigned t = cfg->remote_timeout_ms;
 	uint64_t start = now_ns();
-	enum hr_remote_reason why = hr_remote_guard_enter(&r->guard, start, &t);
+	enum hr_remote_reason why = guard_enter(r, b, start, &t);
 	long status = 0;
 
-	if (why != HR_REMOTE_OK)
+	if (why != HR_REMOTE_OK) {
+		hr_dbg(ctx, "remote GET %s: skipped (%s)\n", url, hr_remote_reason_name(why));
 		return why;
+	}
 	why = r->ops->get(r->client, url, max, t, body, n, &status);
-	hr_remote_guard_leave(&r->guard, start, now_ns(), why);
+	guard_leave(r, b, start, why);
 	r->stats.ns += now_ns() - start;
 	hr_dbg(ctx, "remote GET %s: %s (HTTP %ld)\n", url, hr_remote_reason_name(why), status);
 	return why;
 }
 
 static enum hr_remote_reason guarded_put(struct hanzo_rocm *ctx, struct hr_remote *r,
-                                         const char *url, const void *body, size_t n)
+                                         const char *base, const char *url,
+                                         const void *body, size_t n)
 {
 	const struct hr_config *cfg = hr_ctx_config(ctx);
+	struct hr_remote_guard *b = breaker_of(ctx, r, base);
 	unsigned t = cfg->remote_timeout_ms;
 	uint64_t start = now_ns();
-	enum hr_remote_reason why = hr_remote_guard_enter(&r->guard, start, &t);
+	enum hr_remote_reason why = guard_enter(r, b, start, &t);
 	long status = 0;
 
-	if (why != HR_REMOTE_OK)
+	if (why != HR_REMOTE_OK) {
+		hr_dbg(ctx, "remote PUT %s: skipped (%s)\n", url, hr_remote_reason_name(why));
 		return why;
+	}
 	why = r->ops->put(r->client, url, body, n, t, &status);
-	hr_remote_guard_leave(&r->guard, start, now_ns(), why);
+	guard_leave(r, b, start, why);
 	r->stats.ns += now_ns() - start;
 	hr_dbg(ctx, "remote PUT %s: %s (HTTP %ld)\n", url, hr_remote_reason_name(why), status);
 	return why;
@@ -217,7 +297,7 @@ static enum hr_remote_reason fetch_one(struct hanzo_rocm *ctx, struct hr_remote 
 	hr_hex(key->b, sizeof(key->b), hex);
 	if (asprintf(&url, "%s/ac/%s", base, hex) < 0)
 		return HR_REMOTE_CONNECT;
-	res = guarded_get(ctx, r, url, HR_MANIFEST_MAX, &text, &len);
+	res = guarded_get(ctx, r, base, url, HR_MANIFEST_MAX, &text, &len);
 	free(url);
 	if (res != HR_REMOTE_OK)
 		return res;
@@ -228,7 +308,7 @@ static enum hr_remote_reason fetch_one(struct hanzo_rocm *ctx, struct hr_remote 
 	hr_hex(m->blob, sizeof(m->blob), hex);
 	if (asprintf(&url, "%s/cas/%s", base, hex) < 0)
 		return HR_REMOTE_CONNECT;
-	res = guarded_get(ctx, r, url, (size_t)m->size, payload, n);
+	res = guarded_get(ctx, r, base, url, (size_t)m->size, payload, n);
 	free(url);
 	if (res == HR_REMOTE_OK)
 		res = hr_manifest_check_blob(m, *payload, *n);
@@ -410,14 +490,14 @@ int hr_remote_push(struct hanzo_rocm *ctx, const struct hr_entry *e, char *why, 
 			ret = -ENOMEM;
 			break;
 		}
-		res = guarded_put(ctx, r, url, e->payload, e->payload_size);
+		res = guarded_put(ctx, r, cfg->remote_url[i], url, e->payload, e->payload_size);
 		free(url);
 		if (res == HR_REMOTE_OK) {
 			if (asprintf(&url, "%s/ac/%s", cfg->remote_url[i], khex) < 0) {
 				ret = -ENOMEM;
 				break;
 			}
-			res = guarded_put(ctx, r, url, text, len);
+			res = guarded_put(ctx, r, cfg->remote_url[i], url, text, len);
 			free(url);
 		}
 		if (res != HR_REMOTE_OK) {
@@ -673,9 +753,28 @@ enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base)
 		return res;
 	pthread_mutex_lock(&r->lock);
 	if (remote_open(ctx, r))
-		res = guarded_get(ctx, r, url, HR_MANIFEST_MAX, &body, &n);
+		res = guarded_get(ctx, r, base, url, HR_MANIFEST_MAX, &body, &n);
 	pthread_mutex_unlock(&r->lock);
 	free(body);
 	free(url);
+	return res;
+}
+
+enum hr_remote_reason hr_remote_check(struct hanzo_rocm *ctx, const char *base,
+                                      const struct hr_cache_key *key, const char *family,
+                                      const char *target, struct hr_manifest *m)
+{
+	struct hr_remote *r = hr_remote_configured(ctx) ? remote_get(ctx) : NULL;
+	enum hr_remote_reason res = HR_REMOTE_CONNECT;
+	void *payload = NULL;
+	size_t n = 0;
+
+	if (!r)
+		return res;
+	pthread_mutex_lock(&r->lock);
+	if (remote_open(ctx, r))
+		res = fetch_one(ctx, r, base, key, family, target, m, &payload, &n);
+	pthread_mutex_unlock(&r->lock);
+	free(payload);
 	return res;
 }

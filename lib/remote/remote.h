@@ -84,6 +84,20 @@ int hr_remote_seckey_load(const char *path, struct hr_remote_seckey *k,
 int hr_remote_seckey_write(const char *path, const struct hr_remote_seckey *k);
 /* Forget a secret key (explicit_bzero). */
 void hr_remote_seckey_wipe(struct hr_remote_seckey *k);
+/*
+ * Open a credential file ([remote] auth_file, client_key): without
+ * following symlinks or blocking, a regular file owned by this user or
+ * root, neither accessible by others nor writable by the group.  The fd,
+ * or -EPERM / -errno with the reason in why.
+ */
+int hr_remote_private_open(const char *path, char *why, size_t n);
+/*
+ * [remote] auth_file: one line, "Bearer TOKEN" (RFC 6750 token68) or
+ * "Basic USER:PASSWORD" (printable ASCII; sent base64-encoded), a final
+ * newline allowed; *header = "Authorization: ..." (malloc'd).  -EINVAL bad
+ * contents, or hr_remote_private_open's errors; why says which.
+ */
+int hr_remote_auth_header(const char *path, char **header, char *why, size_t n);
 
 struct hr_manifest {
 	struct hr_cache_key key;
@@ -206,7 +220,9 @@ struct hr_remote_http_ops {
 /* ---- bounded waiting: breaker and budget (client.c) ------- */
 
 /*
- * Per process and remote: after `threshold` failures in a row (timeouts,
+ * Per process and remote (remote.c keeps one breaker per url, and one
+ * guard whose breaker never opens for the process's budget): after
+ * `threshold` failures in a row (timeouts,
  * connect errors, 5xx; a 404 or a refused entry is an answer, not a
  * failure) the remote is skipped for a back-off that starts at backoff_ms
  * and doubles at each failed probe up to backoff_cap_ms; one request
@@ -270,6 +286,17 @@ void hr_remote_stats_get(struct hanzo_rocm *ctx, struct hr_remote_stats *st);
  * OK) when it answered, else why not.
  */
 enum hr_remote_reason hr_remote_probe(struct hanzo_rocm *ctx, const char *base);
+
+/*
+ * The entry of family for target under cache key on one remote (base),
+ * checked as a lookup checks it -- manifest syntax, trusted signer,
+ * signature, key, family and target; blob size and SHA-256; the code
+ * object's ELF machine and target -- but published nowhere (`hanzo-rocm
+ * cache verify --remote`).  HR_REMOTE_OK with *m filled, else why not.
+ */
+enum hr_remote_reason hr_remote_check(struct hanzo_rocm *ctx, const char *base,
+                                      const struct hr_cache_key *key, const char *family,
+                                      const char *target, struct hr_manifest *m);
 
 /* [remote] url is set. */
 bool hr_remote_configured(const struct hanzo_rocm *ctx);

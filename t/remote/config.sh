@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# [remote] in hanzo-rocm.conf: config check accepts a valid section and
-# names the file, line and value of each bad one.
+# [remote] in hanzo-rocm.conf: config check accepts a valid section (the
+# credential and TLS files included) and names the file, line and value of
+# each bad one.
 . "$top_srcdir/t/tap.sh"
 
 good="$T/good.conf"
@@ -13,6 +14,10 @@ signing_key = /etc/hanzo-rocm/builder.secret
 connect_timeout = 100
 timeout = 3000
 budget = 20000
+auth_file = /etc/hanzo-rocm/remote.auth
+ca_file = /etc/hanzo-rocm/ca.pem
+client_cert = /etc/hanzo-rocm/node.pem
+client_key = /etc/hanzo-rocm/node.key
 CONF
 exit_is 0 "config check accepts a valid [remote]" "$HR_CLI" --config "$good" config check
 # bad KEY VALUE PATTERN
@@ -27,6 +32,10 @@ bad url "http://" "http://"
 bad trusted_keys "builder-1" "builder-1"
 bad trusted_keys "k:not*base64" "k:not\\*base64"
 bad signing_key "relative/key" "relative/key"
+bad auth_file "remote.auth" "remote.auth"
+bad ca_file "ca.pem" "ca.pem"
+bad client_cert "~/node.pem" "~/node.pem"
+bad client_key "node.key" "node.key"
 bad timeout 0 0
 bad budget 99999999 99999999
 done_testing

@@ -38,3 +38,16 @@ check_PROGRAMS += t/remote/stats-dump
 t_remote_stats_dump_LDADD = lib/libhanzo-rocm.la
 EXTRA_DIST += t/remote/stats.sh
 TESTS += t/remote/stats.sh
+
+# A builder's precompile --remote and cache verify --remote against nginx.
+EXTRA_DIST += t/remote/builder.sh
+TESTS += t/remote/builder.sh
+
+# [remote] auth_file (nginx auth_basic), the TLS files (nginx ssl with a
+# client certificate) and the environment overrides.
+EXTRA_DIST += t/remote/auth.sh
+TESTS += t/remote/auth.sh
+
+# Two urls, the first hung: each url has its own breaker.
+EXTRA_DIST += t/remote/mirrors.sh
+TESTS += t/remote/mirrors.sh

@@ -13,7 +13,9 @@ trap 'cleanup; rm -rf "$T"' EXIT
 free_port() {
 	"$PYTHON3" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-# start_nginx NAME DAV(yes|no): $port, $pid; the server root is $T/www.
+# start_nginx NAME DAV(yes|no) [SERVER_LINES] [LISTEN_PARAMS]: $port, $pid;
+# the server root is $T/www.  SERVER_LINES go into the server block (auth,
+# TLS files), LISTEN_PARAMS after the address ("ssl").
 # One process (master_process off): the PID started is the one serving,
 # so SIGSTOP stops the service.
 start_nginx() {
@@ -35,8 +37,9 @@ start_nginx() {
 			  client_body_temp_path $d/body; proxy_temp_path $d/proxy;
 			  fastcgi_temp_path $d/fcgi; uwsgi_temp_path $d/uwsgi; scgi_temp_path $d/scgi;
 			  server {
-			    listen 127.0.0.1:$port;
+			    listen 127.0.0.1:$port ${4-};
 			    root $T/www;
+			    ${3-}
 			    client_max_body_size 16m;
 			    location / {
 			CONF
