@@ -98,7 +98,10 @@ static int compile_and_publish(struct hr_lookup *l, const struct hr_toolchain *t
 	hr_cache_count_compile(l->cache, t0, r == 0);
 	if (r == 0 && user)
 		hr_cache_publish(l, user, tc->identity, obj, obj_size);
-	hr_entry_unlock(fd);
+	if (r < 0 && user)
+		hr_entry_unlock_discard(user->path, l->target, l->family, fd);
+	else
+		hr_entry_unlock(fd);
 	if (r < 0)
 		return r;
 	*from = HR_TIER_COMPILED;
@@ -202,7 +205,10 @@ static int source_compile_publish(struct hr_source_lookup *l, void **data, size_
 	r = hr_source_compile(l->ctx, l->s, l->target, data, size, &identity, diag);
 	if (r == 0 && user)
 		hr_source_publish(l, user, identity, *data, *size);
-	hr_entry_unlock(fd);
+	if (r < 0 && user)
+		hr_entry_unlock_discard(user->path, l->target, l->key.entry, fd);
+	else
+		hr_entry_unlock(fd);
 	free(identity);
 	if (r == 0)
 		*from = HR_TIER_COMPILED;

@@ -287,6 +287,18 @@ static void test_host(void)
 		if (msgs && !strstr(msgs, "no_such_name"))
 			diag("diagnostics: %s", msgs);
 		free(msgs);
+		{
+			char pat[600];
+			glob_t g;
+			int gr;
+
+			snprintf(pat, sizeof(pat), "%s/cache/host-w64/.broken.*", dir);
+			gr = glob(pat, 0, NULL, &g);
+			ok(gr == GLOB_NOMATCH, "the failed compile leaves no lock file (%s)",
+			   gr == 0 ? g.gl_pathv[0] : "none");
+			if (gr == 0)
+				globfree(&g);
+		}
 		ok(strcmp(hanzo_rocm_strerror(-HANZO_ROCM_ECOMPILE), strerror(HANZO_ROCM_ECOMPILE)) != 0,
 		   "hanzo_rocm_strerror names it: %s", hanzo_rocm_strerror(-HANZO_ROCM_ECOMPILE));
 	}
