@@ -322,6 +322,11 @@ struct hanzo_rocm_arg_desc {
 	 * the family's #@arg lines); NULL: not documented. */
 	const char *doc;
 	int may_be_null;        /* a pointer the kernel accepts as NULL (#@null) */
+	/* Since 1.3: what hanzo_rocm_op_run gives it when the caller does not
+	 * name it (the family's #@bind: "src", "dst", "ws", "cols", "rows",
+	 * "rows*cols", "pow2(cols)", "block", "splits", "eps", ...); NULL: it
+	 * must be named. */
+	const char *bind;
 };
 int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t index,
                              size_t arg, struct hanzo_rocm_arg_desc *desc);

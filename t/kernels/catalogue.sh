@@ -42,7 +42,7 @@ for f in $(cat "$top_srcdir/plugins/families"); do
 done
 [ "$n" -eq "$want" ]
 ok $? "  ... every kernel of every family ($n of $want)"
-grep_ok "  ... typed arguments" '"args":\[\{"type":"size_t","name":"src_numel","bytes":8,"doc":null,"may_be_null":false\},\{"type":"size_t","name":"el_to_sum_per_block","bytes":8,"doc":null,"may_be_null":false\},\{"type":"size_t","name":"num_dims","bytes":8,"doc":null,"may_be_null":false\},\{"type":"hr_layout","name":"info","bytes":256,"doc":null,"may_be_null":false\}' "$T/all.json"
+grep_ok "  ... typed arguments, with what the op call binds to them" '"args":\[\{"type":"size_t","name":"src_numel","bytes":8,"doc":null,"may_be_null":false,"bind":"rows\*cols"\},\{"type":"size_t","name":"el_to_sum_per_block","bytes":8,"doc":null,"may_be_null":false,"bind":"cols"\},\{"type":"size_t","name":"num_dims","bytes":8,"doc":null,"may_be_null":false,"bind":"zero"\},\{"type":"hr_layout","name":"info","bytes":256,"doc":null,"may_be_null":false,"bind":"zero"\}' "$T/all.json"
 grep_ok "  ... the finish pass of a reduction, work rows x 1" '"name":"fast_argmax_finish_bf16".*"launch":"elementwise","rows":"rows \(one thread a row\)","cols":"1","form":"second","op":"fast_argmax_bf16"' "$T/all.json"
 grep_ok "  ... argmax's workspace per partial (bf16: 8)" '"name":"fast_argmax_split_bf16".*"form":"split","op":"fast_argmax_bf16","split":null,"second":null,"ws_per_partial":8' "$T/all.json"
 if command -v python3 >/dev/null 2>&1; then
