@@ -70,7 +70,9 @@ workspace rule do not change under the same name within kernel ABI
 .B HANZO_ROCM_KERNEL_ABI
 (1;
 .B hanzo-rocm kernels --abi
-prints the contracts, and the source tree holds them in kernels/abi/).
+prints the contracts - arguments, forms, workspace rule, what the
+operation call binds to each argument, which may be NULL and what each
+means - and the source tree holds them in kernels/abi/).
 .SH KERNELS
 MAN
 awk '

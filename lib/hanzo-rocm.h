@@ -322,6 +322,11 @@ struct hanzo_rocm_arg_desc {
 	 * the family's #@arg lines); NULL: not documented. */
 	const char *doc;
 	int may_be_null;        /* a pointer the kernel accepts as NULL (#@null) */
+	/* Since 1.3: what hanzo_rocm_op_run gives it when the caller does not
+	 * name it (the family's #@bind: "src", "dst", "ws", "cols", "rows",
+	 * "rows*cols", "pow2(cols)", "block", "splits", "eps", ...); NULL: it
+	 * must be named. */
+	const char *bind;
 };
 int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t index,
                              size_t arg, struct hanzo_rocm_arg_desc *desc);
@@ -364,7 +369,9 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * (-EINVAL).  A named value's bytes must equal the argument's size, and
  * when its name is "TYPE NAME" (HANZO_ROCM_OP_ARG writes it from the C
  * type) its type must be the argument's - int vs float, width and
- * signedness (const aside; "void *" fits any pointer) - else -EINVAL.  A
+ * signedness (const aside; "void *" fits any pointer) - else -EINVAL; a
+ * bare NAME is checked by size only (another type of that size is passed
+ * as the argument's bytes, unconverted: name scalars with their type).  A
  * NULL pointer, named or derived, is -EINVAL unless the family's "#@null"
  * lines allow it (norms: alpha, beta; attention: lse, alibi_slopes; the
  * workspace where none is needed; such a pointer not named is NULL).  Where a kernel's "#@check rows=A*B"

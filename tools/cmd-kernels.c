@@ -36,6 +36,7 @@ static void print_json_kernel(struct json *j, const struct hanzo_rocm_catalogue 
 		json_kv_uint(j, "bytes", ad.bytes);
 		json_kv_string(j, "doc", ad.doc);
 		json_kv_bool(j, "may_be_null", ad.may_be_null);
+		json_kv_string(j, "bind", ad.bind);
 		json_end_object(j);
 	}
 	json_end_array(j);
@@ -68,10 +69,14 @@ static void put_escaped(const char *s)
 }
 
 /*
- * One kernel's contract, one line (kernels/abi/F.abi): family, name, the
- * typed arguments in order, launch kind, form, its passes and workspace
- * rule.  A line that changes is a contract changed under the same name.
+ * One kernel's contract, one line (kernels/abi/F.abi, file format
+ * ABI_FILE_FORMAT): family, name, the typed arguments in order, launch
+ * kind, form, its passes and workspace rule; then what the op call binds
+ * to each argument (#@bind) and which pointers may be NULL (#@null); then
+ * what each argument means (#@arg).  A line that changes is a contract
+ * changed under the same name.
  */
+#define ABI_FILE_FORMAT 2
 static void print_abi_kernel(const struct hanzo_rocm_catalogue *cat, size_t i,
                              const struct hanzo_rocm_kernel_desc *d)
 {
@@ -90,9 +95,34 @@ static void print_abi_kernel(const struct hanzo_rocm_catalogue *cat, size_t i,
 		put_escaped(ad.name);
 	}
 	printf("\tlaunch=%s form=%s", d->launch ? d->launch : "raw", d->form ? d->form : "-");
-	printf(" split=%s second=%s ws_per_partial=%zu wide=%s ws_per_col=%zu\n",
+	printf(" split=%s second=%s ws_per_partial=%zu wide=%s ws_per_col=%zu",
 	       d->split ? d->split : "-", d->second ? d->second : "-", d->ws_per_partial,
 	       d->wide ? d->wide : "-", d->ws_per_col);
+	for (int part = 0; part < 3; part++) {
+		bool any = false;
+
+		printf("%s", part == 0 ? "\tbind=" : part == 1 ? " null=" : "\tdoc=");
+		for (size_t a = 0; a < d->n_args; a++) {
+			struct hanzo_rocm_arg_desc ad = { .size = sizeof(ad) };
+			const char *v;
+
+			if (hanzo_rocm_catalogue_arg(cat, i, a, &ad) < 0)
+				continue;
+			v = part == 0 ? ad.bind : part == 1 ? (ad.may_be_null ? "" : NULL) : ad.doc;
+			if (!v)
+				continue;
+			printf("%s", !any ? "" : part == 2 ? " || " : ",");
+			put_escaped(ad.name);
+			if (part != 1) {
+				putchar(part == 0 ? ':' : '=');
+				put_escaped(v);
+			}
+			any = true;
+		}
+		if (!any)
+			putchar('-');
+	}
+	putchar('\n');
 }
 
 /* "  LABEL" then the texts, each escaped (NULL: skipped), then a newline. */
@@ -183,8 +213,9 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 			     "hanzo_rocm_op_run chooses between), their workspace bytes, and notes\n"
 			     "(advisory or ignored arguments).  Read from\n"
 			     "the plugins themselves.  --abi: one line per kernel, its contract\n"
-			     "(the typed arguments in order, launch kind, forms, workspace rule),\n"
-			     "as kernels/abi/F.abi holds it.  See hanzo-rocm-kernels(7).");
+			     "(the typed arguments in order, launch kind, forms, workspace rule,\n"
+			     "what the op call binds to each argument, which may be NULL, what\n"
+			     "each means), as kernels/abi/F.abi holds it.  See hanzo-rocm-kernels(7).");
 			return EXIT_OK;
 		default: return cli_try_help("kernels");
 		}
@@ -213,8 +244,9 @@ int cmd_kernels(struct cli *cli, int argc, char **argv)
 		json_key(&j, "kernels");
 		json_begin_array(&j);
 	} else if (as_abi) {
-		printf("# hanzo-rocm kernel ABI %d: family, kernel, arguments, launch, forms, "
-		       "workspace (hanzo-rocm kernels --abi)\n", HANZO_ROCM_KERNEL_ABI);
+		printf("# hanzo-rocm kernel ABI %d, file format %d: family, kernel, arguments, "
+		       "launch, forms, workspace, bindings and NULLs, argument docs "
+		       "(hanzo-rocm kernels --abi)\n", HANZO_ROCM_KERNEL_ABI, ABI_FILE_FORMAT);
 	}
 	for (size_t i = 0; i < hanzo_rocm_catalogue_count(cat); i++) {
 		struct hanzo_rocm_kernel_desc d = { .size = sizeof(d) };

@@ -127,10 +127,15 @@ int hr_entry_write(struct hanzo_rocm *ctx, const char *dir, const char *family,
  * <dir>/<target>/.<family>.lock, retried until timeout_s; -ETIMEDOUT means
  * "go on without it" (publish is atomic anyway).  It excludes other
  * processes, other contexts and other threads of this process alike.
+ * hr_entry_unlock leaves the lock file beside the entry it guarded;
+ * hr_entry_unlock_discard, after a build that published nothing, removes
+ * it first (still held: a waiter then locks a new file), so that a failed
+ * build leaves no lock file behind.
  */
 int hr_entry_lock(const char *dir, const char *target, const char *family,
                   unsigned timeout_s, int *fd);
 void hr_entry_unlock(int fd);
+void hr_entry_unlock_discard(const char *dir, const char *target, const char *family, int fd);
 
 
 /* What a file inside a tier's <target>/ directory is. */

@@ -51,28 +51,38 @@ int hr_entry_lock(const char *dir, const char *target, const char *family,
 		r = -ENOMEM;
 		goto out;
 	}
-	f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
-	if (f < 0) {
-		r = -errno;
-		goto out;
-	}
 	/*
 	 * Open-file-description locks: they work on NFS and die with their fd
 	 * (no stale owner), and unlike classic POSIX record locks they belong
 	 * to this open file, not to the process, so two contexts or threads of
 	 * one process exclude each other, and another close() of the same file
-	 * (gc's probe) does not drop them.
+	 * (gc's probe) does not drop them.  A lock taken on a file that is no
+	 * longer the one at path (removed by hr_entry_unlock_discard while this
+	 * one waited) is let go, and the file at path opened again.
 	 */
 	for (;;) {
-		if (fcntl(f, F_OFD_SETLK, &fl) == 0) {
-			/* Touch it so gc can tell a live lock file from a stale one. */
-			(void)futimens(f, NULL);
-			*fd = f;
-			f = -1;
-			r = 0;
-			break;
+		struct stat a, b;
+
+		if (f < 0) {
+			f = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+			if (f < 0) {
+				r = -errno;
+				break;
+			}
 		}
-		if (errno != EAGAIN && errno != EACCES && errno != EINTR) {
+		if (fcntl(f, F_OFD_SETLK, &fl) == 0) {
+			if (fstat(f, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+			    a.st_ino == b.st_ino) {
+				/* Touch it so gc can tell a live lock file from a stale one. */
+				(void)futimens(f, NULL);
+				*fd = f;
+				f = -1;
+				r = 0;
+				break;
+			}
+			close(f);
+			f = -1;
+		} else if (errno != EAGAIN && errno != EACCES && errno != EINTR) {
 			r = -errno;
 			break;
 		}
@@ -92,7 +102,24 @@ out:
 
 void hr_entry_unlock(int fd)
 {
-	/* The file stays: unlinking it would race with a waiter's open. */
+	/* The file stays beside the entry (gc removes it once stale). */
 	if (fd >= 0)
 		close(fd);
+}
+
+void hr_entry_unlock_discard(const char *dir, const char *target, const char *family, int fd)
+{
+	struct stat a, b;
+	char *path;
+
+	if (fd < 0)
+		return;
+	/* Removed while still held: a waiter that opened it sees it gone (hr_entry_lock). */
+	if (asprintf(&path, "%s/%s/.%s.lock", dir, target, family) >= 0) {
+		if (fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			(void)unlink(path);
+		free(path);
+	}
+	close(fd);
 }

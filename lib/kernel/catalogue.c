@@ -29,6 +29,7 @@ struct entry {
 	struct hr_cat_arg *args;
 	char **arg_doc;         /* n_args texts from #@arg lines; NULL: none */
 	uint32_t nullable;      /* #@null: bit i */
+	uint8_t bind[HR_CAT_MAX_ARGS]; /* #@bind: enum hr_cat_source of argument i */
 };
 
 struct hanzo_rocm_catalogue {
@@ -559,6 +560,7 @@ static int describe_args(struct hanzo_rocm *ctx, const char *family, const struc
 	if (r < 0)
 		return r;
 	e->nullable = b.nullable;
+	memcpy(e->bind, b.source, sizeof(e->bind));
 	return 0;
 }
 
@@ -838,7 +840,9 @@ HR_EXPORT int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, s
 	d = (struct hanzo_rocm_arg_desc){ .size = desc->size, .type = a->type, .name = a->name,
 	                                  .bytes = a->bytes,
 	                                  .doc = cat->e[index].arg_doc ? cat->e[index].arg_doc[arg] : NULL,
-	                                  .may_be_null = (cat->e[index].nullable >> arg) & 1 };
+	                                  .may_be_null = (cat->e[index].nullable >> arg) & 1,
+	                                  .bind = arg < HR_CAT_MAX_ARGS && cat->e[index].bind[arg] ?
+	                                          hr_cat_source_name(cat->e[index].bind[arg]) : NULL };
 	n = desc->size < sizeof(d) ? desc->size : sizeof(d);
 	memcpy(desc, &d, n);
 	return 0;

@@ -6,7 +6,8 @@
  * once (serialised in the context, and across processes by the user tier's
  * entry lock) and publish it in the user tier (hr_cache_publish).  Caller
  * source the same way (hr_source_lookup said HR_CACHE_MISS: hr_source_compile,
- * hr_source_publish).  The cache only reads and publishes; building is the
+ * hr_source_publish), except that compiles of different sources run side
+ * by side (only the key's entry lock is taken).  The cache only reads and publishes; building is the
  * kernel layer's, which asked.
  */
 #include <errno.h>
@@ -97,7 +98,10 @@ static int compile_and_publish(struct hr_lookup *l, const struct hr_toolchain *t
 	hr_cache_count_compile(l->cache, t0, r == 0);
 	if (r == 0 && user)
 		hr_cache_publish(l, user, tc->identity, obj, obj_size);
-	hr_entry_unlock(fd);
+	if (r < 0 && user)
+		hr_entry_unlock_discard(user->path, l->target, l->family, fd);
+	else
+		hr_entry_unlock(fd);
 	if (r < 0)
 		return r;
 	*from = HR_TIER_COMPILED;
@@ -168,7 +172,11 @@ int hr_code_object_compile(struct hr_lookup *l, const void **data, size_t *size,
 	return r;
 }
 
-/* Caller source: built once (context mutex, then the user tier's entry lock, then a second look). */
+/*
+ * Caller source: built once per key (the module table's wait per key in
+ * this context, then the user tier's entry lock - its file is the key's -
+ * and a second look), different keys side by side.
+ */
 static int source_compile_publish(struct hr_source_lookup *l, void **data, size_t *size,
                                   char **diag, enum hr_tier *from)
 {
@@ -197,7 +205,10 @@ static int source_compile_publish(struct hr_source_lookup *l, void **data, size_
 	r = hr_source_compile(l->ctx, l->s, l->target, data, size, &identity, diag);
 	if (r == 0 && user)
 		hr_source_publish(l, user, identity, *data, *size);
-	hr_entry_unlock(fd);
+	if (r < 0 && user)
+		hr_entry_unlock_discard(user->path, l->target, l->key.entry, fd);
+	else
+		hr_entry_unlock(fd);
 	free(identity);
 	if (r == 0)
 		*from = HR_TIER_COMPILED;
@@ -228,9 +239,8 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 		       s->name, target, s->name, target);
 		r = -ENOENT;
 	} else {
-		hr_cache_compile_lock(l.cache);
+		/* No context lock: a slow source holds up no other (module.c waits per key). */
 		r = source_compile_publish(&l, data, size, diag, from);
-		hr_cache_compile_unlock(l.cache);
 	}
 	hr_source_lookup_release(&l);
 	return r;

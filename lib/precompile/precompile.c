@@ -351,7 +351,8 @@ static void pair_build(struct pc_run *run, struct pc_pair *p)
 	free(diag);
 	return;
 fail:
-	hr_entry_unlock(fd);
+	/* Nothing published: no lock file of ours stays behind either. */
+	hr_entry_unlock_discard(run->dest, p->target, p->fam->family, fd);
 	report(run, p, HR_PRECOMPILE_FAILED, why, diag, now_s() - t0, 0);
 	free(obj);
 	free(diag);

@@ -72,7 +72,10 @@ static int precompile_one(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 		r = 1;
 	}
 out:
-	hr_entry_unlock(fd);
+	if (r < 0)
+		hr_entry_unlock_discard(dir, target, k.entry, fd);
+	else
+		hr_entry_unlock(fd);
 	free(identity);
 	free(obj);
 	free(path);

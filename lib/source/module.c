@@ -50,14 +50,38 @@ struct hanzo_rocm_module {
 
 /*
  * A hit takes no lock (chains only grow at the head, with a release store,
- * and a module never changes once published); misses take lock, so one
- * thread compiles and loads a key while the others wait for it - never a
- * hit, which a long compile must not hold up.
+ * and a module never changes once published).  A miss takes lock only to
+ * look at the table and at the keys being loaded: the first thread to miss
+ * a key puts it in loading and compiles and loads it with no lock held, so
+ * that a long compile holds up neither hits nor other keys; a thread that
+ * misses a key already in loading waits on cond for that load's result
+ * (one compile per key).  The lock orders nothing else: the cache's
+ * writes are atomic and its entry lock spans processes.
  */
 struct hr_modules {
 	struct hanzo_rocm *ctx;
-	pthread_mutex_t lock;   /* misses and inserts */
+	pthread_mutex_t lock;   /* loading, inserts */
+	pthread_cond_t cond;    /* a load in loading finished */
+	struct hr_loading *loading;
 	struct hanzo_rocm_module *buckets[MOD_BUCKETS];
+};
+
+/*
+ * A key being compiled and loaded by one thread, for the threads that
+ * miss it meanwhile: its fields point at that caller's arguments, read
+ * under lock while it is in loading; the result stays until its last
+ * reader (refs) has taken it.
+ */
+struct hr_loading {
+	struct hr_loading *next;
+	uint64_t hash;
+	unsigned device;
+	const struct hr_source_spec *s;
+	unsigned refs;
+	bool done;
+	int r;
+	struct hanzo_rocm_module *m;
+	char *diag;
 };
 
 static void module_free(struct hanzo_rocm_module *m)
@@ -86,6 +110,7 @@ static int modules_new(struct hanzo_rocm *ctx, void **ret)
 		return -ENOMEM;
 	t->ctx = ctx;
 	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->cond, NULL);
 	*ret = t;
 	return 0;
 }
@@ -99,6 +124,7 @@ static void modules_free(void *p)
 			next = m->next;
 			module_free(m);
 		}
+	pthread_cond_destroy(&t->cond);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -131,14 +157,15 @@ static uint64_t module_hash(unsigned device, const char *name, const char *sourc
 	return h;
 }
 
-static bool flags_equal(char *const *a, const char *const *b)
+/* NULL and an empty list are the same flags. */
+static bool flags_equal(const char *const *a, const char *const *b)
 {
 	size_t i = 0;
 
-	for (; a[i] && b && b[i]; i++)
+	for (; a && a[i] && b && b[i]; i++)
 		if (strcmp(a[i], b[i]) != 0)
 			return false;
-	return !a[i] && !(b && b[i]);
+	return !(a && a[i]) && !(b && b[i]);
 }
 
 static struct hanzo_rocm_module *table_find(struct hr_modules *t, uint64_t h, unsigned device,
@@ -149,7 +176,7 @@ static struct hanzo_rocm_module *table_find(struct hr_modules *t, uint64_t h, un
 	                                                   __ATOMIC_ACQUIRE); m; m = m->next)
 		if (m->hash == h && m->device == device && m->source_len == len &&
 		    strcmp(m->name, name) == 0 && memcmp(m->source, source, len) == 0 &&
-		    flags_equal(m->flags, flags))
+		    flags_equal((const char *const *)m->flags, flags))
 			return m;
 	return NULL;
 }
@@ -230,8 +257,30 @@ static int module_new(struct hanzo_rocm *ctx, unsigned device, uint64_t h,
 	return 0;
 }
 
+/* The load of this key under way in another thread; under t->lock. */
+static struct hr_loading *loading_find(struct hr_modules *t, uint64_t h, unsigned device,
+                                       const struct hr_source_spec *s)
+{
+	for (struct hr_loading *l = t->loading; l; l = l->next)
+		if (l->hash == h && l->device == device && l->s->source_len == s->source_len &&
+		    strcmp(l->s->name, s->name) == 0 &&
+		    memcmp(l->s->source, s->source, s->source_len) == 0 &&
+		    flags_equal(l->s->flags, s->flags))
+			return l;
+	return NULL;
+}
+
+/* Under t->lock: the last of the loader and its waiters frees it. */
+static void loading_put(struct hr_loading *l)
+{
+	if (--l->refs == 0) {
+		free(l->diag);
+		free(l);
+	}
+}
+
 /*
- * The miss, under t->lock: code object through the tiers, then the driver.
+ * The miss, with no lock held (one thread per key): code object through the tiers, then the driver.
  * Bytes the driver refuses are a miss for their tier, as for the families
  * (kernel.c): that tier is passed over and the next one tried, down to a
  * fresh compile; only refused fresh bytes (or a tier served again) are an
@@ -278,10 +327,81 @@ static int module_load(struct hr_modules *t, unsigned device, uint64_t h,
 		module_free(m);
 		return r;
 	}
-	m->next = t->buckets[h % MOD_BUCKETS];
-	__atomic_store_n(&t->buckets[h % MOD_BUCKETS], m, __ATOMIC_RELEASE);
 	*ret = m;
 	return 0;
+}
+
+/*
+ * A missed key: wait for the thread already loading it, or load it here
+ * (taking t->lock only around the table and loading) and hand the result
+ * (module or error, and a copy of the diagnostics) to those who waited.
+ */
+static int module_miss(struct hr_modules *t, unsigned device, uint64_t h,
+                       const struct hr_source_spec *s, struct hanzo_rocm_module **ret,
+                       char **diagnostics)
+{
+	struct hanzo_rocm_module *m;
+	struct hr_loading *l;
+	char *diag = NULL;
+	int r;
+
+	pthread_mutex_lock(&t->lock);
+	/* Another thread may have loaded it meanwhile. */
+	m = table_find(t, h, device, s->name, s->source, s->source_len, s->flags);
+	if (m) {
+		pthread_mutex_unlock(&t->lock);
+		*ret = m;
+		return 0;
+	}
+	l = loading_find(t, h, device, s);
+	if (l) {
+		l->refs++;
+		while (!l->done)
+			pthread_cond_wait(&t->cond, &t->lock);
+		r = l->r;
+		*ret = l->m;
+		if (diagnostics && l->diag)
+			*diagnostics = strdup(l->diag);
+		loading_put(l);
+		pthread_mutex_unlock(&t->lock);
+		return r;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		pthread_mutex_unlock(&t->lock);
+		return -ENOMEM;
+	}
+	*l = (struct hr_loading){ .next = t->loading, .hash = h, .device = device, .s = s,
+	                          .refs = 1 };
+	t->loading = l;
+	pthread_mutex_unlock(&t->lock);
+
+	r = module_load(t, device, h, s, &m, &diag);
+
+	pthread_mutex_lock(&t->lock);
+	if (r == 0) {
+		m->next = t->buckets[h % MOD_BUCKETS];
+		__atomic_store_n(&t->buckets[h % MOD_BUCKETS], m, __ATOMIC_RELEASE);
+		*ret = m;
+	}
+	for (struct hr_loading **p = &t->loading; *p; p = &(*p)->next)
+		if (*p == l) {
+			*p = l->next;
+			break;
+		}
+	l->done = true;
+	l->r = r;
+	l->m = r == 0 ? m : NULL;
+	if (l->refs > 1 && diag)
+		l->diag = strdup(diag);
+	pthread_cond_broadcast(&t->cond);
+	loading_put(l);
+	pthread_mutex_unlock(&t->lock);
+	if (diagnostics)
+		*diagnostics = diag;
+	else
+		free(diag);
+	return r;
 }
 
 HR_EXPORT int hanzo_rocm_module_get(struct hanzo_rocm *ctx, unsigned device, const char *name,
@@ -317,17 +437,7 @@ HR_EXPORT int hanzo_rocm_module_get(struct hanzo_rocm *ctx, unsigned device, con
 	r = hr_source_check(ctx, &s);
 	if (r < 0)
 		return r;
-	pthread_mutex_lock(&t->lock);
-	/* Another thread may have loaded it while this one waited. */
-	m = table_find(t, h, device, name, source, source_len, flags);
-	if (m) {
-		*ret = m;
-		r = 0;
-	} else {
-		r = module_load(t, device, h, &s, ret, diagnostics);
-	}
-	pthread_mutex_unlock(&t->lock);
-	return r;
+	return module_miss(t, device, h, &s, ret, diagnostics);
 }
 
 HR_EXPORT int hanzo_rocm_module_kernel(struct hanzo_rocm_module *module, const char *kernel,

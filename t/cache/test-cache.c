@@ -303,7 +303,7 @@ static void test_lock(void)
 
 struct lock_try {
 	const char *dir;
-	int r;
+	int r, fd;
 };
 
 static void *try_lock(void *data)
@@ -358,6 +358,50 @@ static void test_lock_in_process(struct hanzo_rocm *ctx)
 	ok(utimes(lock, old) == 0 &&
 	   hr_cache_gc(ctx, dir, UINT64_MAX, NULL, &gs) == 0 && gs.debris == 1 &&
 	   access(lock, F_OK) < 0, "gc removes the stale lock nobody holds");
+}
+
+static void *wait_lock(void *data)
+{
+	struct lock_try *t = data;
+
+	t->r = hr_entry_lock(t->dir, "gfx90a", "fam", 30, &t->fd);
+	return NULL;
+}
+
+/*
+ * A failed build removes its lock file (hr_entry_unlock_discard) while a
+ * waiter has it open: the waiter must not keep a lock on the removed file
+ * (a third caller would create a new one and take it too) but lock the
+ * file at the path, so that exclusion holds.
+ */
+static void test_lock_discard(void)
+{
+	struct lock_try t = { .r = 1, .fd = -1 };
+	char dir[4200], lock[4300];
+	struct stat a, b;
+	int fd = -1, fd3 = -1;
+	pthread_t th;
+
+	snprintf(dir, sizeof(dir), "%s/lock-discard", tmp);
+	snprintf(lock, sizeof(lock), "%s/gfx90a/.fam.lock", dir);
+	t.dir = dir;
+	is_int(hr_entry_lock(dir, "gfx90a", "fam", 0, &fd), 0, "discard: lock taken");
+	if (pthread_create(&th, NULL, wait_lock, &t) != 0) {
+		skip(4, "no thread");
+		hr_entry_unlock(fd);
+		return;
+	}
+	usleep(300 * 1000);     /* the waiter has the file open and polls */
+	hr_entry_unlock_discard(dir, "gfx90a", "fam", fd);
+	pthread_join(th, NULL);
+	is_int(t.r, 0, "the waiter gets the lock once the holder discards it");
+	ok(t.fd >= 0 && fstat(t.fd, &a) == 0 && stat(lock, &b) == 0 && a.st_ino == b.st_ino,
+	   "on the lock file at the path, not on the removed one");
+	is_int(hr_entry_lock(dir, "gfx90a", "fam", 0, &fd3), -ETIMEDOUT,
+	       "a third caller still waits for it");
+	hr_entry_unlock(fd3);
+	hr_entry_unlock_discard(dir, "gfx90a", "fam", t.fd);
+	ok(access(lock, F_OK) < 0 && errno == ENOENT, "discarded: no lock file left");
 }
 
 static void test_memory(struct hanzo_rocm *ctx)
@@ -460,6 +504,7 @@ int main(void)
 	test_race(ctx);
 	test_lock();
 	test_lock_in_process(ctx);
+	test_lock_discard();
 	test_memory(ctx);
 	test_tiers();
 	hanzo_rocm_unref(ctx);

@@ -759,6 +759,29 @@ static void test_new_family(const char *top, const char *conf)
 	named[0] = (struct hanzo_rocm_op_arg)HANZO_ROCM_OP_ARG("gain", igain);
 	oa.n_named = 1;
 	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... an int gain: -EINVAL");
+	/*
+	 * A bare name (no "TYPE ") is checked by size only, as the header and
+	 * libhanzo-rocm(3) say: another type of the same size is taken as the
+	 * argument's bits, one of another size is refused.
+	 */
+	{
+		int64_t wide = 3;
+		float bits;
+
+		memcpy(&bits, &igain, sizeof(bits));
+		named[0] = (struct hanzo_rocm_op_arg){ "gain", &wide, sizeof(wide) };
+		is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL,
+		       "  ... a bare-named 8-byte gain for a float: -EINVAL (size)");
+		named[0] = (struct hanzo_rocm_op_arg){ "gain", &igain, sizeof(igain) };
+		is_int(hanzo_rocm_op_run(k, R, C, &oa), 0,
+		       "  ... a bare-named int32 gain: taken by size, as documented");
+		right = true;
+		for (size_t i = 0; i < R * C; i++)
+			right = right && dst[i] == bits * (float)i;
+		ok(right, "  ... as the float with its bits (%g), unconverted", (double)bits);
+		for (size_t i = 0; i < R * C; i++)
+			dst[i] = NAN;
+	}
 	named[0] = (struct hanzo_rocm_op_arg)HANZO_ROCM_OP_ARG("gain", gain);
 	oa.src = NULL;
 	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... a NULL src: -EINVAL");

@@ -95,6 +95,11 @@ grep_ok "compiler diagnostics are shown, indented" '^    .*error: injected failu
 grep_ok "summary counts the failure" '0 built, 0 up to date, 0 skipped, 1 failed' "$T/out"
 [ ! -e "$T/fail/gfx90a/pctest.hrco" ]
 ok $? "no entry published for a failed compile"
+n=$(find "$T/fail" -name '*.lock' | wc -l)
+[ "$n" -eq 0 ]; ok $? "nor its lock file left behind ($n)"
+PC_FAIL=1 exit_is 1 "a failing compile into the system tier exits 1" PC --system -t gfx90a -t gfx1030
+n=$(find "$T/system" -name '*.lock' -o -name '*.hrco*' | wc -l)
+[ "$n" -eq 0 ]; ok $? "and leaves no entry and no lock file in it ($n)"
 
 # A read-only tier that already has the entries: --system builds nothing.
 mkdir -p "$T/site" && cp -R "$T/o/gfx90a" "$T/o/gfx1030" "$T/site/"

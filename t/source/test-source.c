@@ -16,10 +16,12 @@
 #include <glob.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -34,15 +36,20 @@
 #include "shared/elf.h"
 
 static char logbuf[1 << 16];
+/* The library logs from every thread that calls it, side by side. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void log_capture(void *data, int prio, const char *file, int line,
                         const char *fn, const char *fmt, va_list ap)
 {
-	size_t len = strlen(logbuf);
+	size_t len;
 
 	(void)data; (void)prio; (void)file; (void)line; (void)fn;
+	pthread_mutex_lock(&log_lock);
+	len = strlen(logbuf);
 	if (len < sizeof(logbuf) - 1)
 		vsnprintf(logbuf + len, sizeof(logbuf) - len, fmt, ap);
+	pthread_mutex_unlock(&log_lock);
 }
 
 static unsigned count(const char *what)
@@ -280,6 +287,18 @@ static void test_host(void)
 		if (msgs && !strstr(msgs, "no_such_name"))
 			diag("diagnostics: %s", msgs);
 		free(msgs);
+		{
+			char pat[600];
+			glob_t g;
+			int gr;
+
+			snprintf(pat, sizeof(pat), "%s/cache/host-w64/.broken.*", dir);
+			gr = glob(pat, 0, NULL, &g);
+			ok(gr == GLOB_NOMATCH, "the failed compile leaves no lock file (%s)",
+			   gr == 0 ? g.gl_pathv[0] : "none");
+			if (gr == 0)
+				globfree(&g);
+		}
 		ok(strcmp(hanzo_rocm_strerror(-HANZO_ROCM_ECOMPILE), strerror(HANZO_ROCM_ECOMPILE)) != 0,
 		   "hanzo_rocm_strerror names it: %s", hanzo_rocm_strerror(-HANZO_ROCM_ECOMPILE));
 	}
@@ -419,6 +438,164 @@ static void test_threads(void)
 	   "four threads, one new key: one module, one compile (%d ok, %d same, %u compiles)",
 	   okays, same, count("compiling source"));
 	hanzo_rocm_unref(ctx);
+}
+
+/*
+ * The host C++ compiler behind a script that holds the compile of any
+ * source marked HR_T_HOLD_COMPILE: it says so in DIR/held, then waits
+ * until DIR/go exists (at most 300 s) before running c++.
+ */
+static char *held_compiler(void)
+{
+	static char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/held-c++", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "#!/bin/sh\n"
+	        "for a; do\n"
+	        "\tif [ -f \"$a\" ] && grep -q HR_T_HOLD_COMPILE \"$a\"; then\n"
+	        "\t\t: > '%s/held'\n"
+	        "\t\ti=0\n"
+	        "\t\twhile [ ! -e '%s/go' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done\n"
+	        "\tfi\n"
+	        "done\n"
+	        "exec c++ \"$@\"\n", dir, dir);
+	if (fclose(f) != 0 || chmod(path, 0755) < 0)
+		return NULL;
+	return path;
+}
+
+struct held_arg {
+	struct hanzo_rocm *ctx;
+	const char *name, *text;
+	size_t len;
+	const char *const *flags;
+	struct hanzo_rocm_module *m;
+	char *msgs;
+	int r, done;
+};
+
+static void *held_thread(void *p)
+{
+	struct held_arg *a = p;
+
+	a->r = hanzo_rocm_module_get(a->ctx, 0, a->name, a->text, a->len, a->flags, &a->m,
+	                             &a->msgs);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool dir_has(const char *file)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return access(path, F_OK) == 0;
+}
+
+/* Up to seconds for *done (or, with done NULL, for DIR/file). */
+static bool wait_for(const int *done, const char *file, int seconds)
+{
+	for (int i = 0; i < seconds * 20; i++) {
+		if (done ? __atomic_load_n(done, __ATOMIC_ACQUIRE) : dir_has(file))
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/*
+ * One context, compiles of different sources side by side: while the
+ * compile of source 'held' is held (by its compiler, four threads asking
+ * for it and two for a broken held source), source 'fast' compiles and
+ * loads.  Once the compiles go on: one compile per key, the four threads
+ * have the one module, the two broken ones the error and its diagnostics.
+ * Before, one context-wide lock held every other source's compile up for
+ * the whole of the slow one.
+ */
+static void test_concurrent(void)
+{
+	static const char *const fast_flags[] = { "-DHR_T_FAST=1", NULL };
+	static const char broken[] = "// HR_T_HOLD_COMPILE\n"
+	                             "extern \"C\" __global__ void broken(int *p)\n"
+	                             "{\n\tp[0] = no_such_name;\n}\n";
+	char extra[700], *held_src = NULL, *cxx = held_compiler(), go[600];
+	struct hanzo_rocm *ctx = NULL;
+	struct held_arg a[7] = { { 0 } };
+	pthread_t th[7];
+	bool started[7] = { false }, fast_first;
+	int same = 0, okays = 0, refused = 0;
+	FILE *f;
+
+	if (!cxx || asprintf(&held_src, "%.*s\n// HR_T_HOLD_COMPILE\n", (int)src_len, src) < 0) {
+		skip(4, "cannot write the held compiler");
+		return;
+	}
+	snprintf(extra, sizeof(extra), "[compiler]\ncxx = %s\n", cxx);
+	ctx = new_ctx(conf("concurrent", extra));
+	if (!ctx) {
+		skip(4, "no context");
+		free(held_src);
+		return;
+	}
+	logbuf[0] = '\0';
+	for (int i = 0; i < 7; i++) {
+		a[i].ctx = ctx;
+		a[i].r = -1;
+		if (i < 4) {
+			a[i].name = "held";
+			a[i].text = held_src;
+			a[i].len = strlen(held_src);
+		} else if (i < 6) {
+			a[i].name = "broken";
+			a[i].text = broken;
+			a[i].len = sizeof(broken) - 1;
+		} else {
+			a[i].name = "fast";
+			a[i].text = src;
+			a[i].len = src_len;
+			a[i].flags = fast_flags;
+			/* Once the held compile runs: before, fast waited behind it. */
+			if (!ok(wait_for(NULL, "held", 120), "the held compile started"))
+				diag("log:\n%s", logbuf);
+		}
+		started[i] = pthread_create(&th[i], NULL, held_thread, &a[i]) == 0;
+	}
+	fast_first = wait_for(&a[6].done, NULL, 120) && !dir_has("go");
+	if (!ok(fast_first && a[6].r == 0 && a[6].m,
+	        "a second source compiles and loads while the first one's compile is held "
+	        "(r=%d, done=%d)", a[6].r, a[6].done))
+		diag("log:\n%s", logbuf);
+	snprintf(go, sizeof(go), "%s/go", dir);
+	f = fopen(go, "w");
+	if (f)
+		fclose(f);
+	for (int i = 0; i < 7; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		if (i < 4) {
+			okays += a[i].r == 0;
+			same += a[i].m && a[i].m == a[0].m;
+		} else if (i < 6) {
+			refused += a[i].r == -HANZO_ROCM_ECOMPILE && a[i].msgs &&
+			           strstr(a[i].msgs, "no_such_name");
+		}
+		free(a[i].msgs);
+	}
+	if (!ok(okays == 4 && same == 4 && count("compiling source 'held'") == 1,
+	        "four threads on the held key: one compile, one module (%d ok, %d same, %u compiles)",
+	        okays, same, count("compiling source 'held'")))
+		diag("log:\n%s", logbuf);
+	ok(refused == 2 && count("compiling source 'broken'") == 1,
+	   "two threads on a broken key: one compile, both get its error and diagnostics "
+	   "(%d refused, %u compiles)", refused, count("compiling source 'broken'"));
+	if (okays == 4)
+		test_ops(ctx, 0, a[0].m);
+	hanzo_rocm_unref(ctx);
+	free(held_src);
 }
 
 /* Two processes, one key: the entry lock lets one compile, the other reads. */
@@ -721,6 +898,7 @@ int main(void)
 		test_host();
 		test_refused();
 		test_threads();
+		test_concurrent();
 		test_race();
 		test_system_tier(fixture);
 		test_gfx90a();
