@@ -252,8 +252,8 @@ static int fam_form(struct hanzo_rocm *ctx, const char *family, const struct fam
 	r = fam_first(ctx, family, f, HR_CAT_WS, sf->a, &wl);
 	if (r < 0)
 		return r;
-	*ws = kind == HR_CAT_FORMS ? wl.ws : wl.ws_col;
-	if (r == 0 || !*ws) {
+	*ws = r == 0 ? 0 : kind == HR_CAT_FORMS ? wl.ws : wl.ws_col;
+	if (!*ws) {
 		hr_err(ctx, "family '%s': %s kernel %s has no '#@ws ... %s=' line\n", family,
 		       kind == HR_CAT_FORMS ? "split" : "wide", sf->a,
 		       kind == HR_CAT_FORMS ? "per_partial" : "per_col");

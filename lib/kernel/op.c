@@ -784,6 +784,8 @@ static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t 
 		const unsigned b = (unsigned)(batch - j < pr->batch ? batch - j : pr->batch);
 		struct bind_in ip = in;
 
+		if (!main[b])
+			return -EINVAL;         /* fetched above: not reached */
 		ca.src = (const char *)a->src + j * cols * pr->elem;
 		ca.dst = (char *)a->dst + j * rows * pr->elem;
 		ip.rows = b;

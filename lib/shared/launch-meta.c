@@ -257,8 +257,8 @@ int hr_meta_lines(const char *text, size_t len, size_t max_text,
 
 struct launch_find {
 	const char *name;
-	struct hr_launch_meta *m;
-	unsigned found;         /* the matching line's number; 0: none yet */
+	struct hr_launch_meta m;        /* the first matching line's */
+	unsigned found;                 /* its number; 0: none yet */
 	char *why;
 	size_t why_size;
 };
@@ -274,7 +274,7 @@ static int launch_line(const char *line, unsigned no, void *data)
 	if (r < 0)
 		return r;
 	if (!lf->found && fnmatch(pattern, lf->name, 0) == 0) {
-		*lf->m = cur;
+		lf->m = cur;
 		lf->found = no;
 	}
 	return 0;
@@ -284,12 +284,15 @@ int hr_launch_meta_find(const char *text, size_t len, const char *name,
                         struct hr_launch_meta *m, unsigned *lineno,
                         char *why, size_t why_size)
 {
-	struct launch_find lf = { name, m, 0, why, why_size };
+	struct launch_find lf = { .name = name, .why = why, .why_size = why_size };
 	int r = hr_meta_lines(text, len, HR_LAUNCH_MAX_TEXT, launch_line, &lf, lineno, why,
 	                      why_size);
 
 	if (r < 0)
 		return r;
 	*lineno = lf.found;
-	return lf.found ? 0 : -ENOENT;
+	if (!lf.found)
+		return -ENOENT;
+	*m = lf.m;
+	return 0;
 }
