@@ -174,8 +174,10 @@ int hanzo_rocm_kernel_geometry(struct hanzo_rocm_kernel *kernel, uint64_t rows,
  * wide form rows x padded cols x bytes per column; attention's decode with
  * one split none; 0: the kernel takes no workspace), and what
  * hanzo_rocm_op_run would do with it: its form ("single", "one-pass",
- * "split", "shared", "wide"; the quantized mat-vec "q8_1" or, for one
- * column of y, "f32"; a static string), its number of launches and
+ * "split", "shared", "wide"; a kernel with a pre-pass the names its
+ * family's #@pre line gives, the quantized mat-vec's "q8_1" or, for one
+ * column of y, "f32"; a string that lives as long as the context), its
+ * number of launches and
  * the workspace it needs (hanzo_rocm_op_workspace's bytes).  Set .size to
  * sizeof(struct hanzo_rocm_geometry_ex): the library fills only what size
  * covers (the struct may grow).  Where the kernel's own launch cannot take
@@ -343,11 +345,13 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * split pass (split-K): when its geometry splits the keys (few rows, long
  * context: rows = num_seqs x num_heads, cols = the longest context) the
  * call runs paged_attention_combine_T after it on a workspace of rows x
- * splits x (D + 1) x 4 bytes.  The quantized mat-vec
- * dequantize_mul_mat_vec_Q (rows = the weight's rows, cols its columns, a
- * multiple of its block: 32, 256 for the K formats) runs as quantize_q8_1
- * of y then mul_mat_vec_Q_q8_1_cudaB for .batch columns of y (B = 1..8 a
- * launch; .src: batch x cols floats, .dst: batch x rows floats, the
+ * splits x (D + 1) x 4 bytes.  A kernel whose family declares a
+ * pre-pass for it (a #@pre catalogue line) runs as the pre-pass then the
+ * main pass for each batch of .batch columns of .src, on the workspace the
+ * line sizes: the quantized mat-vec dequantize_mul_mat_vec_Q (rows = the
+ * weight's rows, cols its columns, a multiple of its block: 32, 256 for
+ * the K formats) as quantize_q8_1 of y then mul_mat_vec_Q_q8_1_cudaB (B =
+ * 1..8 a launch; .src: batch x cols floats, .dst: batch x rows floats, the
  * weights the named pointer vx) on a workspace of 8 x cols / 32 x 36
  * bytes.  Where it has a wide form (the sorts, form
  * "shared"), rows that do not fit shared memory run the wide form on a

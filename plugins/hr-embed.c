@@ -414,6 +414,27 @@ static void check_arg_names(const struct list *l, const char *path, const char *
 }
 
 /*
+ * A #@pre line for kernel name: its pre-pass and its main pass for 1..batch
+ * columns are kernels of the list, arg= a pointer argument of each.
+ */
+static void check_pre(const struct list *l, const char *path, const char *line,
+                      const struct hr_cat_line *cl, const char *name)
+{
+	char main[256];
+	int i = kernel_index(l, cl->a);
+
+	if (i < 0 || !sig_has(l->k[i].sig, cl->pre.arg, true))
+		die("%s: \"%s\": pre-pass %s is not a kernel with a pointer argument %s", path,
+		    line, cl->a, cl->pre.arg);
+	for (unsigned b = 1; b <= cl->pre.batch; b++) {
+		if (!hr_cat_pre_main(cl->pattern, cl->b, name, b, main, sizeof(main)) ||
+		    (i = kernel_index(l, main)) < 0 || !sig_has(l->k[i].sig, cl->pre.arg, true))
+			die("%s: \"%s\": main pass %s of %s (%u columns) is not a kernel with a "
+			    "pointer argument %s", path, line, main, name, b, cl->pre.arg);
+	}
+}
+
+/*
  * Every catalogue line matches a kernel; #@ws only on rows-split kernels;
  * a #@forms line gives at least one kernel both forms, the split one
  * rows-split with a #@ws line.
@@ -457,6 +478,8 @@ static void check_catalogue(const struct list *l, const char *path)
 				used++;
 				continue;
 			}
+			if (cl.kind == HR_CAT_PRE)
+				check_pre(l, path, line, &cl, name);
 			if (cl.kind != HR_CAT_FORMS) {
 				used++;
 				continue;

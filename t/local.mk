@@ -38,6 +38,12 @@ TESTS += t/layout/layers.sh
 # The files adding a backend or a target touches, as doc/HACKING.md lists them.
 EXTRA_DIST += t/layout/platform-count.sh
 TESTS += t/layout/platform-count.sh
+# No family name, kernel name or kernel-name stem in lib/.
+EXTRA_DIST += t/layout/family-names.sh
+TESTS += t/layout/family-names.sh
+# The files adding a family, a target or a config key touches, as doc/HACKING.md counts them.
+EXTRA_DIST += t/layout/costs.sh
+TESTS += t/layout/costs.sh
 # No reference outside the repository; doc/DESIGN.md and doc/KERNELS.md exist.
 EXTRA_DIST += t/layout/doc-refs.sh
 TESTS += t/layout/doc-refs.sh

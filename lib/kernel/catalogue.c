@@ -176,9 +176,10 @@ static int first_line(const struct hr_cat_line *l, void *data)
 	return 1;
 }
 
-/* The first line of kind for name: 1 found, 0 none, -EBADMSG (logged). */
-static int fam_first(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
-                     enum hr_cat_kind kind, const char *name, struct hr_cat_line *out)
+/* hr_cat_walk over f's catalogue lines, a malformed line logged (-EBADMSG). */
+static int fam_walk(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                    enum hr_cat_kind kind, const char *name,
+                    int (*fn)(const struct hr_cat_line *l, void *data), void *data)
 {
 	unsigned lineno = 0;
 	char why[160] = "";
@@ -186,7 +187,7 @@ static int fam_first(struct hanzo_rocm *ctx, const char *family, const struct fa
 
 	if (!f->cat)
 		return 0;
-	r = hr_cat_walk(f->cat, f->cat_len, kind, name, first_line, out, &lineno, why, sizeof(why));
+	r = hr_cat_walk(f->cat, f->cat_len, kind, name, fn, data, &lineno, why, sizeof(why));
 	if (r < 0) {
 		hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
 		       why[0] ? why : "invalid");
@@ -195,109 +196,77 @@ static int fam_first(struct hanzo_rocm *ctx, const char *family, const struct fa
 	return r;
 }
 
-struct forms_find {
+/* The first line of kind for name: 1 found, 0 none, -EBADMSG (logged). */
+static int fam_first(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                     enum hr_cat_kind kind, const char *name, struct hr_cat_line *out)
+{
+	return fam_walk(ctx, family, f, kind, name, first_line, out);
+}
+
+/* As fam_first, -ENOENT for none. */
+static int fam_only(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                    enum hr_cat_kind kind, const char *name, struct hr_cat_line *out)
+{
+	int r = fam_first(ctx, family, f, kind, name, out);
+
+	return r == 0 ? -ENOENT : r < 0 ? r : 0;
+}
+
+/*
+ * A form of a kernel: a #@forms line's split and second passes (a, b), a
+ * #@wide line's wide kernel (a), each with its '*' captured from the
+ * kernel's name and each a kernel of the family.
+ */
+struct sib_find {
 	const struct fam_data *f;
 	const char *name;
-	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
+	char a[HR_CAT_MAX_NAME], b[HR_CAT_MAX_NAME];
 };
 
-static int forms_match(const struct hr_cat_line *l, void *data)
+static int sib_match(const struct hr_cat_line *l, void *data)
 {
-	struct forms_find *ff = data;
+	struct sib_find *sf = data;
 
-	if (hr_cat_sibling(l->pattern, l->a, ff->name, ff->split, sizeof(ff->split)) &&
-	    hr_cat_sibling(l->pattern, l->b, ff->name, ff->second, sizeof(ff->second)) &&
-	    fam_has(ff->f, ff->split) && fam_has(ff->f, ff->second))
-		return 1;
-	return 0;
+	return hr_cat_sibling(l->pattern, l->a, sf->name, sf->a, sizeof(sf->a)) &&
+	       fam_has(sf->f, sf->a) &&
+	       (l->kind != HR_CAT_FORMS ||
+	        (hr_cat_sibling(l->pattern, l->b, sf->name, sf->b, sizeof(sf->b)) &&
+	         fam_has(sf->f, sf->b)));
 }
 
-/* name's split form in f: 1 (split, second, ws filled), 0 none, -EBADMSG. */
-static int fam_forms(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
-                     const char *name, struct forms_find *ff, unsigned *ws)
+/*
+ * name's split form (kind HR_CAT_FORMS: sf->a the split pass, sf->b the
+ * second, *ws its #@ws per_partial) or wide form (HR_CAT_WIDE: sf->a, *ws
+ * its #@ws per_col): 1, 0 none, -EBADMSG (logged; a form without its #@ws).
+ */
+static int fam_form(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
+                    enum hr_cat_kind kind, const char *name, struct sib_find *sf, unsigned *ws)
 {
 	struct hr_cat_line wl;
-	unsigned lineno = 0;
-	char why[160] = "";
 	int r;
 
-	if (!f->cat)
-		return 0;
-	ff->f = f;
-	ff->name = name;
-	r = hr_cat_walk(f->cat, f->cat_len, HR_CAT_FORMS, name, forms_match, ff, &lineno, why,
-	                sizeof(why));
-	if (r < 0) {
-		hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
-		       why[0] ? why : "invalid");
-		return -EBADMSG;
-	}
-	if (r == 0)
-		return 0;
-	r = fam_first(ctx, family, f, HR_CAT_WS, ff->split, &wl);
+	sf->f = f;
+	sf->name = name;
+	r = fam_walk(ctx, family, f, kind, name, sib_match, sf);
+	if (r <= 0)
+		return r;
+	r = fam_first(ctx, family, f, HR_CAT_WS, sf->a, &wl);
 	if (r < 0)
 		return r;
-	if (r == 0 || !wl.ws) {
-		hr_err(ctx, "family '%s': split kernel %s has no '#@ws ... per_partial=' line\n",
-		       family, ff->split);
+	*ws = r == 0 ? 0 : kind == HR_CAT_FORMS ? wl.ws : wl.ws_col;
+	if (!*ws) {
+		hr_err(ctx, "family '%s': %s kernel %s has no '#@ws ... %s=' line\n", family,
+		       kind == HR_CAT_FORMS ? "split" : "wide", sf->a,
+		       kind == HR_CAT_FORMS ? "per_partial" : "per_col");
 		return -EBADMSG;
 	}
-	*ws = wl.ws;
-	return 1;
-}
-
-struct wide_find {
-	const struct fam_data *f;
-	const char *name;
-	char wide[HR_CAT_MAX_NAME];
-};
-
-static int wide_match(const struct hr_cat_line *l, void *data)
-{
-	struct wide_find *wf = data;
-
-	return hr_cat_sibling(l->pattern, l->a, wf->name, wf->wide, sizeof(wf->wide)) &&
-	       fam_has(wf->f, wf->wide);
-}
-
-/* name's wide form in f: 1 (wf->wide, *ws_col filled), 0 none, -EBADMSG. */
-static int fam_wide(struct hanzo_rocm *ctx, const char *family, const struct fam_data *f,
-                    const char *name, struct wide_find *wf, unsigned *ws_col)
-{
-	struct hr_cat_line wl;
-	unsigned lineno = 0;
-	char why[160] = "";
-	int r;
-
-	if (!f->cat)
-		return 0;
-	wf->f = f;
-	wf->name = name;
-	r = hr_cat_walk(f->cat, f->cat_len, HR_CAT_WIDE, name, wide_match, wf, &lineno, why,
-	                sizeof(why));
-	if (r < 0) {
-		hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
-		       why[0] ? why : "invalid");
-		return -EBADMSG;
-	}
-	if (r == 0)
-		return 0;
-	r = fam_first(ctx, family, f, HR_CAT_WS, wf->wide, &wl);
-	if (r < 0)
-		return r;
-	if (r == 0 || !wl.ws_col) {
-		hr_err(ctx, "family '%s': wide kernel %s has no '#@ws ... per_col=' line\n", family,
-		       wf->wide);
-		return -EBADMSG;
-	}
-	*ws_col = wl.ws_col;
 	return 1;
 }
 
 int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
                 char wide[HR_CAT_MAX_NAME], unsigned *ws_per_col, bool *pad_pow2)
 {
-	struct wide_find wf;
+	struct sib_find wf;
 	struct hr_launch_meta m;
 	struct fam_data f;
 	unsigned lineno;
@@ -306,10 +275,10 @@ int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
 
 	if (r < 0)
 		return r;
-	r = fam_wide(ctx, family, &f, name, &wf, ws_per_col);
+	r = fam_form(ctx, family, &f, HR_CAT_WIDE, name, &wf, ws_per_col);
 	if (r <= 0)
 		return r < 0 ? r : -ENOENT;
-	memcpy(wide, wf.wide, HR_CAT_MAX_NAME);
+	memcpy(wide, wf.a, HR_CAT_MAX_NAME);
 	*pad_pow2 = f.launch &&
 	            hr_launch_meta_find(f.launch, f.launch_len, wide, &m, &lineno, why,
 	                                sizeof(why)) == 0 && m.pad_pow2;
@@ -344,11 +313,10 @@ int hr_cat_ws(struct hanzo_rocm *ctx, const char *family, const char *name,
 
 	*per_partial = *per_col = 0;
 	*pad_pow2 = false;
+	if (r == 0)
+		r = fam_only(ctx, family, &f, HR_CAT_WS, name, &wl);
 	if (r < 0)
 		return r;
-	r = fam_first(ctx, family, &f, HR_CAT_WS, name, &wl);
-	if (r <= 0)
-		return r < 0 ? r : -ENOENT;
 	*per_partial = wl.ws;
 	*per_col = wl.ws_col;
 	*pad_pow2 = f.launch &&
@@ -361,7 +329,7 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
                  char split[HR_CAT_MAX_NAME], char second[HR_CAT_MAX_NAME],
                  unsigned *ws_per_partial, bool *second_per_item)
 {
-	struct forms_find ff;
+	struct sib_find ff;
 	struct hr_launch_meta m;
 	struct fam_data f;
 	unsigned lineno;
@@ -370,15 +338,39 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
 
 	if (r < 0)
 		return r;
-	r = fam_forms(ctx, family, &f, name, &ff, ws_per_partial);
+	r = fam_form(ctx, family, &f, HR_CAT_FORMS, name, &ff, ws_per_partial);
 	if (r <= 0)
 		return r < 0 ? r : -ENOENT;
-	memcpy(split, ff.split, HR_CAT_MAX_NAME);
-	memcpy(second, ff.second, HR_CAT_MAX_NAME);
+	memcpy(split, ff.a, HR_CAT_MAX_NAME);
+	memcpy(second, ff.b, HR_CAT_MAX_NAME);
 	*second_per_item = f.launch &&
 	                   hr_launch_meta_find(f.launch, f.launch_len, second, &m, &lineno, why,
 	                                       sizeof(why)) == 0 &&
 	                   (m.kind == HR_LAUNCH_ELEMENTWISE || m.kind == HR_LAUNCH_ELEMENTWISE2D);
+	return 0;
+}
+
+int hr_cat_pre(struct hanzo_rocm *ctx, const char *family, const char *name,
+               char pre[HR_CAT_MAX_NAME], char main[HR_CAT_MAX_NAME], struct hr_cat_pre *rule)
+{
+	struct hr_cat_line l;
+	struct fam_data f;
+	int r = fam_load(ctx, family, &f);
+
+	if (r == 0)
+		r = fam_only(ctx, family, &f, HR_CAT_PRE, name, &l);
+	if (r < 0)
+		return r;
+	/* MAIN with its '*' captured and the final '#' dropped: the caller appends B */
+	if (strlen(l.a) >= HR_CAT_MAX_NAME || !hr_cat_pre_main(l.pattern, l.b, name, 1, main,
+	                                                       HR_CAT_MAX_NAME)) {
+		hr_err(ctx, "family '%s': kernel %s: its #@pre names no kernel that fits\n", family,
+		       name);
+		return -EBADMSG;
+	}
+	main[strlen(main) - 1] = '\0';
+	memcpy(pre, l.a, strlen(l.a) + 1);
+	*rule = l.pre;
 	return 0;
 }
 
@@ -458,18 +450,9 @@ int hr_cat_binding(struct hanzo_rocm *ctx, const char *family, const char *name,
 	b->rows_a = b->rows_b = b->cols_arg = -1;
 	if (r < 0 || !f.cat)
 		return r;
-	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		unsigned lineno = 0;
-		char why[160] = "";
-
-		r = hr_cat_walk(f.cat, f.cat_len, kinds[k], name, bind_line, &w, &lineno, why,
-		                sizeof(why));
-		if (r < 0) {
-			hr_err(ctx, "family '%s': catalogue metadata line %u: %s\n", family, lineno,
-			       why[0] ? why : "invalid");
-			return -EBADMSG;
-		}
-	}
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if ((r = fam_walk(ctx, family, &f, kinds[k], name, bind_line, &w)) < 0)
+			return r;
 	if (w.bad) {
 		hr_err(ctx, "family '%s': kernel %s: its #@check %s= names no argument of it\n",
 		       family, name, w.bad);
@@ -652,24 +635,24 @@ static int describe_forms(struct hanzo_rocm *ctx, const char *family, const stru
                           struct entry *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		struct forms_find ff;
+		struct sib_find ff;
 		unsigned ws = 0;
-		int r = fam_forms(ctx, family, f, e[i].name, &ff, &ws);
+		int r = fam_form(ctx, family, f, HR_CAT_FORMS, e[i].name, &ff, &ws);
 
 		if (r < 0)
 			return r;
 		if (r == 0)
 			continue;
 		free(e[i].form);
-		if (!(e[i].form = strdup("one-pass")) || dup_or_null(ff.split, &e[i].split) < 0 ||
-		    dup_or_null(ff.second, &e[i].second) < 0)
+		if (!(e[i].form = strdup("one-pass")) || dup_or_null(ff.a, &e[i].split) < 0 ||
+		    dup_or_null(ff.b, &e[i].second) < 0)
 			return -ENOMEM;
-		if (strcmp(ff.split, e[i].name) == 0)
+		if (strcmp(ff.a, e[i].name) == 0)
 			e[i].ws = ws;   /* its own split pass (attention's split-K) */
 		for (size_t j = 0; j < n; j++) {
-			bool split = strcmp(e[j].name, ff.split) == 0;
+			bool split = strcmp(e[j].name, ff.a) == 0;
 
-			if (j == i || (!split && strcmp(e[j].name, ff.second) != 0))
+			if (j == i || (!split && strcmp(e[j].name, ff.b) != 0))
 				continue;
 			free(e[j].form);
 			free(e[j].op);
@@ -682,18 +665,18 @@ static int describe_forms(struct hanzo_rocm *ctx, const char *family, const stru
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct wide_find wf;
+		struct sib_find wf;
 		unsigned ws_col = 0;
-		int r = fam_wide(ctx, family, f, e[i].name, &wf, &ws_col);
+		int r = fam_form(ctx, family, f, HR_CAT_WIDE, e[i].name, &wf, &ws_col);
 
 		if (r < 0)
 			return r;
 		if (r == 0 || e[i].form)
 			continue;
-		if (!(e[i].form = strdup("shared")) || dup_or_null(wf.wide, &e[i].wide) < 0)
+		if (!(e[i].form = strdup("shared")) || dup_or_null(wf.a, &e[i].wide) < 0)
 			return -ENOMEM;
 		for (size_t j = 0; j < n; j++) {
-			if (strcmp(e[j].name, wf.wide) != 0)
+			if (strcmp(e[j].name, wf.a) != 0)
 				continue;
 			free(e[j].form);
 			free(e[j].op);

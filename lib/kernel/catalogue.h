@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "hanzo-rocm.h"
+#include "shared/catalogue-meta.h"
 
 #define HR_CAT_MAX_ARGS 32
 #define HR_CAT_MAX_NAME 128
@@ -61,6 +62,15 @@ int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
  */
 int hr_cat_ws(struct hanzo_rocm *ctx, const char *family, const char *name,
               unsigned *per_partial, unsigned *per_col, bool *pad_pow2);
+
+/*
+ * family/name's pre-pass (its first '#@pre' line): 0, the pre-pass kernel's
+ * name, the main pass's name without its columns (the caller appends B,
+ * 1..rule->batch) and the line's keys; -ENOENT none; -EBADMSG malformed
+ * metadata (logged).
+ */
+int hr_cat_pre(struct hanzo_rocm *ctx, const char *family, const char *name,
+               char pre[HR_CAT_MAX_NAME], char main[HR_CAT_MAX_NAME], struct hr_cat_pre *rule);
 
 /*
  * What the operation call binds to each argument of a signature when the

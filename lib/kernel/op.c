@@ -15,7 +15,11 @@
  * (its forms, its workspace rule, what each argument takes) is worked out
  * on its first operation call and kept on its plan: a later call is the
  * geometry's integer arithmetic, one loop over the arguments and the
- * launches.  Layer: kernel (lib/layers).
+ * launches.  A kernel whose family declares a pre-pass for it (#@pre:
+ * lib/shared/catalogue-meta.h) runs as that pre-pass then its main pass,
+ * batch after batch of .batch columns on one workspace, or alone where the
+ * line's direct= bound allows; nothing here names a family or a kernel.
+ * Layer: kernel (lib/layers).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -69,7 +73,7 @@ struct bind_in {
 
 /*
  * A kernel's forms and argument codes, from its family's catalogue lines
- * (#@forms, #@wide, #@ws, #@bind, #@null, #@check); cached on its plan.
+ * (#@forms, #@wide, #@ws, #@bind, #@null, #@check, #@pre); cached on its plan.
  */
 struct forms {
 	struct hanzo_rocm_kernel *split, *second;   /* split form; NULL: none */
@@ -82,6 +86,9 @@ struct forms {
 	int8_t rows_a, rows_b, cols_arg;            /* #@check; -1: none */
 	uint32_t nullable;                          /* #@null: bit i */
 	uint8_t code[HR_CAT_MAX_ARGS];              /* 0: the caller names it */
+	struct hr_cat_pre pr;                       /* #@pre's keys; pr.batch 0: no pre-pass */
+	char pre[48];                               /* #@pre: the pre-pass kernel */
+	char main[64];                              /* #@pre: the main pass, its columns appended */
 };
 _Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
 
@@ -93,6 +100,7 @@ struct plan {
 	size_t ws;
 	bool second_per_item;
 	unsigned ws_partial;                        /* split: bytes per partial */
+	bool pre;                                   /* the pre-pass, then the main pass */
 	const char *form;
 };
 
@@ -490,6 +498,19 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 	r = hr_cat_ws(k->ctx, k->family, k->name, &f->own_partial, &f->own_col, &f->own_pad);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	r = hr_cat_pre(k->ctx, k->family, k->name, split, second, &f->pr);
+	if (r == 0 && (strlen(split) >= sizeof(f->pre) || strlen(second) + 3 > sizeof(f->main))) {
+		hr_err(k->ctx, "kernel %s: its #@pre kernels' names are too long (%s, %s)\n", k->name,
+		       split, second);
+		return -ENAMETOOLONG;
+	}
+	if (r == 0) {
+		memcpy(f->pre, split, strlen(split) + 1);
+		memcpy(f->main, second, strlen(second) + 1);
+		return 0;
+	}
+	if (r != -ENOENT)
+		return r;
 	r = hr_cat_forms(k->ctx, k->family, k->name, split, second, &f->ws, &f->second_per_item);
 	if (r == 0) {
 		f->self_split = is(split, k->name);
@@ -508,14 +529,20 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 /*
  * The forms, worked out on the first call for a handle and kept on its plan
  * (an operation call after the first reads them back: no catalogue walk).
+ * *home (when not NULL): the plan's copy, which lives as long as the handle
+ * (NULL: not kept, out of memory or another thread filling it).
  */
-static int forms_get(struct hanzo_rocm_kernel *k, struct forms *f)
+static int forms_get(struct hanzo_rocm_kernel *k, struct forms *f, const struct forms **home)
 {
 	struct hr_op_cache *c = hr_kernel_op_cache(k);
 	int state = 0, r;
 
+	if (home)
+		*home = NULL;
 	if (c && atomic_load_explicit(&c->state, memory_order_acquire) == 2) {
 		memcpy(f, c->data, sizeof(*f));
+		if (home)
+			*home = (const struct forms *)(const void *)c->data;
 		return 0;
 	}
 	r = forms_find(k, f);
@@ -525,6 +552,8 @@ static int forms_get(struct hanzo_rocm_kernel *k, struct forms *f)
 	                                            memory_order_acquire)) {
 		memcpy(c->data, f, sizeof(*f));
 		atomic_store_explicit(&c->state, 2, memory_order_release);
+		if (home)
+			*home = (const struct forms *)(const void *)c->data;
 	}
 	return 0;
 }
@@ -559,121 +588,6 @@ static int ws_partials(uint64_t rows, uint64_t splits, unsigned per, size_t *ws)
 	if (rows > SIZE_MAX / splits / per)
 		return -EOVERFLOW;
 	*ws = (size_t)(rows * splits * per);
-	return 0;
-}
-
-/*
- * The quantized mat-vec's operation: dequantize_mul_mat_vec_Q (f32 y) runs
- * as quantize_q8_1 (a thread an element: its 32-lanes-a-block path) +
- * mul_mat_vec_Q_q8_1_cudaB, B = 1..8 columns of y a launch (the q8_1 form:
- * about twice the f32 form's bandwidth on an H100, doc/BENCHMARKS.md), on a
- * workspace of 8 columns' q8_1 blocks reused batch after batch (stream
- * order keeps them apart) - except one column against at most QMV_F32_MAX
- * weights, which runs the f32 form, the kernel itself: one launch where the
- * q8_1 form takes two.  On an H100 (2026-11-25 04:10, doc/BENCHMARKS.md),
- * batch 1 on 64 to 512 rows of 4096 the f32 form took 3.5-6.9 us and the
- * q8_1 form 5.2-8.6 (a tie at 512 rows for q4_0 and q4_K: 6.15 / 6.19),
- * from 1024 rows the q8_1 form was the faster in all 8 formats (7.0-9.2 us
- * against 10.1-11.7).
- */
-#define Q8_1_BYTES 36u
-#define QMV_PREFIX "dequantize_mul_mat_vec_"
-#define QMV_MAX_B 8u
-#define QMV_F32_MAX ((uint64_t)1 << 21)
-
-/* The form hanzo_rocm_op_run takes for batch columns of y (0: 1). */
-static bool qmv_f32(uint64_t rows, uint64_t cols, uint64_t batch)
-{
-	return batch <= 1 && rows <= QMV_F32_MAX && cols <= QMV_F32_MAX / (rows ? rows : 1);
-}
-
-static bool qmv_match(const struct hanzo_rocm_kernel *k, char fmt[32], unsigned *block)
-{
-	const char *q;
-
-	if (!is(k->family, "quantized") || strncmp(k->name, QMV_PREFIX, strlen(QMV_PREFIX)) != 0)
-		return false;
-	q = k->name + strlen(QMV_PREFIX);
-	if (strlen(q) >= 32)
-		return false;
-	strcpy(fmt, q);
-	*block = q[strlen(q) - 1] == 'K' ? 256 : 32;
-	return true;
-}
-
-static int qmv_plan(const struct hanzo_rocm_kernel *k, unsigned block, uint64_t rows,
-                    uint64_t cols, struct plan *p)
-{
-
-	memset(p, 0, sizeof(*p));
-	p->form = qmv_f32(rows, cols, 1) ? "f32" : "q8_1";
-	if (rows == 0 || cols == 0)
-		return 0;
-	if (cols % block || cols > INT32_MAX || rows > INT32_MAX) {
-		hr_err(k->ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u, both within int\n",
-		       k->name, (unsigned long long)rows, (unsigned long long)cols, block);
-		return cols % block ? -EINVAL : -E2BIG;
-	}
-	p->ws = (size_t)(QMV_MAX_B * (cols / 32) * Q8_1_BYTES);
-	p->splits = 1;
-	return 0;
-}
-
-/* Run it: y = .src (batch columns of cols floats), vx named, dst batch x rows floats. */
-static int qmv_run(struct hanzo_rocm_kernel *k, const char *fmt, uint64_t rows, uint64_t cols,
-                   const struct hanzo_rocm_op_args *a)
-{
-	const struct hanzo_rocm_op_arg *nvx = named_find(a, "vx", NULL, 0);
-	struct hanzo_rocm_kernel *quant = NULL, *mv[QMV_MAX_B + 1] = { NULL };   /* mv[B]: B columns */
-	uint64_t batch = a->batch ? a->batch : 1;
-	char name[HR_CAT_MAX_NAME];
-	const void *vx = NULL;
-	int r, icols = (int)cols, irows = (int)rows;
-
-	if (!nvx || nvx->bytes != sizeof(vx) || !nvx->value || !a->src || !a->dst) {
-		hr_err(k->ctx, "kernel %s: the operation takes y in .src, dst, and the weights as "
-		       "the named pointer vx\n", k->name);
-		return -EINVAL;
-	}
-	memcpy(&vx, nvx->value, sizeof(vx));
-	if (!vx || (a->workspace_size && !a->workspace))
-		return -EINVAL;
-	if (qmv_f32(rows, cols, batch)) {
-		const float *y = a->src;
-		float *dst = a->dst;
-		void *fa[] = { &vx, &y, &dst, &icols, &irows };
-
-		return hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, fa);
-	}
-	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, "quantize_q8_1", &quant);
-	for (unsigned b = 1; r == 0 && b <= (batch < QMV_MAX_B ? batch : QMV_MAX_B); b++) {
-		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
-		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
-	}
-	if (batch % QMV_MAX_B && batch > QMV_MAX_B && r == 0) {
-		unsigned b = (unsigned)(batch % QMV_MAX_B);
-
-		snprintf(name, sizeof(name), "mul_mat_vec_%s_q8_1_cuda%u", fmt, b);
-		r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &mv[b]);
-	}
-	if (r < 0)
-		return r;
-	if (batch > UINT64_MAX / cols / 4 || batch > UINT64_MAX / rows / 4)
-		return -EOVERFLOW;
-	for (uint64_t j = 0; j < batch; j += QMV_MAX_B) {
-		const unsigned b = (unsigned)(batch - j < QMV_MAX_B ? batch - j : QMV_MAX_B);
-		const float *y = (const float *)a->src + j * cols;
-		float *dst = (float *)a->dst + j * rows;
-		void *vy = a->workspace;
-		void *qa[] = { &y, &vy, &icols, &icols };
-		void *ma[] = { &vx, &vy, &dst, &icols, &irows, &icols, &irows };
-
-		r = hanzo_rocm_kernel_launch_work(quant, b, cols, a->stream, qa);
-		if (r == 0)
-			r = hanzo_rocm_kernel_launch_work(mv[b], rows, cols, a->stream, ma);
-		if (r < 0)
-			return r;
-	}
 	return 0;
 }
 
@@ -737,7 +651,7 @@ static int fits_int(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols)
 	const char *sig = NULL;
 	struct forms f;
 	size_t n = 0;
-	int r = forms_get(k, &f);
+	int r = forms_get(k, &f, NULL);
 
 	if (r < 0)
 		return r;
@@ -760,22 +674,53 @@ static int fits_int(struct hanzo_rocm_kernel *k, uint64_t rows, uint64_t cols)
 	return 0;
 }
 
-/* The plan of any operation: the quantized mat-vec's or the forms'. */
+/* One column of y and at most direct= weights: the kernel alone (#@pre). */
+static bool pre_direct(const struct hr_cat_pre *pr, uint64_t rows, uint64_t cols,
+                       uint64_t batch)
+{
+	return pr->direct && batch <= 1 && rows <= pr->direct &&
+	       cols <= pr->direct / (rows ? rows : 1);
+}
+
+/*
+ * The plan of a kernel with a pre-pass (f->pr): its form for one column of
+ * y (the names from the plan's copy of its #@pre line, home), the workspace
+ * of batch columns' pre-pass output, reused batch after batch.
+ */
+static int pre_plan(struct hanzo_rocm_kernel *k, const struct forms *f, const struct forms *home,
+                    uint64_t rows, uint64_t cols, struct plan *p)
+{
+	const struct hr_cat_pre *pr = &f->pr;
+	bool direct = pre_direct(pr, rows, cols, 1);
+
+	p->pre = !direct;
+	p->form = direct ? (home ? home->pr.direct_form : "direct") : (home ? home->pr.form : "pre-pass");
+	if (rows == 0 || cols == 0)
+		return 0;
+	if (cols % pr->align) {
+		hr_err(k->ctx, "kernel %s: %llu x %llu: cols must be a multiple of %u\n", k->name,
+		       (unsigned long long)rows, (unsigned long long)cols, pr->align);
+		return -EINVAL;
+	}
+	p->splits = 1;
+	return ws_partials(cols / pr->ws_cols, pr->batch, pr->ws_bytes, &p->ws);
+}
+
+/* The plan of any operation: a pre-pass's or the forms'. */
 static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, uint64_t cols,
                    struct plan *p)
 {
-	unsigned block;
-	char fmt[32];
+	const struct forms *home = NULL;
 	int r;
 
 	memset(p, 0, sizeof(*p));
 	p->form = "single";
 	p->run = k;
-	if (qmv_match(k, fmt, &block)) {
-		memset(f, 0, sizeof(*f));
-		return qmv_plan(k, block, rows, cols, p);
+	r = forms_get(k, f, &home);
+	if (r == 0 && f->pr.batch) {
+		r = pre_plan(k, f, home, rows, cols, p);
+		return r == 0 && rows && cols ? fits_int(k, rows, cols) : r;
 	}
-	r = forms_get(k, f);
 	if (r == 0)
 		r = plan_make(k, f, rows, cols, p);
 	if (r == 0 && rows && cols) {
@@ -786,6 +731,71 @@ static int op_plan(struct hanzo_rocm_kernel *k, struct forms *f, uint64_t rows, 
 				r = fits_int(pass[i], rows, cols);
 	}
 	return r;
+}
+
+/*
+ * Run a kernel with a pre-pass (f->pr): alone where pre_direct allows, else
+ * for each batch of up to pr.batch columns of .src the pre-pass on b x cols
+ * then the main pass for b columns on rows x cols, argument pr.arg of both
+ * the workspace; .src and .dst advance a batch's columns.  Every kernel is
+ * fetched and the first batch bound before anything is launched.
+ */
+static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t rows,
+                   uint64_t cols, const struct hanzo_rocm_op_args *a)
+{
+	const struct hr_cat_pre *pr = &f->pr;
+	struct hanzo_rocm_kernel *pre = NULL, *main[65] = { NULL };   /* main[B]: B columns */
+	struct hanzo_rocm_op_arg named[HR_CAT_MAX_ARGS + 1];
+	struct hanzo_rocm_op_args ca = *a;
+	uint64_t batch = a->batch ? a->batch : 1;
+	struct bind_in in = { .a = a, .rows = rows, .cols = cols };
+	struct bound b1, b2;
+	struct forms fp, fm;
+	char name[HR_CAT_MAX_NAME];
+	void *ws = a->workspace;
+	int r;
+
+	if ((a->workspace_size && !a->workspace) || a->n_named > HR_CAT_MAX_ARGS)
+		return -EINVAL;
+	if (pre_direct(pr, rows, cols, batch)) {
+		r = bind(k, f, &in, &b1);
+		return r < 0 ? r : hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, b1.argv);
+	}
+	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, f->pre, &pre);
+	for (uint64_t b = 1; r == 0 && b <= batch && b <= pr->batch; b++)
+		if (b == (batch < pr->batch ? batch : pr->batch) || b == batch % pr->batch) {
+			snprintf(name, sizeof(name), "%s%u", f->main, (unsigned)b);
+			r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, name, &main[b]);
+		}
+	if (r < 0)
+		return r;
+	if (batch > UINT64_MAX / cols / pr->elem || batch > UINT64_MAX / rows / pr->elem)
+		return -EOVERFLOW;
+	named[0] = (struct hanzo_rocm_op_arg){ pr->arg, &ws, sizeof(ws) };
+	if (a->n_named)
+		memcpy(named + 1, a->named, a->n_named * sizeof(*named));
+	ca.named = named;
+	ca.n_named = a->n_named + 1;
+	in.a = &ca;
+	in.ws_needed = true;
+	if ((r = forms_get(pre, &fp, NULL)) < 0)
+		return r;
+	for (uint64_t j = 0; j < batch; j += pr->batch) {
+		const unsigned b = (unsigned)(batch - j < pr->batch ? batch - j : pr->batch);
+		struct bind_in ip = in;
+
+		if (!main[b])
+			return -EINVAL;         /* fetched above: not reached */
+		ca.src = (const char *)a->src + j * cols * pr->elem;
+		ca.dst = (char *)a->dst + j * rows * pr->elem;
+		ip.rows = b;
+		if ((r = forms_get(main[b], &fm, NULL)) < 0 || (r = bind(pre, &fp, &ip, &b1)) < 0 ||
+		    (r = bind(main[b], &fm, &in, &b2)) < 0 ||
+		    (r = hanzo_rocm_kernel_launch_work(pre, b, cols, a->stream, b1.argv)) < 0 ||
+		    (r = hanzo_rocm_kernel_launch_work(main[b], rows, cols, a->stream, b2.argv)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 HR_EXPORT int hanzo_rocm_op_workspace(struct hanzo_rocm_kernel *kernel, uint64_t rows,
@@ -841,7 +851,7 @@ HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, ui
 	x.size = geometry->size < sizeof(x) ? geometry->size : sizeof(x);
 	x.op_workspace = p.ws;
 	x.op_form = p.form;
-	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || is(p.form, "q8_1") ? 2 : 1;
+	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || p.pre ? 2 : 1;
 	memcpy(geometry, &x, x.size);
 	return 0;
 }
@@ -869,17 +879,12 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		       (unsigned long long)rows, (unsigned long long)cols, p.ws, a.workspace_size);
 		return -ENOSPC;
 	}
-	if (is(p.form, "q8_1") || is(p.form, "f32")) {
-		unsigned block;
-		char fmt[32];
-
-		qmv_match(kernel, fmt, &block);
-		return qmv_run(kernel, fmt, rows, cols, &a);
-	}
+	if (f.pr.batch)
+		return pre_run(kernel, &f, rows, cols, &a);
 	in = (struct bind_in){ .a = &a, .rows = rows, .cols = cols, .splits = p.splits,
 	                       .block = p.g.block[0], .ws_needed = p.ws > 0 };
 	if (!p.split) {
-		if (p.run != kernel && (r = forms_get(p.run, &f)) < 0)
+		if (p.run != kernel && (r = forms_get(p.run, &f, NULL)) < 0)
 			return r;
 		r = bind(p.run, &f, &in, &b1);
 		if (r < 0)
@@ -887,7 +892,7 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		return hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
 	}
 	in.partial = p.ws_partial;
-	if ((r = forms_get(p.split, &fs)) < 0 || (r = forms_get(p.second, &f2)) < 0 ||
+	if ((r = forms_get(p.split, &fs, NULL)) < 0 || (r = forms_get(p.second, &f2, NULL)) < 0 ||
 	    (r = bind(p.split, &fs, &in, &b1)) < 0 || (r = bind(p.second, &f2, &in, &b2)) < 0)
 		return r;
 	r = hanzo_rocm_kernel_launch_work(p.split, rows, cols, a.stream, b1.argv);

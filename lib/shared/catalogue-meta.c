@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "catalogue-meta.h"
+#include "launch-meta.h"
+
+_Static_assert(HR_CAT_MAX_LINE == HR_LAUNCH_MAX_LINE, "one line splitter: one line length");
 
 static const char *const prefixes[] = {
 	[HR_CAT_WORK] = "#@work",
@@ -23,6 +26,7 @@ static const char *const prefixes[] = {
 	[HR_CAT_NULL] = "#@null",
 	[HR_CAT_CHECK] = "#@check",
 	[HR_CAT_ARG] = "#@arg",
+	[HR_CAT_PRE] = "#@pre",
 };
 
 static const char *const sources[HR_SRC_COUNT] = {
@@ -192,6 +196,127 @@ static int words_valid(enum hr_cat_kind kind, const char *text, char *why, size_
 	return 0;
 }
 
+/* A decimal in [lo, hi], nothing else. */
+static bool number(const char *s, unsigned long long lo, unsigned long long hi,
+                   unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s || strlen(s) > 12)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (unsigned long long)(*s - '0');
+	}
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A form name: identifier characters, at most HR_CAT_MAX_FORM - 1. */
+static bool form_word(const char *s, char *out)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= HR_CAT_MAX_FORM)
+		return false;
+	for (const char *c = s; *c; c++)
+		if (!ident_char(*c))
+			return false;
+	memcpy(out, s, n + 1);
+	return true;
+}
+
+/* One KEY=VALUE of a #@pre line into *pre; the bit of its key in *seen. */
+static int pre_key(char *w, struct hr_cat_pre *pre, unsigned *seen, char *why, size_t why_size)
+{
+	static const char *const keys[] = {
+		"arg", "batch", "ws", "elem", "align", "direct", "form", "direct_form",
+	};
+	char *v = strchr(w, '='), *slash;
+	unsigned long long x = 0, y = 0;
+	size_t k;
+
+	if (!v)
+		return bad(why, why_size, "#@pre: '%s' is not KEY=VALUE", w);
+	*v++ = '\0';
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		if (strcmp(w, keys[k]) == 0)
+			break;
+	if (k == sizeof(keys) / sizeof(keys[0]) || (*seen & (1u << k)))
+		return bad(why, why_size, "#@pre: key '%s' unknown or given twice", w);
+	*seen |= 1u << k;
+	switch (k) {
+	case 0:
+		if (!ident_only(v) || strlen(v) >= sizeof(pre->arg))
+			return bad(why, why_size, "#@pre: arg=%s: want an argument name (at most %d "
+			           "characters)", v, HR_CAT_MAX_PRE_ARG - 1);
+		memcpy(pre->arg, v, strlen(v) + 1);
+		return 0;
+	case 1:
+	case 3:
+		if (!number(v, 1, 64, &x))
+			return bad(why, why_size, "#@pre: %s=%s: want 1..64", w, v);
+		*(k == 1 ? &pre->batch : &pre->elem) = (unsigned)x;
+		return 0;
+	case 2:
+		slash = strchr(v, '/');
+		if (slash)
+			*slash = '\0';
+		if (!slash || !number(v, 1, HR_CAT_MAX_WS, &x) || !number(slash + 1, 1, HR_CAT_MAX_WS, &y))
+			return bad(why, why_size, "#@pre: ws: want BYTES/COLS, each 1..%u", HR_CAT_MAX_WS);
+		pre->ws_bytes = (unsigned)x;
+		pre->ws_cols = (unsigned)y;
+		return 0;
+	case 4:
+		if (!number(v, 1, HR_CAT_MAX_WS, &x))
+			return bad(why, why_size, "#@pre: align=%s: want 1..%u", v, HR_CAT_MAX_WS);
+		pre->align = (unsigned)x;
+		return 0;
+	case 5:
+		if (!number(v, 1, 1ull << 40, &pre->direct))
+			return bad(why, why_size, "#@pre: direct=%s: want 1..2^40", v);
+		return 0;
+	default:
+		if (!form_word(v, k == 6 ? pre->form : pre->direct_form))
+			return bad(why, why_size, "#@pre: %s=%s: want a name of at most %d identifier "
+			           "characters", w, v, HR_CAT_MAX_FORM - 1);
+		return 0;
+	}
+}
+
+/* pre: PRE MAIN KEY=VALUE..., arg=, batch=, ws=, elem= and form= required. */
+static int pre_valid(const char *p, struct hr_cat_line *out, char *why, size_t why_size)
+{
+	char w[HR_CAT_MAX_LINE + 1];
+	unsigned seen = 0;
+	size_t n;
+
+	if (!template_is_valid(out->pattern) || !word(&p, out->a, sizeof(out->a)) ||
+	    !ident_only(out->a) || !word(&p, out->b, sizeof(out->b)))
+		return bad(why, why_size, "want '#@pre PATTERN PRE MAIN KEY=VALUE...': PATTERN "
+		           "with one '*', PRE a kernel name, MAIN with one '*' and a final '#'");
+	n = strlen(out->b);
+	memcpy(w, out->b, n + 1);
+	w[n - 1] = '\0';
+	if (out->b[n - 1] != '#' || !template_is_valid(w))
+		return bad(why, why_size, "#@pre: MAIN '%s': want one '*' and a final '#'", out->b);
+	out->pre.align = 1;
+	while (word(&p, w, sizeof(w))) {
+		int r = pre_key(w, &out->pre, &seen, why, why_size);
+
+		if (r < 0)
+			return r;
+	}
+	if ((seen & 0x4fu) != 0x4fu)
+		return bad(why, why_size, "#@pre: arg=, batch=, ws=, elem= and form= are required");
+	if (!!(seen & 0x20u) != !!(seen & 0x80u))
+		return bad(why, why_size, "#@pre: direct= and direct_form= go together");
+	return 0;
+}
+
 int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t why_size)
 {
 	size_t len = strlen(line);
@@ -208,7 +333,7 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 	out->kind = prefix_of(line);
 	if (out->kind == HR_CAT_NONE)
 		return bad(why, why_size, "not a #@work, #@ws, #@forms, #@wide, #@note, #@bind, #@null, "
-		           "#@check or #@arg line");
+		           "#@check, #@arg or #@pre line");
 	p = line + strlen(prefixes[out->kind]);
 	if (!word(&p, out->pattern, sizeof(out->pattern)) || !pattern_is_valid(out->pattern))
 		return bad(why, why_size, "missing or invalid kernel pattern");
@@ -272,57 +397,44 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 		    !trimmed(p, strlen(p), out->a, sizeof(out->a)))
 			return bad(why, why_size, "want '#@arg PATTERN NAME TEXT'");
 		return 0;
+	case HR_CAT_PRE:
+		return pre_valid(p, out, why, why_size);
 	case HR_CAT_NONE:
 		break;
 	}
 	return -EINVAL;
 }
 
+struct walk {
+	enum hr_cat_kind kind;
+	const char *name;
+	int (*fn)(const struct hr_cat_line *l, void *data);
+	void *data;
+	char *why;
+	size_t why_size;
+};
+
+static int walk_line(const char *line, unsigned no, void *data)
+{
+	struct walk *w = data;
+	struct hr_cat_line cur;
+	int r = hr_cat_parse(line, &cur, w->why, w->why_size);
+
+	(void)no;
+	if (r < 0)
+		return r;
+	if (cur.kind != w->kind || !w->name || fnmatch(cur.pattern, w->name, 0) != 0)
+		return 0;
+	return w->fn(&cur, w->data);
+}
+
 int hr_cat_walk(const char *text, size_t len, enum hr_cat_kind kind, const char *name,
                 int (*fn)(const struct hr_cat_line *l, void *data), void *data,
                 unsigned *lineno, char *why, size_t why_size)
 {
-	char line[HR_CAT_MAX_LINE + 1];
-	struct hr_cat_line cur;
-	unsigned no = 0;
+	struct walk w = { kind, name, fn, data, why, why_size };
 
-	*lineno = 0;
-	if (len > HR_CAT_MAX_TEXT)
-		return -E2BIG;
-	for (size_t i = 0; i < len;) {
-		const char *nl = memchr(text + i, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-		int r;
-
-		no++;
-		if (n > HR_CAT_MAX_LINE) {
-			*lineno = no;
-			bad(why, why_size, "line longer than %u bytes", HR_CAT_MAX_LINE);
-			return -E2BIG;
-		}
-		memcpy(line, text + i, n);
-		line[n] = '\0';
-		i += n + 1;
-		if (memchr(line, '\0', n)) {
-			*lineno = no;
-			return bad(why, why_size, "NUL byte in the metadata");
-		}
-		if (n == 0 && i >= len)
-			break;
-		r = hr_cat_parse(line, &cur, why, why_size);
-		if (r < 0) {
-			*lineno = no;
-			return r;
-		}
-		if (cur.kind != kind || !name || fnmatch(cur.pattern, name, 0) != 0)
-			continue;
-		r = fn(&cur, data);
-		if (r) {
-			*lineno = no;
-			return r;
-		}
-	}
-	return 0;
+	return hr_meta_lines(text, len, HR_CAT_MAX_TEXT, walk_line, &w, lineno, why, why_size);
 }
 
 bool hr_cat_sibling(const char *pattern, const char *tmpl, const char *name,
@@ -347,4 +459,22 @@ bool hr_cat_sibling(const char *pattern, const char *tmpl, const char *name,
 	memcpy(out + tpre, name + pre, cap);
 	memcpy(out + tpre + cap, tstar + 1, tsuf + 1);
 	return true;
+}
+
+bool hr_cat_pre_main(const char *pattern, const char *tmpl, const char *name, unsigned b,
+                     char *out, size_t out_size)
+{
+	char t[HR_CAT_MAX_LINE + 1];
+	size_t n = strlen(tmpl);
+	int w;
+
+	if (n == 0 || tmpl[n - 1] != '#' || n >= sizeof(t))
+		return false;
+	memcpy(t, tmpl, n - 1);
+	t[n - 1] = '\0';
+	if (!hr_cat_sibling(pattern, t, name, out, out_size))
+		return false;
+	n = strlen(out);
+	w = snprintf(out + n, out_size - n, "%u", b);
+	return w > 0 && (size_t)w < out_size - n;
 }

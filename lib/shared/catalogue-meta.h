@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Catalogue metadata: the `#@work`, `#@ws`, `#@forms` and `#@note` lines of
+ * Catalogue metadata: the `#@work`, `#@ws`, `#@forms`, `#@note`, ... lines of
  * a kernels/F.list (grammar: doc/HACKING.md), parsed and validated.  Pure C
  * with no context, shared by the build tool plugins/hr-embed (which refuses
  * a malformed line, or one that matches no kernel) and the library (which
@@ -36,6 +36,22 @@
  *   #@arg PATTERN NAME TEXT        what argument NAME means (shape, layout,
  *                                  units, conventions; every matching line
  *                                  applies, the first for a name wins)
+ *   #@pre PATTERN PRE MAIN KEY=VALUE...
+ *                                  a pre-pass (first match): PATTERN and MAIN
+ *                                  have one '*', MAIN ends in '#'.  For
+ *                                  .batch columns of .src, hanzo_rocm_op_run
+ *                                  runs PRE on up to batch= columns (work
+ *                                  columns x cols) then MAIN ('*' as captured,
+ *                                  '#' the launch's columns; work rows x
+ *                                  cols), batch after batch, on a workspace
+ *                                  of batch x (cols / C) x B bytes (ws=B/C)
+ *                                  that argument arg= of both takes; .src
+ *                                  and .dst advance elem= bytes a column
+ *                                  element.  cols must be a multiple of
+ *                                  align=.  One column and rows x cols at
+ *                                  most direct= runs the kernel itself.
+ *                                  form= and direct_form= name the two for
+ *                                  hanzo_rocm_kernel_geometry_ex.
  */
 #ifndef HR_CATALOGUE_META_H
 #define HR_CATALOGUE_META_H
@@ -59,6 +75,21 @@ enum hr_cat_kind {
 	HR_CAT_NULL,
 	HR_CAT_CHECK,
 	HR_CAT_ARG,
+	HR_CAT_PRE,
+};
+
+#define HR_CAT_MAX_FORM 16      /* a #@pre form name, with its NUL */
+#define HR_CAT_MAX_PRE_ARG 32   /* a #@pre arg= name, with its NUL */
+
+/* A #@pre line's keys. */
+struct hr_cat_pre {
+	char arg[HR_CAT_MAX_PRE_ARG];           /* PRE's and MAIN's argument taking the workspace */
+	unsigned batch;                         /* columns a launch of MAIN takes, at most (1..64) */
+	unsigned ws_bytes, ws_cols;             /* workspace: batch x (cols / ws_cols) x ws_bytes */
+	unsigned align;                         /* cols a multiple of it (1: any) */
+	unsigned elem;                          /* bytes of a .src and a .dst element */
+	unsigned long long direct;              /* one column, rows x cols <= it: the kernel alone */
+	char form[HR_CAT_MAX_FORM], direct_form[HR_CAT_MAX_FORM];
 };
 
 /* The values a #@bind line can give an argument (hr_cat_source). */
@@ -87,7 +118,9 @@ struct hr_cat_line {
 	unsigned ws;                    /* ws: bytes per partial (per_partial=) */
 	unsigned ws_col;                /* ws: bytes per column (per_col=) */
 	/* bind, null, check: the NAME=SOURCE / NAME / A*B words in a (blank-separated);
-	 * arg: the argument's NAME in b, its text in a */
+	 * arg: the argument's NAME in b, its text in a;
+	 * pre: PRE in a, MAIN in b, the keys in pre */
+	struct hr_cat_pre pre;
 };
 
 /* Whether line (no newline) starts with one of the catalogue prefixes. */
@@ -111,6 +144,14 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 int hr_cat_walk(const char *text, size_t len, enum hr_cat_kind kind, const char *name,
                 int (*fn)(const struct hr_cat_line *l, void *data), void *data,
                 unsigned *lineno, char *why, size_t why_size);
+
+/*
+ * pre: the name of MAIN for kernel `name` and launch columns b (the '*' of
+ * pattern captured from name, the final '#' replaced by b).  false when
+ * name does not match or out is too small.
+ */
+bool hr_cat_pre_main(const char *pattern, const char *tmpl, const char *name, unsigned b,
+                     char *out, size_t out_size);
 
 /*
  * forms, wide: the sibling name of kernel `name` for a forms line's SPLIT or

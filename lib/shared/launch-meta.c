@@ -212,25 +212,23 @@ int hr_launch_meta_parse(const char *line, char *pattern, size_t pattern_size,
 	return 0;
 }
 
-int hr_launch_meta_find(const char *text, size_t len, const char *name,
-                        struct hr_launch_meta *m, unsigned *lineno,
-                        char *why, size_t why_size)
+int hr_meta_lines(const char *text, size_t len, size_t max_text,
+                  int (*fn)(const char *line, unsigned lineno, void *data), void *data,
+                  unsigned *lineno, char *why, size_t why_size)
 {
-	char line[HR_LAUNCH_MAX_LINE + 1], pattern[HR_LAUNCH_MAX_PATTERN + 1];
-	bool found = false;
+	char line[HR_LAUNCH_MAX_LINE + 1];
 	unsigned no = 0;
 
 	*lineno = 0;
-	if (why_size)
+	if (why && why_size)
 		why[0] = '\0';
-	if (len > HR_LAUNCH_MAX_TEXT) {
-		bad(why, why_size, "more than %u bytes (1 MiB) of metadata", HR_LAUNCH_MAX_TEXT);
+	if (len > max_text) {
+		bad(why, why_size, "more than %zu bytes (%zu MiB) of metadata", max_text, max_text >> 20);
 		return -E2BIG;
 	}
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-		struct hr_launch_meta cur;
 		int r;
 
 		no++;
@@ -248,16 +246,53 @@ int hr_launch_meta_find(const char *text, size_t len, const char *name,
 		}
 		if (n == 0 && i >= len)
 			break;          /* the final newline */
-		r = hr_launch_meta_parse(line, pattern, sizeof(pattern), &cur, why, why_size);
-		if (r < 0) {
+		r = fn(line, no, data);
+		if (r) {
 			*lineno = no;
 			return r;
 		}
-		if (!found && fnmatch(pattern, name, 0) == 0) {
-			*m = cur;
-			*lineno = no;
-			found = true;
-		}
 	}
-	return found ? 0 : -ENOENT;
+	return 0;
+}
+
+struct launch_find {
+	const char *name;
+	struct hr_launch_meta m;        /* the first matching line's */
+	unsigned found;                 /* its number; 0: none yet */
+	char *why;
+	size_t why_size;
+};
+
+/* Every line validated; the first whose pattern matches wins. */
+static int launch_line(const char *line, unsigned no, void *data)
+{
+	struct launch_find *lf = data;
+	char pattern[HR_LAUNCH_MAX_PATTERN + 1];
+	struct hr_launch_meta cur;
+	int r = hr_launch_meta_parse(line, pattern, sizeof(pattern), &cur, lf->why, lf->why_size);
+
+	if (r < 0)
+		return r;
+	if (!lf->found && fnmatch(pattern, lf->name, 0) == 0) {
+		lf->m = cur;
+		lf->found = no;
+	}
+	return 0;
+}
+
+int hr_launch_meta_find(const char *text, size_t len, const char *name,
+                        struct hr_launch_meta *m, unsigned *lineno,
+                        char *why, size_t why_size)
+{
+	struct launch_find lf = { .name = name, .why = why, .why_size = why_size };
+	int r = hr_meta_lines(text, len, HR_LAUNCH_MAX_TEXT, launch_line, &lf, lineno, why,
+	                      why_size);
+
+	if (r < 0)
+		return r;
+	*lineno = lf.found;
+	if (!lf.found)
+		return -ENOENT;
+	*m = lf.m;
+	return 0;
 }

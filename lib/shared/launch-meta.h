@@ -60,6 +60,19 @@ int hr_launch_meta_find(const char *text, size_t len, const char *name,
                         struct hr_launch_meta *m, unsigned *lineno,
                         char *why, size_t why_size);
 
+/*
+ * The `#@` line splitter, the one the launch lines and the catalogue lines
+ * (shared/catalogue-meta.c) are read with: text cut at newlines (a final
+ * newline ends it), each line at most HR_LAUNCH_MAX_LINE bytes and free of
+ * NUL, given NUL-terminated to fn with its number (from 1).  A non-zero
+ * value of fn stops the walk and is returned, with *lineno its line;
+ * -E2BIG text over max_text bytes (*lineno 0) or a line too long, -EINVAL
+ * a NUL byte (*lineno and why say which and why); 0 at the end.
+ */
+int hr_meta_lines(const char *text, size_t len, size_t max_text,
+                  int (*fn)(const char *line, unsigned lineno, void *data), void *data,
+                  unsigned *lineno, char *why, size_t why_size);
+
 /* A kind's name as written in a list ("elementwise", ...). */
 const char *hr_launch_kind_name(enum hr_launch_kind k);
 

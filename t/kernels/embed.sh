@@ -67,6 +67,22 @@ printf '#@bind k_* o=sideways\nk_f32\tfloat *o, int n\n' >bind.list
 exit_is 1 "a #@bind to an unknown source is an error" "$EMBED" -o bad.c fam a.hip bind.list
 printf '#@check k_* rows=n*m\nk_f32\tfloat *o, int n\n' >bind.list
 exit_is 1 "a #@check naming an argument the kernel lacks is an error" "$EMBED" -o bad.c fam a.hip bind.list
+# A pre-pass (#@pre): its passes are kernels of the list with the workspace argument.
+pre='#@pre k_* pre_q main_*_# arg=w batch=2 ws=36/32 elem=4 align=32 direct=64 form=p direct_form=d'
+sigs='k_f32\tfloat *o, int n\npre_q\tconst float *x, void *w, int n\nmain_f32_1\tvoid *w, float *o\n'
+printf "%s\n$sigs"'main_f32_2\tvoid *w, float *o\n' "$pre" >pre.list
+exit_is 0 "a #@pre whose passes are kernels embeds" "$EMBED" -o b.c fam a.hip pre.list
+printf "%s\n$sigs" "$pre" >pre.list
+exit_is 1 "a #@pre whose main pass for 2 columns is missing is an error" "$EMBED" -o bad.c fam a.hip pre.list
+grep_ok "  ... naming it" 'main pass main_f32_2 of k_f32 \(2 columns\)' "$T/err"
+printf "%s\n$sigs"'main_f32_2\tfloat *o\n' "$pre" >pre.list
+exit_is 1 "a #@pre whose main pass lacks the workspace argument is an error" "$EMBED" -o bad.c fam a.hip pre.list
+for bad in 'main_*_ arg=w batch=2 ws=36/32 elem=4 form=p' 'main_*_# batch=2 ws=36/32 elem=4 form=p' \
+	'main_*_# arg=w batch=65 ws=36/32 elem=4 form=p' 'main_*_# arg=w batch=2 ws=36 elem=4 form=p' \
+	'main_*_# arg=w batch=2 ws=36/32 elem=4 form=p direct=64' 'main_*_# arg=w batch=2 ws=36/32 elem=4 form=p nosuch=1'; do
+	printf '#@pre k_* pre_q %s\n'"$sigs"'main_f32_2\tvoid *w, float *o\n' "$bad" >pre.list
+	exit_is 1 "a malformed #@pre is an error: $bad" "$EMBED" -o bad.c fam a.hip pre.list
+done
 exit_is 1 "invalid family name is an error (the one name grammar: no dot)" "$EMBED" -o bad.c bad.name a.hip a.list
 [ ! -e bad.c ] && [ ! -e bad.c.tmp ]
 ok $? "no output is left behind on failure"
