@@ -25,7 +25,8 @@ struct host_test {
 
 /*
  * Make the scratch directory (/tmp/hr-NAME-XXXXXX) and its config, and open
- * the context on top_builddir's plugins.  0 with two host devices; -1 when
+ * the context on top_builddir's plugins, with the suite's host cache
+ * (t/host-cache, t/backend/local.mk) as a read-only site tier.  0 with two host devices; -1 when
  * there is no scratch directory (h->dir[0] is then 0); -2 without the context
  * (h->ctx may be set: host_test_close releases it).
  */
@@ -45,8 +46,9 @@ static inline int host_test_open(struct host_test *h, const char *name, const ch
 	f = fopen(h->conf, "w");
 	if (!f)
 		return -2;
-	fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n[plugins]\npath = %s/plugins/.libs\n",
-	        h->dir, h->dir, top);
+	fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\nsite_dirs = %s/t/host-cache\n"
+	           "[plugins]\npath = %s/plugins/.libs\n",
+	        h->dir, h->dir, top, top);
 	fclose(f);
 	o.config = h->conf;
 	if (hanzo_rocm_new_with_options(&o, &h->ctx) < 0 || hanzo_rocm_device_count(h->ctx) != 2)

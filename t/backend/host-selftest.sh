@@ -3,9 +3,11 @@
 # The full selftest (every kernel of every family, every case: odd sizes,
 # misaligned, transposed, broadcast, poisoned outputs and guards) on both
 # host targets against the float64 references; in the sanitized build the
-# host code objects are sanitized too.  Then the host code objects in the
-# cache: listed with their compiler, verified, a corrupt one is a miss and
-# is rebuilt.  And the opt-in: no host device unless asked for.
+# host code objects are sanitized too.  The code objects are the suite's
+# host cache (t/backend/local.mk precompiles it; here a site tier): listed
+# with their compiler and verified.  A family compiled into this test's own
+# tier: a corrupt entry is a miss and is rebuilt.  And the opt-in: no host
+# device unless asked for.
 . "$top_srcdir/t/tap.sh"
 
 command -v c++ >/dev/null 2>&1 || skip_all "no C++ compiler"
@@ -35,6 +37,11 @@ assert cxx and cxx[0]["buildable"] == ["host-w32", "host-w64"], d["toolchains"]
 PY
 ok $? "  ... with platform host, and the C++ toolchain"
 
+# The suite's host cache as a site tier, beside this test's own tiers.
+own_conf=$HANZO_ROCM_CONF
+export HANZO_ROCM_CONF="$T/site.conf"
+printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\nsite_dirs = %s\n' \
+	"$T" "$T" "$HR_HOST_CACHE" >"$HANZO_ROCM_CONF"
 start=$(date +%s)
 "$HR_CLI" selftest --bench-size 12 >"$T/st.txt" 2>"$T/st.err"
 rc=$?
@@ -58,9 +65,18 @@ assert len(host) == 2 * int(sys.argv[2]), host
 assert all("++" in json.dumps(r) or "c++" in json.dumps(r) for r in host), host
 PY
 ok $? "  ... $nfam families x 2 targets, each with its compiler"
+find "$T/cache" -type f >"$T/user-files" 2>/dev/null
+! grep -q '\.hrco$' "$T/user-files"
+ok $? "  ... all from the site tier: nothing compiled into the user tier" || sed 's/^/# /' "$T/user-files"
 exit_is 0 "cache verify: host entries are valid" "$HR_CLI" cache verify
 
+# This test's own tiers only, from here on.
+export HANZO_ROCM_CONF="$own_conf"
+exit_is 0 "selftest of affine compiles it into the user tier" \
+	"$HR_CLI" selftest --family affine --bench-size 12
 f="$T/cache/host-w64/affine.hrco"
+[ -s "$f" ] && [ -s "$T/cache/host-w32/affine.hrco" ]
+ok $? "  ... for both host targets"
 size=$(wc -c <"$f")
 printf 'X' | dd of="$f" bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null
 exit_is 1 "a corrupt host code object: cache verify exits 1" "$HR_CLI" cache verify

@@ -31,6 +31,34 @@ t_backend_test_host_CPPFLAGS += -DHR_TEST_SANITIZED=1
 endif
 TESTS += t/backend/test-host
 
+# The suite's host cache: every family compiled once for both host targets
+# (precompile --output, a compile a CPU), a read-only site tier for the
+# tests that run stock kernels (HR_HOST_CACHE in t/test-env.sh; t/host-test.h).
+# Each of them compiled its own copy before: in the sanitized tree a family's
+# compile costs 10-50 s of CPU, and the suite's run used to compile the big
+# ones five times.  Tests of compiling, of the user tier and of cache files
+# keep their own empty tiers.  A pair that fails to compile here is left out
+# (the failure is printed) and the test that needs it compiles it and fails
+# with its own diagnostics.
+HR_HOST_CACHE_TESTS = t/backend/host-selftest.log t/kernel/test-op.log t/kernel/test-launch.log \
+	t/quantized/test-quantized.log t/kernel/launch-example.log t/kernel/ops-example.log \
+	t/python/pytest.log
+$(HR_HOST_CACHE_TESTS): t/host-cache.stamp
+t/host-cache.stamp: $(plugins_LTLIBRARIES) lib/libhanzo-rocm.la tools/hanzo-rocm$(EXEEXT)
+	$(AM_V_GEN)rm -rf t/host-cache t/host-cache.tmp && $(MKDIR_P) t/host-cache.tmp && \
+	printf '[cache]\nuser_dir = %s/u\nsystem_dir = %s/s\n' \
+		"$$PWD/t/host-cache.tmp" "$$PWD/t/host-cache.tmp" >t/host-cache.tmp/hanzo-rocm.conf && \
+	HOME="$$PWD/t/host-cache.tmp" HANZO_ROCM_CONF="$$PWD/t/host-cache.tmp/hanzo-rocm.conf" \
+	HANZO_ROCM_PLUGIN_PATH="$$PWD/plugins/.libs" \
+		tools/hanzo-rocm -q precompile --output "$$PWD/t/host-cache" \
+		--target host-w64 --target host-w32 -j 0 --progress never || \
+		echo "t/host-cache: precompile failed (above); the tests compile what is missing" >&2; \
+	rm -rf t/host-cache.tmp && touch $@
+clean-local: clean-host-cache
+clean-host-cache:
+	-rm -rf t/host-cache t/host-cache.tmp t/host-cache.stamp
+.PHONY: clean-host-cache
+
 # The full selftest of every family on both host targets (wave 64 and 32).
 EXTRA_DIST += t/backend/host-selftest.sh
 TESTS += t/backend/host-selftest.sh

@@ -10,7 +10,9 @@ ex="$top_builddir/examples/vector-add"
 [ -x "$ex" ] || skip_all "examples/vector-add not built"
 export HANZO_ROCM_PLUGIN_PATH="$HR_PLUGINS" HANZO_ROCM_HOST=host-w64
 export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
-printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
+# The suite's host cache (t/backend/local.mk) as a read-only site tier.
+printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\nsite_dirs = %s\n' "$T" "$T" "$HR_HOST_CACHE" \
+	>"$HANZO_ROCM_CONF"
 
 # No device at all (a fake empty KFD root, no host device): not a success.
 mkdir -p "$T/empty"

@@ -12,7 +12,9 @@ ex="$top_builddir/examples/rows"
 [ -x "$ex" ] || skip_all "examples/rows not built"
 export HANZO_ROCM_PLUGIN_PATH="$HR_PLUGINS"
 export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
-printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
+# The suite's host cache (t/backend/local.mk) as a read-only site tier.
+printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\nsite_dirs = %s\n' "$T" "$T" "$HR_HOST_CACHE" \
+	>"$HANZO_ROCM_CONF"
 
 for host in host-w64 host-w32; do
 	exit_is 0 "examples/rows on $host" env HANZO_ROCM_HOST=$host "$ex"

@@ -110,7 +110,7 @@ EXTRA_DIST += \
 	debian/libhanzo-rocm1.install debian/libhanzo-rocm1.symbols \
 	debian/libhanzo-rocm-dev.install \
 	debian/librust-hanzo-rocm-sys-dev.install debian/librust-hanzo-rocm-dev.install \
-	debian/python3-hanzo-rocm.docs debian/python3-hanzo-rocm.examples \
+	debian/python3-hanzo-rocm.docs debian/python3-hanzo-rocm.examples debian/hanzo-rocm-remote.install \
 	debian/watch debian/upstream/metadata debian/tests/control \
 	debian/tests/cli-precompile debian/tests/dev-build \
 	rpm/hanzo-rocm.spec rpm/rpmlintrc t/package/rpm-host.macros \

@@ -19,7 +19,9 @@ fi
 
 export HANZO_ROCM_PLUGIN_PATH="$HR_PLUGINS"
 export HANZO_ROCM_CONF="$T/hanzo-rocm.conf"
-printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n' "$T" "$T" >"$HANZO_ROCM_CONF"
+# The suite's host cache (t/backend/local.mk) as a read-only site tier.
+printf '[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\nsite_dirs = %s\n' "$T" "$T" "$HR_HOST_CACHE" \
+	>"$HANZO_ROCM_CONF"
 export LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONPATH="$top_srcdir/bindings/python" PYTHONDONTWRITEBYTECODE=1
 export HR_CLI

@@ -190,8 +190,10 @@ int main(void)
 	f = fopen(conf, "we");
 	if (!f)
 		skip_all("cannot write a config file");
-	fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\n[plugins]\npath = %s/plugins/.libs\n",
-	        dir, dir, top);
+	/* the suite's host cache (t/backend/local.mk) as a read-only site tier */
+	fprintf(f, "[cache]\nuser_dir = %s/cache\nsystem_dir = %s/system\nsite_dirs = %s/t/host-cache\n"
+	           "[plugins]\npath = %s/plugins/.libs\n",
+	        dir, dir, top, top);
 	fclose(f);
 	o.config = conf;
 	if (hanzo_rocm_new_with_options(&o, &ctx) < 0 || hanzo_rocm_device_count(ctx) != 2)
