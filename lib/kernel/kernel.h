@@ -111,7 +111,7 @@ int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limi
  * 2 filled; data is written before the release store of 2 and read after
  * an acquire load of 2.  NULL when out of memory.
  */
-#define HR_OP_CACHE_BYTES 320
+#define HR_OP_CACHE_BYTES 640
 struct hr_op_cache {
 	_Atomic int state;
 	_Alignas(8) unsigned char data[HR_OP_CACHE_BYTES];
