@@ -87,7 +87,7 @@ struct pass {
 	uint8_t code[PASS_ARGS];                    /* 0: the caller names it */
 	uint8_t bytes[PASS_ARGS];
 	uint8_t at[PASS_ARGS];                      /* argument i's name: names + at[i] */
-	char names[104];
+	char names[80];
 };
 
 /*
@@ -108,7 +108,7 @@ struct forms {
 	struct hr_cat_pre pr;                       /* #@pre's keys; pr.batch 0: no pre-pass */
 	char pre[48];                               /* #@pre: the pre-pass kernel */
 	char main[64];                              /* #@pre: the main pass, its columns appended */
-	struct pass pp, pm;                         /* #@pre: the pre-pass's, every main pass's */
+	struct pass pp, pm, pk;                     /* #@pre: the pre-pass's, every main pass's, k's */
 };
 _Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
 
@@ -634,6 +634,7 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 
 		memcpy(f->pre, split, strlen(split) + 1);
 		memcpy(f->main, second, strlen(second) + 1);
+		pass_find(k, k->name, &f->pk);
 		pass_find(k, f->pre, &f->pp);
 		/* Every main pass's arguments, kept where they are the same. */
 		for (unsigned b = 1; f->pp.ok && b <= f->pr.batch; b++) {
@@ -895,7 +896,9 @@ static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t 
 	if ((a->workspace_size && !a->workspace) || a->n_named > HR_CAT_MAX_ARGS)
 		return -EINVAL;
 	if (pre_direct(pr, rows, cols, batch)) {
-		r = bind(k, f, &in, &b1);
+		r = f->pk.ok ? bind_pass(k, &f->pk, &in, &b1) : 1;
+		if (r > 0)
+			r = bind(k, f, &in, &b1);
 		return r < 0 ? r : hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, b1.argv);
 	}
 	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, f->pre, &pre);
