@@ -544,6 +544,19 @@ static void pass_find(struct hanzo_rocm_kernel *k, const char *name, struct pass
 	ps->ok = true;
 }
 
+/* Whether two passes bind alike (their every field, the names up to the last's NUL). */
+static bool pass_same(const struct pass *a, const struct pass *b)
+{
+	size_t n = a->n_args;
+
+	return a->ok == b->ok && n == b->n_args && a->rows_a == b->rows_a &&
+	       a->rows_b == b->rows_b && a->cols_arg == b->cols_arg && a->nullable == b->nullable &&
+	       a->pointer == b->pointer && a->integer == b->integer &&
+	       memcmp(a->code, b->code, n) == 0 && memcmp(a->bytes, b->bytes, n) == 0 &&
+	       memcmp(a->at, b->at, n) == 0 &&
+	       (n == 0 || memcmp(a->names, b->names, sizeof(a->names)) == 0);
+}
+
 /* The value bound to argument i of ps as an integer (int_of's). */
 static uint64_t pass_int(const struct pass *ps, size_t i, const union val *v)
 {
@@ -640,7 +653,7 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 		for (unsigned b = 1; f->pp.ok && b <= f->pr.batch; b++) {
 			snprintf(name, sizeof(name), "%s%u", f->main, b);
 			pass_find(k, name, b == 1 ? &f->pm : &m);
-			if (!f->pm.ok || (b > 1 && memcmp(&m, &f->pm, sizeof(m)) != 0)) {
+			if (!f->pm.ok || (b > 1 && !pass_same(&m, &f->pm))) {
 				f->pm.ok = false;
 				break;
 			}
