@@ -106,12 +106,14 @@ int hr_launch_derive(const struct hr_launch_meta *m, const struct hr_device_limi
 
 /*
  * Room on the handle's plan for the operation layer (lib/kernel/op.c): the
- * kernel's forms, worked out once from its family's catalogue lines.
+ * kernel's forms, worked out once from its family's catalogue lines (with a
+ * #@pre line's passes' argument names, so a call binds them by name without
+ * reading a signature again).
  * state: 0 unknown, 1 being filled (by the thread that moved it from 0),
  * 2 filled; data is written before the release store of 2 and read after
  * an acquire load of 2.  NULL when out of memory.
  */
-#define HR_OP_CACHE_BYTES 320
+#define HR_OP_CACHE_BYTES 768
 struct hr_op_cache {
 	_Atomic int state;
 	_Alignas(8) unsigned char data[HR_OP_CACHE_BYTES];

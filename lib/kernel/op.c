@@ -72,6 +72,25 @@ struct bind_in {
 #define C_WIDE 0x80u
 
 /*
+ * A pass's arguments as bind_pass needs them, read once from its signature
+ * and its family's #@bind lines (pass_find): an operation call binds named
+ * values by these names, not by reading the signature again.  ok false: the
+ * pass takes the slow path (bind_slow), more than PASS_ARGS arguments or
+ * names longer than names[] holds.
+ */
+#define PASS_ARGS 16
+struct pass {
+	bool ok;
+	uint8_t n_args;
+	int8_t rows_a, rows_b, cols_arg;            /* #@check; -1: none */
+	uint32_t nullable, pointer, integer;        /* bit i: #@null, a pointer, is_int_arg */
+	uint8_t code[PASS_ARGS];                    /* 0: the caller names it */
+	uint8_t bytes[PASS_ARGS];
+	uint8_t at[PASS_ARGS];                      /* argument i's name: names + at[i] */
+	char names[80];
+};
+
+/*
  * A kernel's forms and argument codes, from its family's catalogue lines
  * (#@forms, #@wide, #@ws, #@bind, #@null, #@check, #@pre); cached on its plan.
  */
@@ -89,6 +108,7 @@ struct forms {
 	struct hr_cat_pre pr;                       /* #@pre's keys; pr.batch 0: no pre-pass */
 	char pre[48];                               /* #@pre: the pre-pass kernel */
 	char main[64];                              /* #@pre: the main pass, its columns appended */
+	struct pass pp, pm, pk;                     /* #@pre: the pre-pass's, every main pass's, k's */
 };
 _Static_assert(sizeof(struct forms) <= HR_OP_CACHE_BYTES, "struct forms outgrew the plan's room");
 
@@ -486,6 +506,123 @@ static int codes_find(struct hanzo_rocm_kernel *k, struct forms *f)
 	return 0;
 }
 
+/*
+ * The arguments of kernel name of k's family as a pass binds them (*ps);
+ * ps->ok false where they do not fit struct pass or cannot be read (the
+ * call then takes the slow path, which reads and reports them).
+ */
+static void pass_find(struct hanzo_rocm_kernel *k, const char *name, struct pass *ps)
+{
+	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	struct hr_cat_binding bd;
+	const char *sig = NULL, *why;
+	size_t n = 0, used = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	if (hr_cat_signature(k->ctx, k->family, name, &sig) < 0 ||
+	    hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &n) < 0 || n > PASS_ARGS ||
+	    hr_cat_binding(k->ctx, k->family, name, args, n, &bd) < 0)
+		return;
+	ps->n_args = (uint8_t)n;
+	ps->nullable = bd.nullable;
+	ps->rows_a = bd.rows_a;
+	ps->rows_b = bd.rows_b;
+	ps->cols_arg = bd.cols_arg;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(args[i].name) + 1;
+
+		if (used + len > sizeof(ps->names) || args[i].bytes > sizeof(union val))
+			return;
+		memcpy(ps->names + used, args[i].name, len);
+		ps->at[i] = (uint8_t)used;
+		used += len;
+		ps->code[i] = (uint8_t)classify(&args[i], bd.source[i], &why);
+		ps->bytes[i] = (uint8_t)args[i].bytes;
+		ps->pointer |= args[i].pointer ? 1u << i : 0;
+		ps->integer |= is_int_arg(&args[i]) ? 1u << i : 0;
+	}
+	ps->ok = true;
+}
+
+/* Whether two passes bind alike (their every field, the names up to the last's NUL). */
+static bool pass_same(const struct pass *a, const struct pass *b)
+{
+	size_t n = a->n_args;
+
+	return a->ok == b->ok && n == b->n_args && a->rows_a == b->rows_a &&
+	       a->rows_b == b->rows_b && a->cols_arg == b->cols_arg && a->nullable == b->nullable &&
+	       a->pointer == b->pointer && a->integer == b->integer &&
+	       memcmp(a->code, b->code, n) == 0 && memcmp(a->bytes, b->bytes, n) == 0 &&
+	       memcmp(a->at, b->at, n) == 0 &&
+	       (n == 0 || memcmp(a->names, b->names, sizeof(a->names)) == 0);
+}
+
+/* The value bound to argument i of ps as an integer (int_of's). */
+static uint64_t pass_int(const struct pass *ps, size_t i, const union val *v)
+{
+	if (!(ps->integer & (1u << i)))
+		return 0;
+	return ps->bytes[i] == 8 ? v->u64 : (uint64_t)(v->i32 < 0 ? 0 : v->i32);
+}
+
+/*
+ * The fast path of a pass's binding (ps from pass_find): named values by
+ * the names kept on the plan, no signature read.  1: a value it does not
+ * take as it is (a typed name, a wrong size, a NULL, a disagreement, a
+ * failed #@check) - the caller binds with the slow path, which reports it.
+ */
+static int bind_pass(struct hanzo_rocm_kernel *k, const struct pass *ps, const struct bind_in *in,
+                     struct bound *b)
+{
+	const struct hanzo_rocm_op_args *a = in->a;
+	char type[100];
+
+	memset(b->v, 0, sizeof(b->v));
+	b->work_cols = 0;
+	b->n = ps->n_args;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct hanzo_rocm_op_arg *na = a->n_named ?
+			named_find(a, ps->names + ps->at[i], type, sizeof(type)) : NULL;
+		unsigned c = ps->code[i], s = c & ~C_WIDE;
+		union val *v = &b->v[i];
+
+		b->argv[i] = v;
+		if (na) {
+			if (!blank(type) || s == HR_SRC_WS || s == HR_SRC_SPLITS || !na->value ||
+			    !ps->bytes[i] || na->bytes != ps->bytes[i])
+				return 1;
+			memcpy(v, na->value, na->bytes);
+			if ((ps->pointer & (1u << i)) && !v->p && !(ps->nullable & (1u << i)))
+				return 1;
+			if (src_is_derived(s)) {
+				union val mine;
+
+				memset(&mine, 0, sizeof(mine));
+				if (value(k, c, in, &mine) < 0 || memcmp(&mine, v, na->bytes) != 0)
+					return 1;
+			}
+		} else if (c) {
+			if (value(k, c, in, v) < 0)
+				return 1;
+			if (src_is_ptr(s) && !v->p && !(ps->nullable & (1u << i)) &&
+			    !(s == HR_SRC_WS && !in->ws_needed))
+				return 1;
+		} else if (!(ps->pointer & (1u << i)) || !(ps->nullable & (1u << i))) {
+			return 1;
+		}
+	}
+	if (ps->rows_a >= 0 && ps->rows_b >= 0) {
+		uint64_t x = pass_int(ps, (size_t)ps->rows_a, &b->v[ps->rows_a]);
+		uint64_t y = pass_int(ps, (size_t)ps->rows_b, &b->v[ps->rows_b]);
+
+		if (!x || !y || x > UINT64_MAX / y || x * y != in->rows)
+			return 1;
+	}
+	if (ps->cols_arg >= 0)
+		b->work_cols = pass_int(ps, (size_t)ps->cols_arg, &b->v[ps->cols_arg]);
+	return 0;
+}
+
 static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
 	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
@@ -505,8 +642,22 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 		return -ENAMETOOLONG;
 	}
 	if (r == 0) {
+		struct pass m;
+		char name[HR_CAT_MAX_NAME];
+
 		memcpy(f->pre, split, strlen(split) + 1);
 		memcpy(f->main, second, strlen(second) + 1);
+		pass_find(k, k->name, &f->pk);
+		pass_find(k, f->pre, &f->pp);
+		/* Every main pass's arguments, kept where they are the same. */
+		for (unsigned b = 1; f->pp.ok && b <= f->pr.batch; b++) {
+			snprintf(name, sizeof(name), "%s%u", f->main, b);
+			pass_find(k, name, b == 1 ? &f->pm : &m);
+			if (!f->pm.ok || (b > 1 && !pass_same(&m, &f->pm))) {
+				f->pm.ok = false;
+				break;
+			}
+		}
 		return 0;
 	}
 	if (r != -ENOENT)
@@ -758,7 +909,9 @@ static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t 
 	if ((a->workspace_size && !a->workspace) || a->n_named > HR_CAT_MAX_ARGS)
 		return -EINVAL;
 	if (pre_direct(pr, rows, cols, batch)) {
-		r = bind(k, f, &in, &b1);
+		r = f->pk.ok ? bind_pass(k, &f->pk, &in, &b1) : 1;
+		if (r > 0)
+			r = bind(k, f, &in, &b1);
 		return r < 0 ? r : hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, b1.argv);
 	}
 	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, f->pre, &pre);
@@ -778,8 +931,6 @@ static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t 
 	ca.n_named = a->n_named + 1;
 	in.a = &ca;
 	in.ws_needed = true;
-	if ((r = forms_get(pre, &fp, NULL)) < 0)
-		return r;
 	for (uint64_t j = 0; j < batch; j += pr->batch) {
 		const unsigned b = (unsigned)(batch - j < pr->batch ? batch - j : pr->batch);
 		struct bind_in ip = in;
@@ -789,8 +940,14 @@ static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t 
 		ca.src = (const char *)a->src + j * cols * pr->elem;
 		ca.dst = (char *)a->dst + j * rows * pr->elem;
 		ip.rows = b;
-		if ((r = forms_get(main[b], &fm, NULL)) < 0 || (r = bind(pre, &fp, &ip, &b1)) < 0 ||
-		    (r = bind(main[b], &fm, &in, &b2)) < 0 ||
+		/* The names kept on the plan (f->pp, f->pm), else the slow path. */
+		r = f->pp.ok && f->pm.ok ? bind_pass(pre, &f->pp, &ip, &b1) : 1;
+		if (r == 0)
+			r = bind_pass(main[b], &f->pm, &in, &b2);
+		if (r > 0 && ((r = forms_get(pre, &fp, NULL)) < 0 || (r = forms_get(main[b], &fm, NULL)) < 0 ||
+		              (r = bind(pre, &fp, &ip, &b1)) < 0 || (r = bind(main[b], &fm, &in, &b2)) < 0))
+			return r;
+		if (r < 0 ||
 		    (r = hanzo_rocm_kernel_launch_work(pre, b, cols, a->stream, b1.argv)) < 0 ||
 		    (r = hanzo_rocm_kernel_launch_work(main[b], rows, cols, a->stream, b2.argv)) < 0)
 			return r;
