@@ -34,3 +34,23 @@ TESTS += t/backend/test-host
 # The full selftest of every family on both host targets (wave 64 and 32).
 EXTRA_DIST += t/backend/host-selftest.sh
 TESTS += t/backend/host-selftest.sh
+
+# The suite's host cache: every family precompiled for host-w64 by this
+# build's CLI, once per build of the plugins, for tests that run kernels on
+# the host without compiling them (a site tier: [cache] site_dirs =
+# $HR_HOST_CACHE).  The key hashes the embedded source, not the plugin's
+# path, so an installed copy of a plugin finds these entries as well.
+t/host-cache.stamp: $(plugins_LTLIBRARIES) tools/hanzo-rocm$(EXEEXT)
+	$(AM_V_GEN)rm -rf t/host-cache && $(MKDIR_P) t/host-cache && \
+	printf '[cache]\nuser_dir = %s/t/host-cache.user\n' "$(abs_top_builddir)" >t/host-cache.conf && \
+	HANZO_ROCM_CONF=t/host-cache.conf HANZO_ROCM_PLUGIN_PATH=$(abs_top_builddir)/plugins/.libs \
+		tools/hanzo-rocm$(EXEEXT) precompile --output t/host-cache --target host-w64 \
+		--progress never >t/host-cache.log 2>&1 || { cat t/host-cache.log; exit 1; }; \
+	touch $@
+HR_HOST_CACHE_TESTS = t/contract/installed.log
+$(HR_HOST_CACHE_TESTS): t/host-cache.stamp
+CLEANFILES += t/host-cache.stamp t/host-cache.conf t/host-cache.log
+clean-local: clean-host-cache
+clean-host-cache:
+	-rm -rf t/host-cache t/host-cache.user
+.PHONY: clean-host-cache
