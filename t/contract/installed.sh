@@ -67,8 +67,8 @@ start=$(date +%s)
 "$T/client" >"$T/client.out" 2>"$T/client.err"
 rc=$?
 ok $rc "the client: every family refuses each defect before launching; decode, prefill, sort, q8_0 mat-vec match" ||
-	{ grep -v '^ok ' "$T/client.out" | sed 's/^/# /'; sed 's/^/# stderr: /' "$T/client.err" | tail -20; }
-grep -c '^ok ' "$T/client.out" | sed 's/^/# client checks passed: /'
+	sed 's/^/# stderr: /' "$T/client.err" | tail -20
+sed 's/^/# client: /' "$T/client.out"
 echo "# client ran in $(($(date +%s) - start)) s"
 n=$(find "$T/user" -type f 2>/dev/null | wc -l)
 [ "$n" -eq 0 ]
