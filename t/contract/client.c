@@ -498,6 +498,94 @@ out:
 	free(out);
 }
 
+/*
+ * The decode's split form: one sequence, a long context - the call splits
+ * the keys and runs the combine pass on the workspace op_workspace sizes
+ * (deriving the combine's head_dim itself).
+ */
+static void paged_decode_split(struct hanzo_rocm *ctx)
+{
+	enum { HEADS = 2, KVH = 1, BS = 16, LEN = 3000, MAXB = (LEN + BS - 1) / BS, NB = MAXB };
+	int32_t *table = malloc(sizeof(int32_t) * MAXB), len = LEN;
+	float *q = malloc(sizeof(float) * HEADS * D), *out = malloc(sizeof(float) * HEADS * D);
+	float *kc = malloc(sizeof(float) * NB * BS * KVH * D), *vc = malloc(sizeof(float) * NB * BS * KVH * D);
+	const float **kr = malloc(sizeof(*kr) * LEN), **vr = malloc(sizeof(*vr) * LEN);
+	double ref[HEADS * D];
+	size_t num_seqs = 1, num_heads = HEADS, num_kv_heads = KVH, block_size = BS;
+	size_t max_blocks = MAXB, num_blocks = NB, q_stride = HEADS * D;
+	float scale = 0.125f, softcap = 0.0f;
+	int window_left = -1;
+	const float *qp = q, *kp = kc, *vp = vc;
+	const int32_t *tp = table, *lp = &len;
+	struct hanzo_rocm_kernel *kern;
+	struct hanzo_rocm_geometry_ex gx = { .size = sizeof gx };
+	struct hanzo_rocm_op_arg nv[] = {
+		HANZO_ROCM_OP_ARG("out", out), HANZO_ROCM_OP_ARG("q", qp),
+		HANZO_ROCM_OP_ARG("key_cache", kp), HANZO_ROCM_OP_ARG("value_cache", vp),
+		HANZO_ROCM_OP_ARG("block_tables", tp), HANZO_ROCM_OP_ARG("seq_lens", lp),
+		HANZO_ROCM_OP_ARG("num_seqs", num_seqs), HANZO_ROCM_OP_ARG("num_heads", num_heads),
+		HANZO_ROCM_OP_ARG("num_kv_heads", num_kv_heads),
+		HANZO_ROCM_OP_ARG("block_size", block_size),
+		HANZO_ROCM_OP_ARG("max_blocks_per_seq", max_blocks),
+		HANZO_ROCM_OP_ARG("num_blocks", num_blocks), HANZO_ROCM_OP_ARG("q_stride", q_stride),
+		HANZO_ROCM_OP_ARG("scale", scale), HANZO_ROCM_OP_ARG("softcap", softcap),
+		HANZO_ROCM_OP_ARG("window_left", window_left),
+	};
+	struct hanzo_rocm_op_args args = {
+		.size = sizeof args, .named = nv, .n_named = sizeof nv / sizeof nv[0],
+	};
+	size_t ws = 0;
+	int r;
+
+	for (size_t i = 0; i < MAXB; i++)
+		table[i] = (int32_t)(MAXB - 1 - i);     /* pages in reverse */
+	for (size_t i = 0; i < HEADS * D; i++)
+		q[i] = frand();
+	for (size_t i = 0; i < (size_t)NB * BS * KVH * D; i++) {
+		kc[i] = frand();
+		vc[i] = frand();
+	}
+	r = hanzo_rocm_kernel_get(ctx, 0, "attention", "paged_attention_d64_f32", &kern);
+	if (r == 0)
+		r = hanzo_rocm_kernel_geometry_ex(kern, HEADS, LEN, &gx);
+	if (r == 0)
+		r = hanzo_rocm_op_workspace(kern, HEADS, LEN, &ws);
+	ok(r == 0 && ws == gx.op_workspace && ws > 0,
+	   "decode split: 1 x %d heads, context %d: form %s, %u passes, workspace %zu bytes",
+	   HEADS, LEN, r ? "?" : gx.op_form, r ? 0 : gx.op_passes, ws);
+	if (r || !ws)
+		goto out;
+	unsigned char *wsb = malloc(ws);
+	args.workspace = wsb;
+	args.workspace_size = ws - 1;
+	memset(out, POISON, sizeof(float) * HEADS * D);
+	r = hanzo_rocm_op_run(kern, HEADS, LEN, &args);
+	ok(r == -ENOSPC && ((unsigned char *)out)[0] == POISON,
+	   "decode split: workspace 1 byte short: %d (want %d)", r, -ENOSPC);
+	args.workspace_size = ws;
+	r = hanzo_rocm_op_run(kern, HEADS, LEN, &args);
+	ok(r == 0, "decode split: op_run: %d", r);
+	for (size_t h = 0; h < HEADS; h++) {
+		for (size_t t = 0; t < LEN; t++) {
+			size_t blk = (size_t)table[t / BS], off = t % BS, kvh = h / (HEADS / KVH);
+			kr[t] = kc + ((blk * BS + off) * KVH + kvh) * D;
+			vr[t] = vc + ((blk * BS + off) * KVH + kvh) * D;
+		}
+		attend(q + h * D, kr, vr, LEN, scale, ref + h * D);
+	}
+	double e = max_abs_diff(out, ref, HEADS * D);
+	ok(r == 0 && e < 1e-4, "decode split: matches the reference (max error %.2g)", e);
+	free(wsb);
+out:
+	free(table);
+	free(q);
+	free(out);
+	free(kc);
+	free(vc);
+	free(kr);
+	free(vr);
+}
+
 static void varlen_prefill(struct hanzo_rocm *ctx)
 {
 	enum { B = 2, HEADS = 2, KVH = 1, TQ = 5, TK = 9 };
@@ -724,6 +812,7 @@ int main(void)
 		family_defects(ctx, cat, fams[f], pick);
 	}
 	paged_decode(ctx);
+	paged_decode_split(ctx);
 	varlen_prefill(ctx);
 	sort_rows(ctx);
 	q8_0_matvec(ctx);
