@@ -759,11 +759,16 @@ static void q8_0_matvec(struct hanzo_rocm *ctx)
 	ok(r == -ENOSPC && ((unsigned char *)dst)[0] == POISON, "q8_0: workspace 1 byte short: %d (want %d)",
 	   r, -ENOSPC);
 	args.workspace_size = ws;
+	/* One column of y, few weights: the kernel itself (form f32), its nrows
+	 * bound to rows; a named one must agree.  (In the q8_1 form no pass
+	 * takes nrows, and the header says such a named value is ignored.) */
 	nrows = NROWS + 1;
+	args.batch = 1;
 	r = hanzo_rocm_op_run(kern, NROWS, NCOLS, &args);
 	ok(r == -EINVAL && ((unsigned char *)dst)[0] == POISON,
-	   "q8_0: a named nrows other than the work's rows: %d (want %d)", r, -EINVAL);
+	   "q8_0: one column: a named nrows other than the work's rows: %d (want %d)", r, -EINVAL);
 	nrows = NROWS;
+	args.batch = BATCH;
 	r = hanzo_rocm_op_run(kern, NROWS, NCOLS, &args);
 	ok(r == 0, "q8_0: op_run %d x %d, 2 columns of y: %d", NROWS, NCOLS, r);
 	/* y is quantized to q8_1 (8 bits a value): an error of the order of 1/127 of the terms */
