@@ -759,14 +759,16 @@ static void q8_0_matvec(struct hanzo_rocm *ctx)
 	ok(r == -ENOSPC && ((unsigned char *)dst)[0] == POISON, "q8_0: workspace 1 byte short: %d (want %d)",
 	   r, -ENOSPC);
 	args.workspace_size = ws;
-	/* One column of y, few weights: the kernel itself (form f32), its nrows
-	 * bound to rows; a named one must agree.  (In the q8_1 form no pass
-	 * takes nrows, and the header says such a named value is ignored.) */
+	/* nrows is bound to rows: a named one must agree, in the kernel's own
+	 * form (one column of y, few weights) and in the q8_1 form alike. */
 	nrows = NROWS + 1;
-	args.batch = 1;
-	r = hanzo_rocm_op_run(kern, NROWS, NCOLS, &args);
-	ok(r == -EINVAL && ((unsigned char *)dst)[0] == POISON,
-	   "q8_0: one column: a named nrows other than the work's rows: %d (want %d)", r, -EINVAL);
+	for (size_t b = 1; b <= BATCH; b++) {
+		args.batch = b;
+		r = hanzo_rocm_op_run(kern, NROWS, NCOLS, &args);
+		ok(r == -EINVAL && ((unsigned char *)dst)[0] == POISON,
+		   "q8_0: %zu column(s): a named nrows other than the work's rows: %d (want %d)",
+		   b, r, -EINVAL);
+	}
 	nrows = NROWS;
 	args.batch = BATCH;
 	r = hanzo_rocm_op_run(kern, NROWS, NCOLS, &args);
