@@ -380,8 +380,10 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * lines allow it (norms: alpha, beta; attention: lse, alibi_slopes; the
  * workspace where none is needed; such a pointer not named is NULL).  Where a kernel's "#@check rows=A*B"
  * says so (the decode: num_seqs x num_heads), rows must be that product
- * (-EINVAL).  Named values no pass takes are ignored.  An argument that
- * has no value is -EINVAL; a size over an int argument's range is -E2BIG,
+ * (-EINVAL).  A kernel with a pre-pass (the quantized mat-vec) binds the
+ * named values to its own signature in either form, so they are checked
+ * there too; otherwise named values no pass takes are ignored.  An
+ * argument that has no value is -EINVAL; a size over an int argument's range is -E2BIG,
  * from hanzo_rocm_op_workspace and hanzo_rocm_kernel_geometry_ex as well.
  * Every refusal is logged naming the kernel and the argument, before
  * anything is launched.

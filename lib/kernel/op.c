@@ -908,12 +908,17 @@ static int pre_run(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_t 
 
 	if ((a->workspace_size && !a->workspace) || a->n_named > HR_CAT_MAX_ARGS)
 		return -EINVAL;
-	if (pre_direct(pr, rows, cols, batch)) {
-		r = f->pk.ok ? bind_pass(k, &f->pk, &in, &b1) : 1;
-		if (r > 0)
-			r = bind(k, f, &in, &b1);
-		return r < 0 ? r : hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, b1.argv);
-	}
+	/* The caller's named values against the kernel it named, whichever form
+	 * runs: the passes below take other arguments (a named nrows of the
+	 * mat-vec was ignored there, however wrong).  The names kept on the
+	 * plan (f->pk), else the slow path. */
+	r = f->pk.ok ? bind_pass(k, &f->pk, &in, &b1) : 1;
+	if (r > 0)
+		r = bind(k, f, &in, &b1);
+	if (r < 0)
+		return r;
+	if (pre_direct(pr, rows, cols, batch))
+		return hanzo_rocm_kernel_launch_work(k, rows, cols, a->stream, b1.argv);
 	r = hanzo_rocm_kernel_get(k->ctx, k->device, k->family, f->pre, &pre);
 	for (uint64_t b = 1; r == 0 && b <= batch && b <= pr->batch; b++)
 		if (b == (batch < pr->batch ? batch : pr->batch) || b == batch % pr->batch) {

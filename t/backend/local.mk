@@ -42,7 +42,7 @@ TESTS += t/backend/test-host
 # with its own diagnostics.
 HR_HOST_CACHE_TESTS = t/backend/host-selftest.log t/kernel/test-op.log t/kernel/test-launch.log \
 	t/quantized/test-quantized.log t/kernel/launch-example.log t/kernel/ops-example.log \
-	t/python/pytest.log
+	t/python/pytest.log t/contract/installed.log
 $(HR_HOST_CACHE_TESTS): t/host-cache.stamp
 t/host-cache.stamp: $(plugins_LTLIBRARIES) lib/libhanzo-rocm.la tools/hanzo-rocm$(EXEEXT)
 	$(AM_V_GEN)rm -rf t/host-cache t/host-cache.tmp && $(MKDIR_P) t/host-cache.tmp && \
@@ -62,3 +62,4 @@ clean-host-cache:
 # The full selftest of every family on both host targets (wave 64 and 32).
 EXTRA_DIST += t/backend/host-selftest.sh
 TESTS += t/backend/host-selftest.sh
+
