@@ -59,3 +59,7 @@ TESTS += t/readme.sh
 check-readme: all
 	$(AM_V_GEN). $(abs_top_builddir)/t/test-env.sh && sh $(abs_top_srcdir)/t/readme.sh from-source
 .PHONY: check-readme
+
+# Every test sources t/test-env.sh (AM_TESTS_ENVIRONMENT): regenerated from
+# t/test-env.sh.in before any runs, not only by the next configure.
+$(TEST_LOGS): t/test-env.sh
