@@ -114,6 +114,7 @@ pub struct hanzo_rocm_arg_desc {
     pub bytes: usize,
     pub doc: *const c_char,
     pub may_be_null: c_int,
+    pub bind: *const c_char,
 }
 
 #[repr(C)]
