@@ -26,7 +26,10 @@ same bytes for torch, so ratio = torch time / our time (> 1: ours faster).
 The copy section measures device-to-device copy bandwidth (read + write) of
 1 GiB in the same run: the ceiling the percentages are written against.
 
-rows section, environment: HR_ROW_BLOCKS, HR_ROW_OPS, HR_ROW_SHAPES (below).
+rows section, environment: HR_ROW_BLOCKS, HR_ROW_OPS, HR_ROW_SHAPES (below);
+HR_ROW_L2=1 times the rows section on ONE copy of each input instead (inputs
+that fit the L2 stay there between launches, as a decode step's activations
+do: the regime where launch and tail costs, not memory, decide).
 quant section, environment: HR_QUANT_FORMATS="q4_0 ..." only those formats;
 HR_MV_GEOS="BLOCK/ROWS ..." raw geometries timed
 beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
@@ -205,9 +208,10 @@ def op_runner(k, rows, cols, src=None, dst=None, named=(), batch=0):
 # ---- timing: gpu_time is bench/gpu_spin.py's -------------------------------
 
 
-def copies(nbytes, make):
-    """Enough copies (make(i)) that a rotation over them exceeds 3 x L2."""
-    return [make(i) for i in range(max(1, math.ceil(3 * L2 / max(nbytes, 1))))]
+def copies(nbytes, make, resident=False):
+    """Enough copies (make(i)) that a rotation over them exceeds 3 x L2
+    (resident: one copy, left in the L2 when it fits)."""
+    return [make(i) for i in range(1 if resident else max(1, math.ceil(3 * L2 / max(nbytes, 1))))]
 
 
 def gbps(nbytes, ms):
@@ -354,10 +358,13 @@ ROW_OPS = tuple(__import__("os").environ.get("HR_ROW_OPS", "").split())
 ROW_SHAPES = [tuple(int(v) for v in s.split("x"))
               for s in __import__("os").environ.get("HR_ROW_SHAPES", "").split()] or \
     [(4096, 4096), (8192, 8192), (32, 151936)]
+ROW_L2 = __import__("os").environ.get("HR_ROW_L2") == "1"
 
 
 def sec_rows():
     g = torch.Generator(device="cuda").manual_seed(7)
+    if ROW_L2:
+        print("# HR_ROW_L2=1: one copy of each input, L2-resident where it fits", flush=True)
     print(f"{'op':11s} {'dtype':5s} {'shape':>12s} {'torch':>6s} {'one':>6s} {'two':>6s} {'op':>6s} "
           f"{'op_run form':>11s} {'ratio':>6s} {'S':>3s} {'copies':>3s} {'max|diff|':>9s}  (GB/s; "
           f"ratio = op_run / torch)", flush=True)
@@ -373,7 +380,7 @@ def sec_rows():
                      "b": (torch.rand(cols, device="cuda", generator=g) - 0.5).to(dt)}
                 t["ro"] = torch.empty_like(t["x"])
                 return t
-            ts = copies(rows * cols * esz, make)
+            ts = copies(rows * cols * esz, make, ROW_L2)
             for op in RED + NORM:
                 if ROW_OPS and op not in ROW_OPS:
                     continue

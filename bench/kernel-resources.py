@@ -1,23 +1,32 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Register and LDS use per kernel, gfx90a and sm_90, as markdown tables.
+"""Registers, LDS, occupancy and spills per kernel, AMD targets and sm_90, as markdown.
 
-Why: doc/BENCHMARKS.md records the static resources of the row families
-(reduce, norm, rope, indexing, sort) and a reason for every kernel above 64
-VGPRs; this makes those tables from the built plugins instead of by hand.
-Each family's embedded source is dumped with t/kernels/hr-dump-plugin (the exact
-text the library compiles) and compiled as t/kernels/compile.sh does:
-hipcc -O3 --offload-arch=gfx90a (figures from the AMDGPU metadata note:
-.vgpr_count, .sgpr_count, .group_segment_fixed_size) and nvcc -O3
--arch=sm_90 -Xptxas -v (registers, static shared memory).  Nothing runs on
-a GPU.  Spills and scratch/stack are reported; the exit status is 1 when a
-kernel spills or uses scratch on either target.
+Why: doc/BENCHMARKS.md records every family's static resources and a reason
+for every kernel above 64 VGPRs; this makes those tables from the built
+plugins instead of by hand.  Each family's embedded source is dumped with
+t/kernels/hr-dump-plugin (the exact text the library compiles) and compiled
+as t/kernels/compile.sh does: hipcc -O3 --offload-arch=TARGET for each AMD
+target, the figures from the compiler's own report
+(-Rpass-analysis=kernel-resource-usage: VGPRs, AGPRs, SGPRs, scratch,
+occupancy in waves a SIMD for the kernel's __launch_bounds__ (1024 threads
+where it has none), spills, LDS), and nvcc -O3 -arch=sm_90 -Xptxas -v
+(registers, static shared memory, spill stores, stack).  Nothing runs on a
+GPU.  The exit status is 1 when a kernel spills VGPRs or uses scratch or a
+stack on any target (SGPR spills go to VGPR lanes, not memory: reported,
+not failed).
 
-  bench/kernel-resources.py [--builddir DIR] FAMILY...
+  bench/kernel-resources.py [--builddir DIR] [--amd TARGET[=ROOT]]... [--no-nv] FAMILY...
 
-Families whose kernels all end in a float dtype (reduce, norm, rope) get a
-table with one column per dtype, cells "VGPR/SGPR/LDS . registers/shared";
-the others (indexing, sort) one row per kernel pattern with ranges.
+--amd TARGET builds with this machine's hipcc (default: gfx90a alone);
+TARGET=ROOT builds inside ROOT, an unpacked Debian root holding that
+release's hipcc (the roots of t/rocm/root.sh: Debian 13's ROCm 5.7 builds
+gfx942 and gfx1100, sid's ROCm 6.4 gfx1201), with chroot (root only; ROOT's
+/proc is mounted for the run when it is not).
+
+Each family gets one row per kernel pattern (dtype suffixes folded, ranges
+over them): per AMD target "VGPRs[+AGPRs] / LDS bytes / waves a SIMD", and
+sm_90 "registers / shared bytes".
 """
 import argparse
 import os
@@ -27,8 +36,9 @@ import subprocess
 import sys
 import tempfile
 
-FLOATS = ["f32", "f64", "f16", "bf16"]
-DTYPES = set(FLOATS) | {"u8", "u32", "i64"}
+DTYPES = {"f32", "f64", "f16", "bf16", "u8", "u32", "i64"}
+REMARK = re.compile(r"remark:\s+(?:Function Name: (\S+)|([A-Za-z][A-Za-z ]*?)"
+                    r"(?: \[[^\]]*\])?: (\d+|True|False)) \[-Rpass-analysis")
 
 
 def run(cmd, **kw):
@@ -36,27 +46,25 @@ def run(cmd, **kw):
                           universal_newlines=True, **kw)
 
 
-def amd_resources(readelf, obj):
-    """name -> dict(vgpr, sgpr, lds, spill, scratch) from the metadata note."""
-    notes = run([readelf, "--notes", obj]).stdout
+def amd_resources(log):
+    """name -> dict(vgpr, agpr, sgpr_spill, vgpr_spill, scratch, occ, lds) from the remarks."""
     out, cur = {}, None
-    for line in notes.splitlines():
-        if re.match(r"^  - ", line):
-            cur = {}
-            line = "    " + line[4:]
-        m = re.match(r"^    \.([a-z_]+):\s*(\S*)", line)
-        if cur is None or not m:
+    for line in log.splitlines():
+        m = REMARK.search(line)
+        if not m:
             continue
-        cur[m.group(1)] = m.group(2)
-        if "name" in cur and "vgpr_spill_count" in cur and "vgpr_count" in cur:
-            out[cur["name"]] = {
-                "vgpr": int(cur["vgpr_count"]), "sgpr": int(cur["sgpr_count"]),
-                "lds": int(cur["group_segment_fixed_size"]),
-                "spill": int(cur["vgpr_spill_count"]),
-                "scratch": int(cur["private_segment_fixed_size"]),
-            }
-            cur = None
-    return out
+        if m.group(1):
+            cur = out.setdefault(m.group(1), {})
+            continue
+        if cur is not None and m.group(3).isdigit():
+            cur[m.group(2)] = int(m.group(3))
+    res = {}
+    for name, r in out.items():
+        res[name] = {"vgpr": r.get("VGPRs", 0), "agpr": r.get("AGPRs", 0),
+                     "occ": r.get("Occupancy", 0), "lds": r.get("LDS Size", 0),
+                     "scratch": r.get("ScratchSize", 0), "vspill": r.get("VGPRs Spill", 0),
+                     "sspill": r.get("SGPRs Spill", 0)}
+    return res
 
 
 def nv_resources(ptxas_log):
@@ -94,15 +102,63 @@ def span(values):
     return str(lo) if lo == hi else "%d–%d" % (lo, hi)
 
 
+class Chroot:
+    """ROOT's /proc mounted while in use (sid's hipcc reads /proc/self/exe)."""
+
+    def __init__(self, root):
+        self.root, self.mounted = root, False
+
+    def __enter__(self):
+        if self.root and not os.path.exists(os.path.join(self.root, "proc", "self")):
+            r = run(["mount", "-t", "proc", "proc", os.path.join(self.root, "proc")])
+            if r.returncode != 0:
+                sys.exit("%s: cannot mount /proc: %s" % (self.root, r.stderr.strip()))
+            self.mounted = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.mounted:
+            run(["umount", os.path.join(self.root, "proc")])
+
+
+def amd_compile(hipcc, target, root, src, fam):
+    """The remarks of one family's source built for TARGET (in ROOT when given)."""
+    args = ["-std=c++17", "--cuda-device-only", "--no-gpu-bundle-output",
+            "--offload-arch=" + target, "-O3", "-c", "-x", "hip",
+            "-Rpass-analysis=kernel-resource-usage"]
+    if not root:
+        r = run([hipcc] + args + [src, "-o", src + "." + target + ".o"])
+    else:
+        tmp = tempfile.mkdtemp(prefix="kres.", dir=os.path.join(root, "tmp"))
+        try:
+            shutil.copy(src, os.path.join(tmp, fam + ".hip"))
+            inner = "/tmp/" + os.path.basename(tmp)
+            r = run(["chroot", root, "env", "-i", "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+                     "HOME=/root", "LANG=C.UTF-8", "hipcc"] + args +
+                    [inner + "/" + fam + ".hip", "-o", inner + "/" + fam + ".o"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if r.returncode != 0:
+        sys.exit("%s/%s: %s" % (fam, target, r.stderr[-2000:]))
+    return amd_resources(r.stdout + r.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".", help="build tree with plugins/ and t/")
     ap.add_argument("--hipcc", default=shutil.which("hipcc") or "hipcc")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
-    ap.add_argument("--readelf", default=shutil.which("llvm-readelf-15") or
-                    shutil.which("llvm-readelf") or "/usr/lib/llvm-15/bin/llvm-readelf")
+    ap.add_argument("--amd", action="append", metavar="TARGET[=ROOT]",
+                    help="an AMD target, built in ROOT when given (repeatable; default gfx90a)")
+    ap.add_argument("--no-nv", action="store_true", help="no sm_90 column (no nvcc)")
     ap.add_argument("families", nargs="+")
     a = ap.parse_args()
+    targets = []
+    for spec in a.amd or ["gfx90a"]:
+        t, _, root = spec.partition("=")
+        if not re.fullmatch(r"gfx[0-9a-f]+", t) or (root and not os.path.isdir(root)):
+            sys.exit("--amd %s: want gfxNNN or gfxNNN=ROOT (a directory)" % spec)
+        targets.append((t, os.path.abspath(root) if root else ""))
 
     dump = os.path.join(a.builddir, "t", "kernels", "hr-dump-plugin")
     bad, over = [], []
@@ -114,71 +170,79 @@ def main():
             if r.returncode != 0:
                 sys.exit("%s: %s" % (fam, r.stderr.strip()))
             kernels = open(names).read().split()
-            obj = os.path.join(tmp, fam + "-gfx90a.o")
-            r = run([a.hipcc, "-std=c++17", "--cuda-device-only", "--no-gpu-bundle-output",
-                     "--offload-arch=gfx90a", "-O3", "-c", "-x", "hip", src, "-o", obj])
-            if r.returncode != 0:
-                sys.exit("%s/gfx90a: %s" % (fam, r.stderr[-2000:]))
-            amd = amd_resources(a.readelf, obj)
-            r = run([a.nvcc, "-cubin", "-arch=sm_90", "-O3", "-Xptxas", "-v", "-x", "cu", src,
-                     "-o", os.path.join(tmp, fam + "-sm_90.cubin")])
-            if r.returncode != 0:
-                sys.exit("%s/sm_90: %s" % (fam, r.stderr[-2000:]))
-            nv = nv_resources(r.stdout + r.stderr)
+            amd = {}
+            for t, root in targets:
+                with Chroot(root):
+                    amd[t] = amd_compile(a.hipcc, t, root, src, fam)
+            nv = None
+            if not a.no_nv:
+                r = run([a.nvcc, "-cubin", "-arch=sm_90", "-O3", "-Xptxas", "-v", "-x", "cu",
+                         src, "-o", os.path.join(tmp, fam + "-sm_90.cubin")])
+                if r.returncode != 0:
+                    sys.exit("%s/sm_90: %s" % (fam, r.stderr[-2000:]))
+                nv = nv_resources(r.stdout + r.stderr)
             for k in kernels:
-                if k not in amd or k not in nv:
-                    sys.exit("%s: %s missing from a code object" % (fam, k))
-                if amd[k]["spill"] or amd[k]["scratch"] or nv[k]["spill"] or nv[k]["stack"]:
-                    bad.append(k)
-                if amd[k]["vgpr"] > 64:
-                    over.append((amd[k]["vgpr"], k))
-            print_family(fam, kernels, amd, nv)
+                for t, _ in targets:
+                    x = amd[t].get(k)
+                    if x is None:
+                        sys.exit("%s: %s missing from the %s report" % (fam, k, t))
+                    if x["vspill"] or x["scratch"]:
+                        bad.append("%s (%s)" % (k, t))
+                    if t == targets[0][0] and x["vgpr"] + x["agpr"] > 64:
+                        over.append((x["vgpr"] + x["agpr"], k))
+                if nv is not None:
+                    if k not in nv:
+                        sys.exit("%s: %s missing from the sm_90 code object" % (fam, k))
+                    if nv[k]["spill"] or nv[k]["stack"]:
+                        bad.append("%s (sm_90)" % k)
+            print_family(fam, kernels, targets, amd, nv)
     print()
+    first = targets[0][0]
     if over:
-        print("Above 64 VGPRs on gfx90a: " +
+        print("Above 64 VGPRs on %s: " % first +
               ", ".join("`%s` (%d)" % (k, v) for v, k in sorted(over, reverse=True)))
     else:
-        print("No kernel above 64 VGPRs on gfx90a.")
+        print("No kernel above 64 VGPRs on %s." % first)
+    sspill = sorted({k for t, _ in targets for k, x in amd_all(targets, amd) if x["sspill"]})
+    if sspill:
+        print("SGPR spills (to VGPR lanes, not memory): " + ", ".join("`%s`" % k for k in sspill))
     if bad:
-        print("Spills or scratch/stack: " + ", ".join("`%s`" % k for k in bad))
+        print("VGPR spills or scratch/stack: " + ", ".join("`%s`" % k for k in bad))
         return 1
-    print("No spills and no scratch/stack on gfx90a or sm_90.")
+    print("No VGPR spill and no scratch/stack on %s%s." %
+          (", ".join(t for t, _ in targets), "" if a.no_nv else " or sm_90"))
     return 0
 
 
-def print_family(fam, kernels, amd, nv):
+def amd_all(targets, amd):
+    for t, _ in targets:
+        for k, x in amd[t].items():
+            yield "%s (%s)" % (k, t), x
+
+
+def print_family(fam, kernels, targets, amd, nv):
     print()
-    if all(k.rsplit("_", 1)[-1] in FLOATS for k in kernels):
-        print("| family | kernel | " + " | ".join(FLOATS) + " |")
-        print("|---|---|" + "---|" * len(FLOATS))
-        bases = []
-        for k in kernels:
-            b = k.rsplit("_", 1)[0]
-            if b not in bases:
-                bases.append(b)
-        for b in bases:
-            cells = []
-            for t in FLOATS:
-                k = b + "_" + t
-                if k not in amd:
-                    cells.append("-")
-                    continue
-                x, y = amd[k], nv[k]
-                cells.append("%d/%d/%d · %d/%d" % (x["vgpr"], x["sgpr"], x["lds"],
-                                                   y["regs"], y["shared"]))
-            print("| %s | `%s_T` | %s |" % (fam, b, " | ".join(cells)))
-        return
-    print("| family | kernels | gfx90a VGPR | gfx90a SGPR | gfx90a LDS (static) "
-          "| sm_90 registers | sm_90 shared (static) |")
-    print("|---|---|---|---|---|---|---|")
+    cols = ["%s VGPR[+AGPR] / LDS / waves a SIMD" % t for t, _ in targets]
+    if nv is not None:
+        cols.append("sm_90 registers / shared")
+    print("| family | kernels | " + " | ".join(cols) + " |")
+    print("|---|---|" + "---|" * len(cols))
     groups = {}
     for k in kernels:
         groups.setdefault(pattern(k), []).append(k)
     for p, ks in groups.items():
-        print("| %s | `%s` (%d) | %s | %s | %s | %s | %s |" % (
-            fam, p, len(ks), span([amd[k]["vgpr"] for k in ks]),
-            span([amd[k]["sgpr"] for k in ks]), span([amd[k]["lds"] for k in ks]),
-            span([nv[k]["regs"] for k in ks]), span([nv[k]["shared"] for k in ks])))
+        cells = []
+        for t, _ in targets:
+            xs = [amd[t][k] for k in ks]
+            v = span([x["vgpr"] for x in xs])
+            if any(x["agpr"] for x in xs):
+                v += "+" + span([x["agpr"] for x in xs])
+            cells.append("%s / %s / %s" % (v, span([x["lds"] for x in xs]),
+                                           span([x["occ"] for x in xs])))
+        if nv is not None:
+            cells.append("%s / %s" % (span([nv[k]["regs"] for k in ks]),
+                                      span([nv[k]["shared"] for k in ks])))
+        print("| %s | `%s` (%d) | %s |" % (fam, p, len(ks), " | ".join(cells)))
 
 
 if __name__ == "__main__":
