@@ -25,8 +25,10 @@ decode: paged attention decode (hanzo_rocm_op_run on paged_attention_d128_T:
   scaled_dot_product_attention (default backend choice, enable_gqa) on the
   same keys and values laid out contiguously [batch, kv_heads, tokens, D]
   (torch has no paged form: its best case).  GB/s = K and V bytes read /
-  time, % of the copy bandwidth.
-decode-sweep: the same two shapes with the split count S forced (the
+  time, % of the copy bandwidth.  Shapes (32 query / 8 KV heads, d128,
+  bf16): batch 8 x 4096 and 1 x 32768 tokens (134 MB of K and V), 8 x 32768
+  and 64 x 4096 (1.07 GB); HR_DECODE_SHAPES="BATCHxTOKENS ..." picks others.
+decode-sweep: the same shapes with the split count S forced (the
   decode launched with grid (rows, S) by hanzo_rocm_kernel_launch, then the
   combine), each S checked against SDPA first: where the library's rule
   (attention.list split_share / split_min) stands against the best S.
@@ -220,13 +222,17 @@ def x_esz(dt):
 
 
 # ---- decode -----------------------------------------------------------------
+DECODE_SHAPES = [tuple(int(v) for v in x.split("x")) for x in
+                 os.environ.get("HR_DECODE_SHAPES", "8x4096 1x32768 8x32768 64x4096").split()]
+
+
 def sec_decode():
     g = torch.Generator(device="cuda").manual_seed(19)
     HQ, HKV, D = 32, 8, 128
     PAGE = int(os.environ.get("HR_DECODE_PAGE", "16"))
     print(f"{'decode':22s} {'shape':>30s} {'torch':>7s} {'ours':>7s} {'ratio':>6s}  (GB/s of K+V; "
           f"% of copy)", flush=True)
-    for batch, tokens in [(8, 4096), (1, 32768)]:
+    for batch, tokens in DECODE_SHAPES:
         for dt in (torch.bfloat16,):
             s = SUF[dt]
             pages = batch * tokens // PAGE
@@ -295,8 +301,11 @@ def sec_decode_sweep():
     k = kernel("attention", f"paged_attention_d{D}_{s}")
     kc_ = kernel("attention", f"paged_attention_combine_{s}")
     print(f"{'decode S sweep':22s} {'shape':>30s} {'S':>4s} {'GB/s':>7s} {'% copy':>6s}", flush=True)
-    for batch, tokens, slist in [(8, 4096, (1, 2, 3, 4, 5, 6, 8, 12, 16)),
-                                 (1, 32768, (8, 16, 24, 33, 40, 49, 66, 99, 132))]:
+    for batch, tokens in DECODE_SHAPES:
+        # S such that batch x 8 KV heads x S is 1/4 .. 4 x the 132 SMs
+        units = batch * 8
+        slist = sorted({max(1, round(f * 132 / units)) for f in (0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4)}
+                       | {1, 2, 3, 4})
         pages = batch * tokens // PAGE
         kvbytes = 2 * batch * tokens * HKV * D * 2
         rows, scale = batch * HQ, 1 / math.sqrt(D)
