@@ -48,6 +48,9 @@ enum {
 	CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
 	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+	CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+	CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+	CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 	CU_EVENT_DEFAULT = 0,
 };
 
@@ -92,6 +95,11 @@ struct hr_cuda {
 	CUresult (*OccupancyMaxActiveBlocks)(int *n, CUfunction f, int block, size_t shared);
 	/* Optional (CUDA 9.2+): NULL skips the stream's device check at launch. */
 	CUresult (*StreamGetCtx)(CUstream s, CUcontext *c);
+	/* Optional (CUDA 9.0+): both or neither; NULL keeps a block's shared
+	 * memory at the default per-block limit (48 KiB) instead of the
+	 * device's opt-in limit (cuda_function). */
+	CUresult (*FuncGetAttribute)(int *v, int attr, CUfunction f);
+	CUresult (*FuncSetAttribute)(CUfunction f, int attr, int v);
 /* X-macro: params is a whole parenthesised list; wrapping it breaks the declarator. */
 #define X(field, sym, params) CUresult (*field) params; // NOLINT(bugprone-macro-parentheses)
 	HR_CUDA_SYMBOLS(X)
@@ -103,7 +111,25 @@ struct cuda_dev {
 	struct hr_backend_dev base;
 	struct hr_cuda *c;
 	CUcontext pctx;
+	/* Shared memory bytes a block may use once its function opts in
+	 * (sm_70+: above the 48 KiB default); 0: no opt-in (cuda_optin). */
+	int optin;
 };
+
+/*
+ * The opt-in limit of a device, when the driver can raise a function's
+ * limit to it and it is above the default one; else 0.
+ */
+static int cuda_optin(struct hr_cuda *c, CUdevice dev)
+{
+	int optin = 0, dflt = 0;
+
+	if (!c->FuncSetAttribute ||
+	    c->DeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev) != CUDA_SUCCESS ||
+	    c->DeviceGetAttribute(&dflt, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev) != CUDA_SUCCESS)
+		return 0;
+	return optin > dflt ? optin : 0;
+}
 
 static struct hr_cuda *cuda_of(struct hr_backend *b)
 {
@@ -202,6 +228,12 @@ static int cuda_resolve(struct hanzo_rocm *ctx, struct hr_cuda *c, const char *l
 	*(void **)&c->OccupancyMaxActiveBlocks =
 		dlsym(c->dl, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	*(void **)&c->StreamGetCtx = dlsym(c->dl, "cuStreamGetCtx");
+	*(void **)&c->FuncGetAttribute = dlsym(c->dl, "cuFuncGetAttribute");
+	*(void **)&c->FuncSetAttribute = dlsym(c->dl, "cuFuncSetAttribute");
+	if (!c->FuncGetAttribute || !c->FuncSetAttribute) {
+		c->FuncGetAttribute = NULL;
+		c->FuncSetAttribute = NULL;
+	}
 	return 0;
 }
 
@@ -336,6 +368,7 @@ static int cuda_dev_open(struct hr_backend *b, int ordinal, struct hr_backend_de
 	}
 	d->base = (struct hr_backend_dev){ .backend = b, .ordinal = ordinal };
 	d->c = c;
+	d->optin = cuda_optin(c, dev);
 	*ret = &d->base;
 	return 0;
 }
@@ -379,12 +412,31 @@ static void cuda_module_unload(struct hr_backend_dev *dev, void *mod)
 	CU_IN(d, d->c->ModuleUnload(mod), "cuModuleUnload");
 }
 
+/*
+ * A kernel's function, allowed the device's whole opt-in shared memory
+ * (cuda_limits reports that limit, so the launch geometry may give a block
+ * dynamic shared memory up to it less the kernel's static part): without
+ * the attribute a launch above 48 KiB fails.  Two driver calls a kernel
+ * load, none a launch.  A driver that refuses the attribute leaves the
+ * kernel at its default limit, with a warning: it still loads, and a launch
+ * above that limit gets the driver's error.
+ */
 static int cuda_function(struct hr_backend_dev *dev, void *mod, const char *name, void **fn)
 {
 	struct cuda_dev *d = cuda_dev_of(dev);
+	int r = CU_IN(d, d->c->ModuleGetFunction((CUfunction *)fn, mod, name),
+	              "cuModuleGetFunction");
+	int stat = -1;
 
-	return CU_IN(d, d->c->ModuleGetFunction((CUfunction *)fn, mod, name),
-	             "cuModuleGetFunction");
+	if (r < 0 || !d->optin)
+		return r;
+	if (CU_IN(d, d->c->FuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, *fn),
+	          "cuFuncGetAttribute") < 0 || stat < 0 || stat >= d->optin ||
+	    CU_IN(d, d->c->FuncSetAttribute(*fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+	                                    d->optin - stat), "cuFuncSetAttribute") < 0)
+		hr_warn(d->c->ctx, "CUDA device %d: kernel %s keeps the driver's default shared memory "
+		        "limit (the opt-in to %d bytes failed)\n", dev->ordinal, name, d->optin);
+	return 0;
 }
 
 /*
@@ -502,7 +554,11 @@ static void cuda_event_destroy(struct hr_backend_dev *dev, void *ev)
 	CU_IN(d, d->c->EventDestroy(ev), "cuEventDestroy");
 }
 
-/* An attribute the driver does not know stays 0: the runtime's default. */
+/*
+ * An attribute the driver does not know stays 0: the runtime's default.
+ * max_shared is the opt-in limit where cuda_function raises each kernel
+ * to it.
+ */
 static int cuda_limits(struct hr_backend_dev *dev, struct hr_device_limits *l)
 {
 	static const struct {
@@ -526,6 +582,8 @@ static int cuda_limits(struct hr_backend_dev *dev, struct hr_device_limits *l)
 		if (c->DeviceGetAttribute(&v, attrs[i].attr, cu) == CUDA_SUCCESS && v > 0)
 			*(unsigned *)((char *)l + attrs[i].offset) = (unsigned)v;
 	}
+	if (cuda_dev_of(dev)->optin > 0)
+		l->max_shared = (unsigned)cuda_dev_of(dev)->optin;
 	return 0;
 }
 

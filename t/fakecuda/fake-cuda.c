@@ -18,7 +18,13 @@
  * CUDA_ERROR_ILLEGAL_ADDRESS.  The one fake kernel that does something,
  * "fake_fill(unsigned *p, unsigned v, unsigned n)", stores v into p[0..n)
  * of the current device's memory, so a test can check where a launch ran.
- * hr_fake_cuda_launches(dev) counts launches per device.  Built a second
+ * hr_fake_cuda_launches(dev) counts launches per device.  Shared memory as
+ * on an H100: 48 KiB a block by default, 227 KiB once a function opts in
+ * (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES); a function named
+ * "..._smem1k" has 1 KiB of static shared memory; a launch with more
+ * dynamic shared memory than the function allows is INVALID_VALUE, as the
+ * driver's.  HR_FAKE_CUDA_NO_OPTIN=1: a driver without cuFuncSetAttribute's
+ * opt-in (the attribute refused).  Built a second
  * time with HR_FAKE_PARTIAL, lacking cuLaunchKernel, to test a driver with
  * a missing symbol.
  */
@@ -32,6 +38,8 @@
 
 #define API __attribute__((visibility("default")))
 #define MAX_DEV 16
+#define SMEM_DEFAULT (48 << 10)
+#define SMEM_OPTIN (227 << 10)
 
 enum {
 	OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NO_DEVICE = 100, INVALID_DEVICE = 101,
@@ -114,8 +122,10 @@ API int cuDeviceGetAttribute(int *v, int a, int d)
 {
 	if (d < 0 || d >= ndev())
 		return INVALID_DEVICE;
-	/* 4 SMs (16), the rest unknown (0): the launch geometry's defaults */
-	*v = a == 75 ? cc[d] / 10 : a == 76 ? cc[d] % 10 : a == 16 ? 4 : 0;
+	/* 4 SMs (16), 48 KiB (8), 227 KiB opt-in (97), the rest unknown (0):
+	 * the launch geometry's defaults */
+	*v = a == 75 ? cc[d] / 10 : a == 76 ? cc[d] % 10 : a == 16 ? 4 : a == 8 ? SMEM_DEFAULT :
+	     a == 97 ? SMEM_OPTIN : 0;
 	return OK;
 }
 API int cuDeviceGetName(char *s, int n, int d) { (void)d; strncpy(s, "Fake GPU", (size_t)n); return OK; }
@@ -148,7 +158,7 @@ API int cuCtxPopCurrent_v2(void **c)
 API int cuCtxSynchronize(void) { return current() ? OK : INVALID_CONTEXT; }
 
 /* ---- modules and functions, tagged with their context's device ---------- */
-struct ffunc { int dev; char name[64]; };
+struct ffunc { int dev; char name[64]; int smem_static, max_dynamic; };
 struct fmod { int dev; int n; struct ffunc fn[32]; };
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -200,6 +210,8 @@ API int cuModuleGetFunction(void **f, void *m, const char *name)
 	}
 	mod->fn[mod->n].dev = mod->dev;
 	strncpy(mod->fn[mod->n].name, name, sizeof(mod->fn[0].name) - 1);
+	mod->fn[mod->n].smem_static = strstr(name, "_smem1k") ? 1024 : 0;
+	mod->fn[mod->n].max_dynamic = SMEM_DEFAULT - mod->fn[mod->n].smem_static;
 	*f = &mod->fn[mod->n++];
 out:
 	pthread_mutex_unlock(&mod_lock);
@@ -338,6 +350,30 @@ API int cuStreamSynchronize(void *s)
 	return OK;
 }
 
+/* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES (1), MAX_DYNAMIC_SHARED_SIZE_BYTES (8) */
+API int cuFuncGetAttribute(int *v, int a, void *f)
+{
+	struct ffunc *fn = f;
+
+	if (a == 1)
+		*v = fn->smem_static;
+	else if (a == 8)
+		*v = fn->max_dynamic;
+	else
+		return INVALID_VALUE;
+	return OK;
+}
+API int cuFuncSetAttribute(void *f, int a, int v)
+{
+	struct ffunc *fn = f;
+
+	if (a != 8 || v < 0 || v > SMEM_OPTIN - fn->smem_static ||
+	    (getenv("HR_FAKE_CUDA_NO_OPTIN") && v > SMEM_DEFAULT - fn->smem_static))
+		return INVALID_VALUE;
+	fn->max_dynamic = v;
+	return OK;
+}
+
 #ifndef HR_FAKE_PARTIAL
 API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                        unsigned by, unsigned bz, unsigned sh, void *s, void **p, void **e)
@@ -345,12 +381,12 @@ API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned 
 	struct ffunc *fn = f;
 	struct fctx *c = current();
 
-	(void)gx; (void)gy; (void)gz; (void)sh; (void)e;
+	(void)gx; (void)gy; (void)gz; (void)e;
 	if (!c)
 		return INVALID_CONTEXT;
 	if (fn->dev != c->dev || stream_ctx(s) != c)
 		return INVALID_HANDLE;
-	if (bx * by * bz > 1024)
+	if (bx * by * bz > 1024 || sh > (unsigned)fn->max_dynamic)
 		return INVALID_VALUE;
 	if (strcmp(fn->name, "fake_fill") == 0) {
 		unsigned long long ptr = *(unsigned long long *)p[0];

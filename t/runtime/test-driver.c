@@ -194,6 +194,48 @@ static void test_kernels(struct hanzo_rocm *ctx, unsigned dev)
 	(void)ctx;
 }
 
+/*
+ * Shared memory above the 48 KiB default: the device's limit is its opt-in
+ * one, and a kernel the library loads launches with dynamic shared memory
+ * up to it less its static part (the driver refuses a byte more).  With
+ * HR_FAKE_CUDA_NO_OPTIN the driver refuses the attribute: the kernel still
+ * loads, with a warning, and launches within the default 48 KiB.
+ */
+static void test_optin(struct hanzo_rocm *ctx, unsigned dev, void *mod)
+{
+	unsigned g[3] = { 1, 1, 1 };
+	struct hr_rt_device *rd = NULL;
+	void *fn = NULL, *fs = NULL;
+
+	if (getenv("HR_FAKE_CUDA_NO_OPTIN")) {
+		logbuf[0] = 0;
+		is_int(hr_runtime_module_function(ctx, dev, mod, "big_k", &fn), 0,
+		       "a driver refusing the opt-in: the kernel still loads");
+		ok(strstr(logbuf, "kernel big_k keeps the driver's default shared memory limit") != NULL,
+		   "  ... with a warning naming it");
+		is_int(hr_runtime_launch(ctx, dev, fn, g, g, 48u << 10, NULL, NULL), 0,
+		       "  ... and launches with 48 KiB");
+		is_int(hr_runtime_launch(ctx, dev, fn, g, g, 64u << 10, NULL, NULL), -EINVAL,
+		       "  ... not 64 KiB (the driver's error)");
+		return;
+	}
+	is_int(hr_runtime_device(ctx, dev, &rd, NULL), 0, "the device's slot");
+	is_int(rd ? (int)rd->limits.max_shared : 0, 227 << 10,
+	       "its shared memory a block: the opt-in limit (227 KiB), not the 48 KiB default");
+	is_int(hr_runtime_module_function(ctx, dev, mod, "big_k", &fn), 0, "a kernel loads");
+	is_int(hr_runtime_launch(ctx, dev, fn, g, g, 64u << 10, NULL, NULL), 0,
+	       "and launches with 64 KiB of dynamic shared memory");
+	is_int(hr_runtime_launch(ctx, dev, fn, g, g, 227u << 10, NULL, NULL), 0, "  ... and 227 KiB");
+	is_int(hr_runtime_launch(ctx, dev, fn, g, g, (227u << 10) + 1, NULL, NULL), -EINVAL,
+	       "  ... not a byte more");
+	is_int(hr_runtime_module_function(ctx, dev, mod, "big_smem1k", &fs), 0,
+	       "a kernel with 1 KiB of static shared memory loads");
+	is_int(hr_runtime_launch(ctx, dev, fs, g, g, 226u << 10, NULL, NULL), 0,
+	       "  ... and launches with the rest, 226 KiB, dynamic");
+	is_int(hr_runtime_launch(ctx, dev, fs, g, g, (226u << 10) + 1, NULL, NULL), -EINVAL,
+	       "  ... not a byte more");
+}
+
 static void test_fake(struct hanzo_rocm *ctx)
 {
 	struct hr_device devs[4];
@@ -233,6 +275,7 @@ static void test_fake(struct hanzo_rocm *ctx)
 	is_int(hr_runtime_module_function(ctx, (unsigned)dev, mod, "missing_k", &fn), -ENOENT,
 	       "a missing kernel: -ENOENT");
 	is_int(hr_runtime_module_function(ctx, (unsigned)dev, mod, "vadd", &fn), 0, "a kernel is found");
+	test_optin(ctx, (unsigned)dev, mod);
 	hr_runtime_module_unload(ctx, (unsigned)dev, mod);
 
 	is_int(hr_runtime_alloc(ctx, (unsigned)dev, 8, &ptr), 0, "alloc");
