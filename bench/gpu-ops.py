@@ -11,7 +11,8 @@ inputs rotated over copies larger than 3 x L2, ours and torch's on the same
 buffers and stream, every result checked against torch BEFORE it is timed.
 
 ops: argsort (hanzo_rocm_op_run on asort_asc_T: the shared-memory form, or
-  the wide form on a workspace when the row does not fit) vs torch.argsort;
+  the wide form on a workspace when the row does not fit) vs torch.argsort
+  (4096 x 1024 and 32 x 151936; HR_ARGSORT_SHAPES="ROWSxCOLS ..." others);
   conv2d (conv2d_T: direct for f32, the implicit GEMM on the matrix units
   for bf16 - bench/gpu-conv.py times more shapes - and im2col_T +
   torch.matmul, candle's path) vs torch.nn.functional.conv2d;
@@ -92,8 +93,11 @@ def close(got, ref, tol):
 def sec_ops():
     g = torch.Generator(device="cuda").manual_seed(17)
     print(f"{'op':22s} {'shape':>30s} {'torch':>7s} {'ours':>7s} {'ratio':>6s}  (GB/s)", flush=True)
-    # argsort: short rows (shared-memory form) and vocabulary rows (wide form)
-    for rows, cols in [(4096, 1024), (32, 151936)]:
+    # argsort: short rows (shared-memory form), vocabulary rows (wide form);
+    # HR_ARGSORT_SHAPES="ROWSxCOLS ..." others (8x16384, 4x32768: the shared
+    # form above 48 KiB of shared memory on CUDA, the opt-in)
+    for rows, cols in [tuple(int(v) for v in x.split("x")) for x in
+                       os.environ.get("HR_ARGSORT_SHAPES", "4096x1024 32x151936").split()]:
         for dt in (torch.float32, torch.bfloat16):
             xs = copies(rows * cols * 2, lambda i: torch.randn(rows, cols, device="cuda",
                                                                 generator=g).to(dt))
