@@ -449,12 +449,14 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
  * 4 for f16/bf16, 8 for f32/u32) in the kernel's own ncols_pad u32 of
  * shared memory, no scratch and no other shared memory - the same launch
  * as the bitonic network it replaces from 256 (1- and 2-byte keys) or 1024
- * (4-byte keys) padded columns up: per pass 5 barriers (7 for 4-byte
- * keys: keys and indices go through shared memory apart) and every element
- * written and read once in shared memory, where the network takes
+ * (4-byte keys) padded columns up: per pass 5 barriers (7 in the first 3
+ * passes of 4-byte keys, whose keys and indices go through shared memory
+ * apart until the index can take the sorted low 12 bits' place) and every
+ * element written and read once in shared memory: 9 barriers a row for u8,
+ * 19 for f16/bf16, 45 for f32/u32, where the network takes
  * log2(pad) (log2(pad) + 1) / 2 stages of a barrier and a compare-exchange
- * (55 at 1024; the 4-byte network also loads both elements from global
- * memory at every comparison).
+ * (55 at 1024, 66 at 2048, 78 at 4096; the 4-byte network also loads both
+ * elements from global memory at every comparison).
  *
  * Wave w holds positions [w E ws, (w + 1) E ws) of the row, E = pad / B
  * rounded up, at most SORT_SHARED_MAX_E = 4 (the launch's own block, about
@@ -468,9 +470,15 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
  * one wave scans tbl, and the element goes to tbl + its rank in its wave -
  * stable, so ties keep their index order as the network's (value, index)
  * order does.  1- and 2-byte keys travel packed with their index as
- * key << 16 | index (the row has at most 65536 columns here).
+ * key << 16 | index, 4-byte keys from pass 3 on as key with its low 12
+ * bits (sorted) replaced by the index (the row has at most 4096 columns
+ * here).
  */
 #define SORT_SHARED_MAX_E 4
+/* pad <= SORT_SHARED_MAX_E x 1024 = 2^12: an index in 12 bits, in a
+ * 4-byte key's place from pass 3 on (its low 3 digits sorted) */
+#define SORT_SHARED_IDX_MASK 0xfffu
+#define SORT_SHARED_PACK_PASS 3
 
 /* Bit i set when lane i's predicate holds (64 bits on every wave size). */
 HR_DEVICE uint64_t sort_ballot(bool p)
@@ -498,7 +506,7 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 	uint32_t *tbl = sh;
 	uint32_t key[SORT_SHARED_MAX_E], id[SORT_SHARED_MAX_E], pos[SORT_SHARED_MAX_E];
 
-	if (BITS == 0 || B % ws != 0 || E > SORT_SHARED_MAX_E || M > pad || n > 65536)
+	if (BITS == 0 || B % ws != 0 || E > SORT_SHARED_MAX_E || M > pad || pad > SORT_SHARED_IDX_MASK + 1)
 		return false;
 #pragma unroll
 	for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++) {
@@ -515,7 +523,16 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 	for (int p = 0; p < PASSES; p++) {
 		const uint32_t shift = (uint32_t)p * SORT_RADIX_BITS + (PACK ? 16 : 0);
 		const bool last = p == PASSES - 1;
+		/* 4-byte keys: packed with the index once their low 12 bits are
+		 * sorted (the index takes them: pad <= 4 x 1024) */
+		const bool pk = PACK || p >= SORT_SHARED_PACK_PASS;
 		uint32_t run = 0;       /* lane d < 16: digit d's count in the earlier slots */
+
+		if (!PACK && p == SORT_SHARED_PACK_PASS) {
+#pragma unroll
+			for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+				key[e] = (key[e] & ~SORT_SHARED_IDX_MASK) | id[e];
+		}
 
 #pragma unroll
 		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++) {
@@ -568,7 +585,7 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 			if (e < E && first + e * ws < n)
 				pos[e] += tbl[(key[e] >> shift & DM) * nw + w];
 		__syncthreads();        /* tbl is read: the buffer takes the row */
-		if (!PACK && !last) {
+		if (!pk) {
 #pragma unroll
 			for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
 				if (e < E && first + e * ws < n)
@@ -583,14 +600,14 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 #pragma unroll
 		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
 			if (e < E && first + e * ws < n)
-				sh[pos[e]] = PACK ? key[e] : id[e];
+				sh[pos[e]] = pk ? key[e] : id[e];
 		__syncthreads();
 		if (last)
 			break;
 #pragma unroll
 		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
 			if (e < E && first + e * ws < n) {
-				if (PACK)
+				if (pk)
 					key[e] = sh[first + e * ws];
 				else
 					id[e] = sh[first + e * ws];
@@ -598,7 +615,7 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 		__syncthreads();
 	}
 	for (uint32_t i = t; i < n; i += B)
-		dst[i] = PACK ? sh[i] & 0xffffu : sh[i];
+		dst[i] = sh[i] & (PACK ? 0xffffu : SORT_SHARED_IDX_MASK);
 	return true;
 }
 
