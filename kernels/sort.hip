@@ -536,22 +536,22 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 
 #pragma unroll
 		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++) {
-			if (e >= E)     /* the same for the whole block */
-				break;
-			const bool valid = first + e * ws < n;
-			const uint32_t d = key[e] >> shift & DM;
-			const uint64_t v = sort_ballot(valid);
-			uint64_t m = v, ml = v;
+			if (e < E) {    /* the same for the whole block */
+				const bool valid = first + e * ws < n;
+				const uint32_t d = key[e] >> shift & DM;
+				const uint64_t v = sort_ballot(valid);
+				uint64_t m = v, ml = v;
 
 #pragma unroll
-			for (uint32_t b = 0; b < SORT_RADIX_BITS; b++) {
-				const uint64_t bb = sort_ballot(valid && (d >> b & 1));
+				for (uint32_t b = 0; b < SORT_RADIX_BITS; b++) {
+					const uint64_t bb = sort_ballot(valid && (d >> b & 1));
 
-				m &= d >> b & 1 ? bb : ~bb;
-				ml &= lane >> b & 1 ? bb : ~bb;
+					m &= d >> b & 1 ? bb : ~bb;
+					ml &= lane >> b & 1 ? bb : ~bb;
+				}
+				pos[e] = hr_shfl(run, (int)d, (int)ws) + (uint32_t)__popcll(m & lt);
+				run += (uint32_t)__popcll(ml);
 			}
-			pos[e] = hr_shfl(run, (int)d, (int)ws) + (uint32_t)__popcll(m & lt);
-			run += (uint32_t)__popcll(ml);
 		}
 		if (lane < SORT_RADIX_DIGITS)
 			tbl[lane * nw + w] = run;
@@ -634,9 +634,11 @@ HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, ui
 	x += row * n;
 	dst += row * n;
 	/* the radix form from where it takes fewer barriers (radix_shared) */
-	if (RADIX && pad >= (radix_key<T>::BITS <= 16 ? 256u : 1024u) &&
-	    radix_shared<ASC>(x, dst, (uint32_t)n, pad, idx))
-		return;
+	if constexpr (RADIX && radix_key<T>::BITS > 0) {
+		if (pad >= (radix_key<T>::BITS <= 16 ? 256u : 1024u) &&
+		    radix_shared<ASC>(x, dst, (uint32_t)n, pad, idx))
+			return;
+	}
 	if (sizeof(T) <= 2 && pad <= 65536)
 		bitonic16<ASC>(x, idx, (uint32_t)n, pad);
 	else
