@@ -4,8 +4,12 @@
  * memory) and asort_{asc,desc}_wide_T (global scratch), against the host's
  * sort of (value, index) pairs: ties stay in index order in both
  * directions, NaN last ascending and first descending.  Values are drawn
- * from a few distinct numbers so ties are common.  Rows of 1, 769 and 5125
- * columns, rows with NaN (float dtypes), and for the wide kernels one row of
+ * from a few distinct numbers so ties are common (FEW), from the type's
+ * whole range (SPREAD: every radix digit differs), all equal (EQUAL) or
+ * from -inf, +inf, -0, +0 and NaN (SPECIAL).  Rows of 1, 769 and 5125
+ * columns, the shared-memory radix form's edges (300 to 4096 columns, 1 to
+ * 4 elements a thread, blocks of 128 to 1024 threads, 768 among them),
+ * rows with NaN (float dtypes), and for the wide kernels one row of
  * 65537 columns (a 131072-entry network, twice the largest shared-memory
  * row) and 32 rows x 151936 (vocabulary logits; on GPUs only - 1 row on
  * the host backend, whose CPU time it would multiply); the wide form's
@@ -20,6 +24,13 @@
 
 #include "selftest.h"
 
+/* The values of a case: FEW, 9 distinct numbers (many ties); SPREAD, the
+ * type's whole range (every radix digit differs: f32 of any sign and
+ * exponent, integers of all their bits, i64 within +-2^40); EQUAL, one
+ * value (every element ties); SPECIAL, floats of -inf, +inf, -0, +0, NaN
+ * and a few numbers (integers: FEW). */
+enum sgen { FEW, SPREAD, EQUAL, SPECIAL };
+
 struct scase {
 	const char *name;
 	int rows, cols;
@@ -27,16 +38,66 @@ struct scase {
 	bool nan;
 	bool wide_only;
 	int host_rows;                  /* rows on the host backend (0: rows) */
+	enum sgen gen;
 };
 
 static const struct scase cases[] = {
-	{ "cols1", 3, 1, 64, false, false, 0 },
-	{ "cols769", 4, 769, 256, false, false, 0 },
-	{ "cols5125", 2, 5125, 1024, false, false, 0 },
-	{ "nan", 3, 769, 128, true, false, 0 },
-	{ "cols65537", 1, 65537, 1024, false, true, 0 },
-	{ "wide32", 32, 151936, 1024, false, true, 1 },
+	{ "cols1", 3, 1, 64, false, false, 0, FEW },
+	{ "cols769", 4, 769, 256, false, false, 0, FEW },
+	{ "cols5125", 2, 5125, 1024, false, false, 0, FEW },
+	{ "nan", 3, 769, 128, true, false, 0, FEW },
+	/* the shared-memory radix form at its edges: 1 to 4 elements a thread
+	 * (block sizes other than the launch's own), waves partly past the
+	 * row, and the network beside it (8 elements a thread, 8192 columns) */
+	{ "spread300", 3, 300, 128, false, false, 0, SPREAD },
+	{ "spread1000", 2, 1000, 1024, false, false, 0, SPREAD },
+	{ "spread1001", 2, 1001, 512, true, false, 0, SPREAD },
+	{ "spread2049", 2, 2049, 1024, true, false, 0, SPREAD },
+	{ "spread4096", 1, 4096, 1024, false, false, 0, SPREAD },
+	{ "spread8191", 1, 8191, 1024, false, false, 0, SPREAD },
+	{ "spread1023b256", 1, 1023, 256, false, false, 0, SPREAD },
+	{ "equal1500", 2, 1500, 768, false, false, 0, EQUAL },
+	{ "special1031", 3, 1031, 1024, true, false, 0, SPECIAL },
+	{ "special257", 2, 257, 128, true, false, 0, SPECIAL },
+	{ "cols65537", 1, 65537, 1024, false, true, 0, FEW },
+	{ "wide32", 32, 151936, 1024, false, true, 1, FEW },
 };
+
+/* One element of case c (float dtypes as doubles, rounded by st_store). */
+static struct st_val sort_value(enum st_dtype dt, const struct scase *c, uint64_t *rng)
+{
+	const bool fl = st_dtype_is_float(dt);
+	uint64_t r = st_rand(rng);
+	int64_t v = (int64_t)(r % 9);
+
+	switch (c->gen) {
+	case EQUAL:
+		return fl ? st_fv(-2.5) : st_iv(77);
+	case SPREAD:
+		if (fl)
+			return st_fv(ldexp((double)(r >> 40) / 0x1p24, (int)(r >> 8 & 63) - 32) *
+			             (r & 1 ? -1 : 1));
+		if (dt == ST_I64)
+			return st_iv((int64_t)(r >> 23) - ((int64_t)1 << 40));
+		return st_iv((int64_t)(r >> 8));
+	case SPECIAL:
+		if (fl) {
+			static const double sp[] = { -INFINITY, INFINITY, -0.0, 0.0, 1.0, -1.0, 0x1p-20 };
+
+			if (r % 40 == 0)
+				return st_fv(NAN);
+			return st_fv(sp[(r >> 8) % 7]);
+		}
+		break;
+	case FEW:
+		break;
+	}
+	/* FEW: 9 distinct values: many ties; -0 ties with +0 (the radix keys
+	 * map both to one key) */
+	if (fl && v == 4 && (r >> 32) % 2 == 0)
+		return st_fv(-0.0);
+	return fl ? st_fv((double)v * 1.5 - 6) : st_iv(v * 7);
+}
 
 /* The rows of a case on this device (fewer on the host backend for the
  * widest case). */
@@ -93,13 +154,7 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		/* 9 distinct values: many ties. */
-		int64_t v = (int64_t)(st_rand(&rng) % 9);
-
-		st_store(dt, x, i, st_dtype_is_float(dt) ? st_fv((double)v * 1.5 - 6) : st_iv(v * 7));
-		/* -0 ties with +0 (the radix keys map both to one key) */
-		if (v == 4 && st_dtype_is_float(dt) && st_rand(&rng) % 2 == 0)
-			st_store(dt, x, i, st_fv(-0.0));
+		st_store(dt, x, i, sort_value(dt, c, &rng));
 		if (c->nan && st_dtype_is_float(dt) && st_rand(&rng) % 50 == 0)
 			st_store(dt, x, i, st_fv(NAN));
 	}
@@ -125,7 +180,7 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 		for (int j = 0; j < c->cols; j++) {
 			struct st_val v = st_load(dt, x, (size_t)r * c->cols + j);
 
-			keys[j].v = st_dtype_is_float(dt) ? v.f : (double)v.u;
+			keys[j].v = v.f;        /* i64 signed; integers here are exact as doubles */
 			keys[j].i = (uint32_t)j;
 			keys[j].nan = st_dtype_is_float(dt) && isnan(v.f);
 			keys[j].asc = asc;

@@ -5,8 +5,10 @@
  *   asort_asc_T / asort_desc_T(const T *x, uint32_t *dst, int ncols, int ncols_pad)
  *       dst[row, k] = the index of the k-th smallest (largest) element of
  *       row x[row, :]; ncols_pad = the smallest power of two >= ncols.
- *       Bitonic sort of the row's indices in shared memory (dynamic,
- *       ncols_pad * 4 bytes), the whole block on one row.
+ *       In shared memory (dynamic, ncols_pad * 4 bytes), the whole block on
+ *       one row: 1-, 2- and 4-byte types an LSD radix sort (radix_shared)
+ *       from 256 (1-, 2-byte) or 1024 (4-byte) padded columns up to 4
+ *       elements a thread, the rest a bitonic sort of the row's indices.
  *   asort_asc_wide_T / asort_desc_wide_T(const T *x, uint32_t *dst, int ncols,
  *       int ncols_pad, uint32_t *ws)
  *       the same for rows whose indices do not fit in shared memory (LLM
@@ -441,7 +443,185 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 	}
 }
 
+/*
+ * The shared-memory form for 1-, 2- and 4-byte types: a stable LSD radix
+ * sort of the row's radix keys (radix_of: 4 bits a pass, 2 passes for u8,
+ * 4 for f16/bf16, 8 for f32/u32) in the kernel's own ncols_pad u32 of
+ * shared memory, no scratch and no other shared memory - the same launch
+ * as the bitonic network it replaces from 256 (1- and 2-byte keys) or 1024
+ * (4-byte keys) padded columns up: per pass 5 barriers (7 in the first 3
+ * passes of 4-byte keys, whose keys and indices go through shared memory
+ * apart until the index can take the sorted low 12 bits' place) and every
+ * element written and read once in shared memory: 9 barriers a row for u8,
+ * 19 for f16/bf16, 45 for f32/u32, where the network takes
+ * log2(pad) (log2(pad) + 1) / 2 stages of a barrier and a compare-exchange
+ * (55 at 1024, 66 at 2048, 78 at 4096; the 4-byte network also loads both
+ * elements from global memory at every comparison).
+ *
+ * Wave w holds positions [w E ws, (w + 1) E ws) of the row, E = pad / B
+ * rounded up, at most SORT_SHARED_MAX_E = 4 (the launch's own block, about
+ * pad / 2 threads, gives 2 up to 2048 columns and 4 at 4096; 8 a thread
+ * took 56 registers on sm_90 against 32, halving the blocks an SM holds,
+ * so 4097 to 8192 columns keep the network), slot e of lane l the position
+ * w E ws + e ws + l; a position >= ncols takes no part.  A pass ranks each
+ * element in (digit, position) order: within its wave by ballots (4 of the
+ * digit's bits, so no per-thread counters), the wave's count of each digit
+ * into tbl[digit][wave] (16 waves-many u32 at the start of the buffer),
+ * one wave scans tbl, and the element goes to tbl + its rank in its wave -
+ * stable, so ties keep their index order as the network's (value, index)
+ * order does.  1- and 2-byte keys travel packed with their index as
+ * key << 16 | index, 4-byte keys from pass 3 on as key with its low 12
+ * bits (sorted) replaced by the index (the row has at most 4096 columns
+ * here).
+ */
+#define SORT_SHARED_MAX_E 4
+/* pad <= SORT_SHARED_MAX_E x 1024 = 2^12: an index in 12 bits, in a
+ * 4-byte key's place from pass 3 on (its low 3 digits sorted) */
+#define SORT_SHARED_IDX_MASK 0xfffu
+#define SORT_SHARED_PACK_PASS 3
+
+/* Bit i set when lane i's predicate holds (64 bits on every wave size). */
+HR_DEVICE uint64_t sort_ballot(bool p)
+{
+#if defined(HR_CUDA)
+	return (uint64_t)__ballot_sync(0xffffffffu, p);
+#else
+	return (uint64_t)__ballot(p);
+#endif
+}
+
+/* false (nothing done, nothing written): the launch does not suit it. */
 template <bool ASC, typename T>
+HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, uint32_t *sh)
+{
+	constexpr int BITS = radix_key<T>::BITS;
+	constexpr bool PACK = BITS <= 16;
+	constexpr int PASSES = BITS / SORT_RADIX_BITS;
+	constexpr uint32_t DM = SORT_RADIX_DIGITS - 1;
+	const uint32_t ws = (uint32_t)hr_wave_size(), B = blockDim.x, t = threadIdx.x;
+	const uint32_t lane = t & (ws - 1), w = t / ws, nw = B / ws;
+	const uint32_t E = (pad + B - 1) / B, M = SORT_RADIX_DIGITS * nw;
+	const uint32_t first = w * E * ws + lane;
+	const uint64_t lt = ((uint64_t)1 << lane) - 1;
+	uint32_t *tbl = sh;
+	uint32_t key[SORT_SHARED_MAX_E], id[SORT_SHARED_MAX_E], pos[SORT_SHARED_MAX_E];
+
+	if (BITS == 0 || B % ws != 0 || E > SORT_SHARED_MAX_E || M > pad || pad > SORT_SHARED_IDX_MASK + 1)
+		return false;
+#pragma unroll
+	for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++) {
+		const uint32_t q = first + e * ws;
+
+		key[e] = 0;
+		id[e] = q;
+		if (e < E && q < n) {
+			const uint32_t k = radix_of<ASC>(x[q]);
+
+			key[e] = PACK ? k << 16 | q : k;
+		}
+	}
+	for (int p = 0; p < PASSES; p++) {
+		const uint32_t shift = (uint32_t)p * SORT_RADIX_BITS + (PACK ? 16 : 0);
+		const bool last = p == PASSES - 1;
+		/* 4-byte keys: packed with the index once their low 12 bits are
+		 * sorted (the index takes them: pad <= 4 x 1024) */
+		const bool pk = PACK || p >= SORT_SHARED_PACK_PASS;
+		uint32_t run = 0;       /* lane d < 16: digit d's count in the earlier slots */
+
+		if (!PACK && p == SORT_SHARED_PACK_PASS) {
+#pragma unroll
+			for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+				key[e] = (key[e] & ~SORT_SHARED_IDX_MASK) | id[e];
+		}
+
+#pragma unroll
+		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++) {
+			if (e < E) {    /* the same for the whole block */
+				const bool valid = first + e * ws < n;
+				const uint32_t d = key[e] >> shift & DM;
+				const uint64_t v = sort_ballot(valid);
+				uint64_t m = v, ml = v;
+
+#pragma unroll
+				for (uint32_t b = 0; b < SORT_RADIX_BITS; b++) {
+					const uint64_t bb = sort_ballot(valid && (d >> b & 1));
+
+					m &= d >> b & 1 ? bb : ~bb;
+					ml &= lane >> b & 1 ? bb : ~bb;
+				}
+				pos[e] = hr_shfl(run, (int)d, (int)ws) + (uint32_t)__popcll(m & lt);
+				run += (uint32_t)__popcll(ml);
+			}
+		}
+		if (lane < SORT_RADIX_DIGITS)
+			tbl[lane * nw + w] = run;
+		__syncthreads();
+		if (w == 0) {
+			/* exclusive scan of tbl[0, M) in (digit, wave) order */
+			const uint32_t c = (M + ws - 1) / ws, lo = lane * c < M ? lane * c : M;
+			const uint32_t hi = lo + c < M ? lo + c : M;
+			uint32_t s = 0, z;
+
+			for (uint32_t i = lo; i < hi; i++)
+				s += tbl[i];
+			z = s;
+			for (uint32_t off = 1; off < ws; off <<= 1) {
+				const uint32_t y = hr_shfl(z, (int)(lane >= off ? lane - off : lane), (int)ws);
+
+				if (lane >= off)
+					z += y;
+			}
+			z -= s;
+			for (uint32_t i = lo; i < hi; i++) {
+				const uint32_t y = tbl[i];
+
+				tbl[i] = z;
+				z += y;
+			}
+		}
+		__syncthreads();
+#pragma unroll
+		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+			if (e < E && first + e * ws < n)
+				pos[e] += tbl[(key[e] >> shift & DM) * nw + w];
+		__syncthreads();        /* tbl is read: the buffer takes the row */
+		if (!pk) {
+#pragma unroll
+			for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+				if (e < E && first + e * ws < n)
+					sh[pos[e]] = key[e];
+			__syncthreads();
+#pragma unroll
+			for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+				if (e < E && first + e * ws < n)
+					key[e] = sh[first + e * ws];
+			__syncthreads();
+		}
+#pragma unroll
+		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+			if (e < E && first + e * ws < n)
+				sh[pos[e]] = pk ? key[e] : id[e];
+		__syncthreads();
+		if (last)
+			break;
+#pragma unroll
+		for (uint32_t e = 0; e < SORT_SHARED_MAX_E; e++)
+			if (e < E && first + e * ws < n) {
+				if (pk)
+					key[e] = sh[first + e * ws];
+				else
+					id[e] = sh[first + e * ws];
+			}
+		__syncthreads();
+	}
+	for (uint32_t i = t; i < n; i += B)
+		dst[i] = sh[i] & (PACK ? 0xffffu : SORT_SHARED_IDX_MASK);
+	return true;
+}
+
+/* RADIX: the shared-memory radix form where it serves (radix_shared); the
+ * wide form's fallback on global scratch takes the network alone. */
+template <bool ASC, bool RADIX, typename T>
 HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *idx)
 {
 
@@ -453,6 +633,12 @@ HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, ui
 		return;
 	x += row * n;
 	dst += row * n;
+	/* the radix form from where it takes fewer barriers (radix_shared) */
+	if constexpr (RADIX && radix_key<T>::BITS > 0) {
+		if (pad >= (radix_key<T>::BITS <= 16 ? 256u : 1024u) &&
+		    radix_shared<ASC>(x, dst, (uint32_t)n, pad, idx))
+			return;
+	}
 	if (sizeof(T) <= 2 && pad <= 65536)
 		bitonic16<ASC>(x, idx, (uint32_t)n, pad);
 	else
@@ -474,7 +660,7 @@ HR_DEVICE void asort_wide_row(const T *x, uint32_t *dst, int ncols, int ncols_pa
 
 	if (radix_key<T>::BITS == 0 || blockDim.x > SORT_RADIX_MAX_BLOCK || blockDim.x % 64 != 0 ||
 	    !radix_fits) {
-		asort_row<ASC, T>(x, dst, ncols, ncols_pad, w);
+		asort_row<ASC, false, T>(x, dst, ncols, ncols_pad, w);
 		return;
 	}
 	if (n == 0 || pad < n || (pad & (pad - 1)) != 0)
@@ -483,15 +669,17 @@ HR_DEVICE void asort_wide_row(const T *x, uint32_t *dst, int ncols, int ncols_pa
 }
 
 #define SORT(T, SUF) \
-	HR_KERNEL void asort_asc_##SUF(const T *x, uint32_t *dst, int ncols, int ncols_pad) \
+	HR_KERNEL void __launch_bounds__(SORT_RADIX_MAX_BLOCK) asort_asc_##SUF(const T *x, uint32_t *dst, int ncols, \
+					    int ncols_pad) \
 	{ \
 		HR_DYNAMIC_SHARED(uint32_t, idx); \
-		asort_row<true, T>(x, dst, ncols, ncols_pad, idx); \
+		asort_row<true, true, T>(x, dst, ncols, ncols_pad, idx); \
 	} \
-	HR_KERNEL void asort_desc_##SUF(const T *x, uint32_t *dst, int ncols, int ncols_pad) \
+	HR_KERNEL void __launch_bounds__(SORT_RADIX_MAX_BLOCK) asort_desc_##SUF(const T *x, uint32_t *dst, int ncols, \
+					     int ncols_pad) \
 	{ \
 		HR_DYNAMIC_SHARED(uint32_t, idx); \
-		asort_row<false, T>(x, dst, ncols, ncols_pad, idx); \
+		asort_row<false, true, T>(x, dst, ncols, ncols_pad, idx); \
 	} \
 	HR_KERNEL void __launch_bounds__(SORT_RADIX_MAX_BLOCK) asort_asc_wide_##SUF(const T *x, uint32_t *dst, int ncols, \
 					    int ncols_pad, uint32_t *ws) \
