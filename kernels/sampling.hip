@@ -344,6 +344,13 @@ HR_DEVICE bool smp_select(const T *x, uint32_t n, const smp_row &r, bool mass, s
 #define SMP_CAP 2048            /* >= SMP_TOPK_MAX + one wave's tile (64 x SMP_TILE_U) */
 #define SMP_TILE_U 8
 #define SMP_NONE 0xffffffffu
+/* sample_topk and sample_passes are not inlined into sample_row: the two
+ * paths in one function spilled on sm_90 at its 64 registers (1024 threads). */
+#if defined(HR_HOST)
+#define SMP_NOINLINE HR_DEVICE  /* out of line, the host compiler moved barriers apart */
+#else
+#define SMP_NOINLINE static __device__ __noinline__
+#endif
 
 HR_DEVICE smp_u64 smp_ballot(bool p)
 {
@@ -515,18 +522,18 @@ HR_DEVICE void smp_topk_words(const T *x, uint32_t n, uint32_t k, smp_u64 *buf)
 	}
 	__syncthreads();
 	for (uint32_t ti = 0; ti < ntiles; ti++) {
-		const uint32_t base = ti * tile;
+		const uint32_t base = ti * tile + threadIdx.x;
 		smp_u64 w[SMP_TILE_U];
 		uint32_t pend = 0;
 
 		if (ti + 1 < ntiles)
 			for (int u = 0; u < SMP_TILE_U; u++) {
-				const uint32_t j = base + tile + threadIdx.x + (uint32_t)u * bs;
+				const uint32_t j = base + tile + (uint32_t)u * bs;
 
 				nxt[u] = x[j < n ? j : 0];
 			}
 		for (int u = 0; u < SMP_TILE_U; u++) {
-			const uint32_t j = base + threadIdx.x + (uint32_t)u * bs;
+			const uint32_t j = base + (uint32_t)u * bs;
 
 			w[u] = j < n ? smp_word(hr_to_f32(cur[u]), j) : 0;
 			pend |= (w[u] > t ? 1u : 0u) << u;
@@ -534,13 +541,10 @@ HR_DEVICE void smp_topk_words(const T *x, uint32_t n, uint32_t k, smp_u64 *buf)
 		/* rounds: append; on an overflow, raise t and append what is left */
 		for (;;) {
 			const uint32_t f = round++ & 1;
-			smp_u64 msk[SMP_TILE_U];
 			uint32_t tot = 0;
 
-			for (int u = 0; u < SMP_TILE_U; u++) {
-				msk[u] = smp_ballot(pend >> u & 1);
-				tot += smp_popc(msk[u]);
-			}
+			for (int u = 0; u < SMP_TILE_U; u++)
+				tot += smp_popc(smp_ballot(pend >> u & 1));
 			if (tot) {
 				uint32_t at = 0;
 
@@ -552,9 +556,11 @@ HR_DEVICE void smp_topk_words(const T *x, uint32_t n, uint32_t k, smp_u64 *buf)
 				at = hr_shfl(at, 0, ws);
 				if (at + tot <= SMP_CAP) {
 					for (int u = 0; u < SMP_TILE_U; u++) {
+						const smp_u64 msk = smp_ballot(pend >> u & 1);
+
 						if (pend >> u & 1)
-							buf[at + smp_popc(msk[u] & below)] = w[u];
-						at += smp_popc(msk[u]);
+							buf[at + smp_popc(msk & below)] = w[u];
+						at += smp_popc(msk);
 					}
 					pend = 0;
 				}
@@ -624,8 +630,9 @@ HR_DEVICE uint32_t smp_philox(uint64_t seed, uint64_t offset)
  * integers, k^2 / blockDim adds a thread).
  */
 template <typename T>
-HR_DEVICE uint32_t sample_topk(const T *x, uint32_t n, uint32_t k, float t, float p, float mp,
-			       uint64_t seed, uint64_t offset)
+SMP_NOINLINE uint32_t sample_topk(const T *x, uint32_t n, uint32_t k, uint32_t row,
+			       const float *temperature, const float *top_p, const float *min_p,
+			       const uint64_t *seed, const uint64_t *offset)
 {
 	__shared__ smp_u64 buf[SMP_CAP];
 	__shared__ uint32_t sh_tok;
@@ -636,6 +643,11 @@ HR_DEVICE uint32_t sample_topk(const T *x, uint32_t n, uint32_t k, float t, floa
 	smp_topk_words(x, n, k, buf);
 	if ((uint32_t)(buf[0] >> 32) == 0xffffffffu)
 		return n;                       /* NaN */
+	/* the row's parameters read again here: fewer registers during the pass */
+	const float t = temperature ? temperature[row] : 1.0f;     /* > 0: not greedy */
+	const float p = top_p ? top_p[row] : 1.0f;
+	const float mp = min_p ? min_p[row] : 0.0f;
+
 	r.m = smp_word_val(buf[0]);
 	r.invt = 1.0f / t;
 	r.minp = mp;
@@ -676,7 +688,7 @@ HR_DEVICE uint32_t sample_topk(const T *x, uint32_t n, uint32_t k, float t, floa
 	const smp_u64 z = hr_block_reduce(acc, hr_op_sum());
 	if (!z)
 		return n;
-	const smp_u64 u = smp_philox(seed, offset);
+	const smp_u64 u = smp_philox(seed ? seed[row] : 0, offset ? offset[row] : 0);
 	const smp_u64 point = (z >> 32) * u + (((z & 0xffffffffull) * u) >> 32);
 
 	/* the first token, in index order, whose running mass exceeds point */
@@ -696,6 +708,40 @@ HR_DEVICE uint32_t sample_topk(const T *x, uint32_t n, uint32_t k, float t, floa
 	return sh_tok;
 }
 
+/* sample_T by passes over the row (top_k off or above SMP_TOPK_MAX). */
+template <typename T>
+SMP_NOINLINE uint32_t sample_passes(const T *x, uint32_t n, int32_t k, float t, float p, float mp,
+				    uint64_t seed, uint64_t offset)
+{
+	float m = -INFINITY;
+	smp_row r;
+
+	smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t) { m = hr_max(m, v); });
+	m = hr_block_reduce(m, hr_op_max());
+	r.m = m;
+	r.invt = 1.0f / t;
+	r.minp = mp;
+	r.use_minp = mp > 0.0f;
+	r.use_q = true;
+	r.c1.on = r.c2.on = false;
+	r.c1.key = r.c2.key = r.c1.idx = r.c2.idx = 0;
+	if (k > 0 && (uint32_t)k < n)
+		smp_select(x, n, r, false, (smp_u64)k, &r.c1);
+	if (p < 1.0f && k != 1) {
+		const smp_u64 z = smp_total(x, n, r, true);
+		smp_u64 target = (smp_u64)ceil((double)(p > 0.0f ? p : 0.0f) * (double)z);
+
+		if (target < 1)
+			target = 1;
+		if (z > 0)
+			smp_select(x, n, r, true, target, &r.c2);
+	}
+	const smp_u64 z = smp_total(x, n, r, true);
+	const smp_u64 u = smp_philox(seed, offset);
+	const smp_u64 point = (z >> 32) * u + (((z & 0xffffffffull) * u) >> 32);
+	return z ? smp_find(x, n, r, true, false, 0, point) : n;
+}
+
 template <typename T>
 HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *temperature,
 			  const int32_t *top_k, const float *top_p, const float *min_p,
@@ -711,8 +757,6 @@ HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *te
 	int32_t k = top_k ? top_k[row] : 0;
 	const float p = top_p ? top_p[row] : 1.0f;
 	const float mp = min_p ? min_p[row] : 0.0f;
-	float m = -INFINITY;
-	smp_row r;
 
 	if (!(t > 0.0f)) {
 		k = 1;                  /* greedy */
@@ -736,37 +780,15 @@ HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *te
 		return;
 	}
 	if (k > 1 && k <= SMP_TOPK_MAX && (uint32_t)k < n) {
-		const uint32_t tok = sample_topk(x, n, (uint32_t)k, t, p, mp, seed ? seed[row] : 0,
-						 offset ? offset[row] : 0);
+		const uint32_t tok = sample_topk(x, n, (uint32_t)k, row, temperature, top_p, min_p,
+						 seed, offset);
 
 		if (threadIdx.x == 0)
 			dst[row] = tok;
 		return;
 	}
-	smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t) { m = hr_max(m, v); });
-	m = hr_block_reduce(m, hr_op_max());
-	r.m = m;
-	r.invt = 1.0f / t;
-	r.minp = mp;
-	r.use_minp = mp > 0.0f;
-	r.use_q = true;
-	r.c1.on = r.c2.on = false;
-	r.c1.key = r.c2.key = r.c1.idx = r.c2.idx = 0;
-	if (k > 0 && (uint32_t)k < n)
-		smp_select(x, n, r, false, (smp_u64)k, &r.c1);
-	if (p < 1.0f && k != 1) {
-		const smp_u64 z = smp_total(x, n, r, true);
-		smp_u64 target = (smp_u64)ceil((double)(p > 0.0f ? p : 0.0f) * (double)z);
-
-		if (target < 1)
-			target = 1;
-		if (z > 0)
-			smp_select(x, n, r, true, target, &r.c2);
-	}
-	const smp_u64 z = smp_total(x, n, r, true);
-	const smp_u64 u = smp_philox(seed ? seed[row] : 0, offset ? offset[row] : 0);
-	const smp_u64 point = (z >> 32) * u + (((z & 0xffffffffull) * u) >> 32);
-	const uint32_t tok = z ? smp_find(x, n, r, true, false, 0, point) : n;
+	const uint32_t tok = sample_passes(x, n, k, t, p, mp, seed ? seed[row] : 0,
+					   offset ? offset[row] : 0);
 
 	if (threadIdx.x == 0)
 		dst[row] = tok;
