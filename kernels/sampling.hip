@@ -33,8 +33,14 @@
  *       larger than any number (torch.topk, sorted).  1 <= k <=
  *       min(ncols, 1024); the kernel writes nothing otherwise.
  *
- * How (the approach of FlashInfer's sorting-free sampling: one block a
- * row, the cut found by repeated block reductions instead of a sort):
+ * How, top_k in (1, 1024] and below ncols (sample_T) and topk_T: one pass
+ * over the row keeps the candidates above a running threshold in shared
+ * memory (smp_topk_words, below); the k survivors are sorted, and the
+ * sampler's filters and draw are prefix sums over them, giving the token
+ * the passes below give.
+ *
+ * How, otherwise (the approach of FlashInfer's sorting-free sampling: one
+ * block a row, the cut found by repeated block reductions instead of a sort):
  * each logit has a 32-bit key in its order (NaN highest, -0 as +0).  A
  * prefix of the row's order ends at a pivot (key K, index I); the pivot
  * of the shortest prefix whose weight reaches a target is found by a
@@ -54,8 +60,8 @@
  * smp_find splits the row into one contiguous segment a wave, sums each,
  * and the wave whose segment holds the point walks it a wave-width at a
  * time with a wave prefix sum.  No workspace; static shared memory only
- * (the waves' bins; topk 8 KiB more for its k candidates, which it sorts
- * with a bitonic network: k <= 1024 of them, not the row).
+ * (the waves' bins, and the one-pass top-k's 2048-word candidate buffer;
+ * the k <= 1024 survivors are sorted with a bitonic network, not the row).
  */
 #include "hr-kernel.h"
 #include "hr-rows.h"
