@@ -194,7 +194,7 @@ static double pat_value(enum pat pt, int j, uint64_t *rng)
 	case PAT_ASC:
 		return -100 + j * 0.01;
 	case PAT_RUNS:
-		return (double)(j / 300);
+		return floor(j / 300.0);
 	case PAT_EQUAL:
 		return 1.5;
 	case PAT_NEGINF:
