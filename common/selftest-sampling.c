@@ -17,10 +17,16 @@
  * filtered distribution (bins of expected count < 5 merged) must stay
  * below its 0.999 quantile (Wilson-Hilferty).  Rows of 7, 1000 and 151936
  * columns (the widest with 1 row on the host backend), -inf logits, f16
- * and bf16 ties; guard elements after dst stay poisoned.
+ * and bf16 ties; guard elements after dst stay poisoned.  The one-pass
+ * top-k path (1 < top_k <= 1024): rows in ascending order (its candidate
+ * buffer overflows again and again; f16/bf16 round them into runs of
+ * ties), long runs of equal logits, all equal, mostly -inf, top_k 2 to
+ * 1024 with each other filter; a NaN in a row gives ncols on every path.
  *
  * topk_T exactly (values' bits and indices) against a sort of (value desc,
- * index asc), NaN first; k = 1, k = ncols, k = 1024, many ties.
+ * index asc), NaN first; k = 1, k = ncols (7, 1000, 1024), k = 1024, one
+ * column, many ties, NaNs, and the same edges as sample_T's: ascending
+ * rows, runs, all equal, mostly -inf.
  */
 #include <errno.h>
 #include <math.h>
@@ -177,6 +183,30 @@ static void gen_row(enum st_dtype dt, void *buf, size_t base, int n, double scal
 	}
 }
 
+/* Row patterns for the one-pass top-k's edges: its candidate buffer
+ * overflows again and again on ascending rows (f16/bf16 round them into
+ * runs of ties), ties everywhere, rows mostly -inf. */
+enum pat { PAT_RAND, PAT_TIES, PAT_ASC, PAT_RUNS, PAT_EQUAL, PAT_NEGINF };
+
+static double pat_value(enum pat pt, int j, uint64_t *rng)
+{
+	switch (pt) {
+	case PAT_ASC:
+		return -100 + j * 0.01;
+	case PAT_RUNS:
+		return floor(j / 300.0);
+	case PAT_EQUAL:
+		return 1.5;
+	case PAT_NEGINF:
+		return j % 37 ? -INFINITY : st_uniform(rng, -4, 4);
+	case PAT_TIES:
+		return (double)(rand_u32(rng) % 13) * 0.75 - 4;
+	case PAT_RAND:
+		break;
+	}
+	return st_uniform(rng, -8, 8);
+}
+
 struct dev {
 	uint64_t x, dst, temp, topk, topp, minp, seed, off;
 };
@@ -263,13 +293,37 @@ struct tcase {
 	int rows, cols;
 	int host_rows;          /* rows on the host backend (0: rows) */
 	bool neg_inf;
+	enum pat pat;           /* PAT_RAND: gen_row's */
+	bool topk;              /* top_k on in every row (topk_params) */
+	bool nan;               /* a NaN in every row: the token is cols */
 };
 
 static const struct tcase token_cases[] = {
-	{ "token7", 8, 7, 0, false },
-	{ "token1000", 8, 1000, 0, true },
-	{ "token151936", 8, 151936, 2, false },
+	{ "token7", 8, 7, 0, false, PAT_RAND, false, false },
+	{ "token1000", 8, 1000, 0, true, PAT_RAND, false, false },
+	{ "token151936", 8, 151936, 2, false, PAT_RAND, false, false },
+	{ "token_asc", 4, 20000, 0, false, PAT_ASC, true, false },
+	{ "token_runs", 4, 10000, 0, false, PAT_RUNS, true, false },
+	{ "token_equal", 4, 3000, 0, false, PAT_EQUAL, true, false },
+	{ "token_neginf", 4, 4000, 0, false, PAT_NEGINF, true, false },
+	{ "token_nan", 8, 5000, 0, false, PAT_RAND, false, true },
 };
+
+/* Row i's filters where top_k is on: 1024, and with each other filter. */
+static struct params topk_params(int i)
+{
+	static const struct params ps[] = {
+		{ 1.0f, 1.0f, 0.0f, 1024, 0, 0 },
+		{ 0.8f, 0.9f, 0.0f, 1000, 0, 0 },
+		{ 1.0f, 1.0f, 0.05f, 700, 0, 0 },
+		{ 1.5f, 0.5f, 0.0f, 2, 0, 0 },
+	};
+	struct params p = ps[i % 4];
+
+	p.seed = 0x70b0000ULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL;
+	p.offset = (uint64_t)i * 5 + 1;
+	return p;
+}
 
 /* Row i's filters in the token cases: all off, each alone, combined, greedy. */
 static struct params token_params(int i)
@@ -315,8 +369,14 @@ static void token_case(struct st_device *d, const struct st_kernel *k, struct ha
 		goto out;
 	}
 	for (int r = 0; r < rows; r++) {
-		gen_row(dt, x, (size_t)r * n, n, 2.5, &rng, c->neg_inf);
-		p[r] = token_params(r);
+		if (c->pat == PAT_RAND)
+			gen_row(dt, x, (size_t)r * n, n, 2.5, &rng, c->neg_inf);
+		else
+			for (int j = 0; j < n; j++)
+				st_store(dt, x, (size_t)r * n + j, st_fv(pat_value(c->pat, j, &rng)));
+		if (c->nan)     /* rows of both paths: top_k on (5, 50, 3) and off */
+			st_store(dt, x, (size_t)r * n + rand_u32(&rng) % (uint32_t)n, st_fv(NAN));
+		p[r] = c->topk ? topk_params(r) : token_params(r);
 	}
 	if (run_sample(d, kh, dt, x, rows, n, p, tok, res) < 0)
 		goto out;
@@ -327,6 +387,14 @@ static void token_case(struct st_device *d, const struct st_kernel *k, struct ha
 		bool ok = false;
 		uint32_t want = UINT32_MAX;
 
+		if (c->nan) {   /* the row's maximum is NaN */
+			if (tok[r] != (uint32_t)n) {
+				res->max_err = INFINITY;
+				st_fail(res, "row %d (top_k %d), a NaN in it: token %u, want %d", r,
+				        p[r].top_k, tok[r], n);
+			}
+			continue;
+		}
 		for (int j = 0; j < n; j++)
 			xv[j] = st_load(dt, x, (size_t)r * n + j).f;
 		z = ref_filter(xv, n, &p[r], o, keep, q);
@@ -450,16 +518,26 @@ struct kcase {
 	const char *name;
 	int rows, cols, k;
 	int host_rows;
-	bool ties, nan;
+	enum pat pat;
+	bool nan;
 };
 
 static const struct kcase topk_cases[] = {
-	{ "k7of7", 3, 7, 7, 0, false, false },
-	{ "k1", 4, 1000, 1, 0, true, false },
-	{ "k50", 4, 1000, 50, 0, false, true },
-	{ "k1000of1000", 2, 1000, 1000, 0, true, false },
-	{ "k1024", 2, 5000, 1024, 0, true, true },
-	{ "k64of151936", 4, 151936, 64, 1, false, false },
+	{ "k7of7", 3, 7, 7, 0, PAT_RAND, false },
+	{ "k1", 4, 1000, 1, 0, PAT_TIES, false },
+	{ "k50", 4, 1000, 50, 0, PAT_RAND, true },
+	{ "k1000of1000", 2, 1000, 1000, 0, PAT_TIES, false },
+	{ "k1024", 2, 5000, 1024, 0, PAT_TIES, true },
+	{ "k64of151936", 4, 151936, 64, 1, PAT_RAND, false },
+	{ "k1of1", 2, 1, 1, 0, PAT_RAND, false },
+	{ "k1asc", 2, 9000, 1, 0, PAT_ASC, false },
+	{ "k100asc", 2, 20000, 100, 0, PAT_ASC, false },
+	{ "k1024asc", 2, 20000, 1024, 0, PAT_ASC, true },
+	{ "k1024of1024asc", 2, 1024, 1024, 0, PAT_ASC, false },
+	{ "k300runs", 2, 10000, 300, 0, PAT_RUNS, false },
+	{ "k200equal", 2, 3000, 200, 0, PAT_EQUAL, false },
+	{ "k64neginf", 2, 4000, 64, 0, PAT_NEGINF, false },
+	{ "k500neginf", 2, 4000, 500, 0, PAT_NEGINF, true },
 };
 
 static void topk_case(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm_kernel *kh,
@@ -483,10 +561,9 @@ static void topk_case(struct st_device *d, const struct st_kernel *k, struct han
 		goto out;
 	}
 	for (size_t i = 0; i < (size_t)rows * n; i++) {
-		double v = c->ties ? (double)(rand_u32(&rng) % 13) * 0.75 - 4 :
-		                     st_uniform(&rng, -8, 8);
+		double v = pat_value(c->pat, (int)(i % (size_t)n), &rng);
 
-		if (c->ties && v == 0 && rand_u32(&rng) % 2)
+		if (c->pat == PAT_TIES && v == 0 && rand_u32(&rng) % 2)
 			v = -0.0;
 		st_store(dt, x, i, st_fv(v));
 		if (c->nan && rand_u32(&rng) % 97 == 0)
