@@ -350,12 +350,15 @@ HR_DEVICE bool smp_select(const T *x, uint32_t n, const smp_row &r, bool mass, s
 #define SMP_CAP 2048            /* >= SMP_TOPK_MAX + one wave's tile (64 x SMP_TILE_U) */
 #define SMP_TILE_U 8
 #define SMP_NONE 0xffffffffu
-/* sample_topk and sample_passes are not inlined into sample_row: the two
- * paths in one function spilled on sm_90 at its 64 registers (1024 threads). */
-#if defined(HR_HOST)
-#define SMP_NOINLINE HR_DEVICE  /* out of line, the host compiler moved barriers apart */
-#else
+/* sample_topk and sample_passes are not inlined into sample_row on NVIDIA:
+ * the two paths in one function spilled on sm_90 at its 64 registers (1024
+ * threads).  Inlined elsewhere: on AMD a call keeps its frame in scratch
+ * (40 bytes a lane on gfx90a with ROCm 5.7), and out of line the host
+ * compiler moved barriers apart. */
+#if defined(HR_CUDA)
 #define SMP_NOINLINE static __device__ __noinline__
+#else
+#define SMP_NOINLINE HR_DEVICE
 #endif
 
 HR_DEVICE smp_u64 smp_ballot(bool p)
