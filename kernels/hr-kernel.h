@@ -354,6 +354,17 @@ HR_DEVICE int hr_lane_id(void)
 #define HR_SHFL_CALL(op, ...) __##op##_sync(0xffffffffu, __VA_ARGS__)
 #endif
 
+/* One bit a lane of the wave, lane i at bit i: HIP's __ballot (64 bits on a
+ * 64-lane wave), CUDA's __ballot_sync over all 32 lanes (the upper half 0). */
+HR_DEVICE uint64_t hr_ballot(bool p)
+{
+#if defined(HR_HIP) || defined(HR_HOST)
+	return (uint64_t)__ballot(p);
+#else
+	return (uint64_t)__ballot_sync(0xffffffffu, p);
+#endif
+}
+
 /* width must be a power of two <= the wave size; pass it explicitly. */
 template <typename T>
 HR_DEVICE T hr_shfl_xor(T v, int lane_mask, int width) { return HR_SHFL_CALL(shfl_xor, v, lane_mask, width); }

@@ -361,15 +361,6 @@ HR_DEVICE bool smp_select(const T *x, uint32_t n, const smp_row &r, bool mass, s
 #define SMP_NOINLINE HR_DEVICE
 #endif
 
-HR_DEVICE smp_u64 smp_ballot(bool p)
-{
-#if defined(HR_CUDA)
-	return __ballot_sync(0xffffffffu, p);
-#else
-	return __ballot(p);
-#endif
-}
-
 HR_DEVICE uint32_t smp_popc(smp_u64 m)
 {
 	return (uint32_t)__popcll(m);
@@ -421,7 +412,7 @@ HR_DEVICE smp_u64 smp_kth(const smp_u64 *buf, uint32_t m, uint32_t k)
 			const uint32_t d = (uint32_t)(e >> shift) & (SMP_DIGITS - 1);
 
 			for (int b = 0; b < SMP_DIGITS; b++) {
-				const uint32_t h = smp_popc(smp_ballot(in && d == (uint32_t)b));
+				const uint32_t h = smp_popc(hr_ballot(in && d == (uint32_t)b));
 
 				cnt += lane == b ? h : 0;
 			}
@@ -468,7 +459,7 @@ HR_DEVICE void smp_compact(smp_u64 *buf, uint32_t m, smp_u64 t, uint32_t *n)
 		const uint32_t i = c + threadIdx.x;
 		const smp_u64 e = i < m ? buf[i] : 0;
 		const bool keep = i < m && e >= t;
-		const smp_u64 msk = smp_ballot(keep);
+		const smp_u64 msk = hr_ballot(keep);
 		uint32_t at = 0;
 
 		if (lane == 0 && msk)
@@ -553,7 +544,7 @@ HR_DEVICE void smp_topk_words(const T *x, uint32_t n, uint32_t k, smp_u64 *buf)
 			uint32_t tot = 0;
 
 			for (int u = 0; u < SMP_TILE_U; u++)
-				tot += smp_popc(smp_ballot(pend >> u & 1));
+				tot += smp_popc(hr_ballot(pend >> u & 1));
 			if (tot) {
 				uint32_t at = 0;
 
@@ -565,7 +556,7 @@ HR_DEVICE void smp_topk_words(const T *x, uint32_t n, uint32_t k, smp_u64 *buf)
 				at = hr_shfl(at, 0, ws);
 				if (at + tot <= SMP_CAP) {
 					for (int u = 0; u < SMP_TILE_U; u++) {
-						const smp_u64 msk = smp_ballot(pend >> u & 1);
+						const smp_u64 msk = hr_ballot(pend >> u & 1);
 
 						if (pend >> u & 1)
 							buf[at + smp_popc(msk & below)] = w[u];

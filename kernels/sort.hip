@@ -480,16 +480,6 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 #define SORT_SHARED_IDX_MASK 0xfffu
 #define SORT_SHARED_PACK_PASS 3
 
-/* Bit i set when lane i's predicate holds (64 bits on every wave size). */
-HR_DEVICE uint64_t sort_ballot(bool p)
-{
-#if defined(HR_CUDA)
-	return (uint64_t)__ballot_sync(0xffffffffu, p);
-#else
-	return (uint64_t)__ballot(p);
-#endif
-}
-
 /* false (nothing done, nothing written): the launch does not suit it. */
 template <bool ASC, typename T>
 HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, uint32_t *sh)
@@ -539,12 +529,12 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 			if (e < E) {    /* the same for the whole block */
 				const bool valid = first + e * ws < n;
 				const uint32_t d = key[e] >> shift & DM;
-				const uint64_t v = sort_ballot(valid);
+				const uint64_t v = hr_ballot(valid);
 				uint64_t m = v, ml = v;
 
 #pragma unroll
 				for (uint32_t b = 0; b < SORT_RADIX_BITS; b++) {
-					const uint64_t bb = sort_ballot(valid && (d >> b & 1));
+					const uint64_t bb = hr_ballot(valid && (d >> b & 1));
 
 					m &= d >> b & 1 ? bb : ~bb;
 					ml &= lane >> b & 1 ? bb : ~bb;
