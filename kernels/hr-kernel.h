@@ -382,6 +382,22 @@ HR_DEVICE T hr_wave_sum(T v, int width)
 	return v;
 }
 
+/* Inclusive prefix sum across `width` lanes (lane i gets lanes 0..i's sum,
+ * lanes counted within each group of `width`): log2(width) shuffles. */
+template <typename T>
+HR_DEVICE T hr_wave_prefix_sum(T v, int width)
+{
+	const int lane = (int)threadIdx.x & (width - 1);
+
+	for (int off = 1; off < width; off <<= 1) {
+		const T y = hr_shfl(v, lane >= off ? lane - off : lane, width);
+
+		if (lane >= off)
+			v += y;
+	}
+	return v;
+}
+
 template <typename T>
 HR_DEVICE T hr_wave_max(T v, int width)
 {

@@ -221,13 +221,7 @@ HR_DEVICE uint32_t smp_find(const T *x, uint32_t n, const smp_row &r, bool mass,
 				if (!((!only_key || k == key) && smp_cand(r, v, k, j, mass, &w)))
 					w = 0;
 			}
-			incl = w;
-			for (int off = 1; off < ws; off <<= 1) {
-				const smp_u64 o = hr_shfl(incl, lane >= off ? lane - off : lane, ws);
-
-				if (lane >= off)
-					incl += o;
-			}
+			incl = hr_wave_prefix_sum(w, ws);
 			const int first = hr_wave_min(base + incl > t ? lane : ws, ws);
 
 			if (first < ws) {

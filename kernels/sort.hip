@@ -236,27 +236,15 @@ HR_DEVICE uint32_t radix_block_scan(uint32_t v, uint32_t *wsum, uint32_t *total)
 {
 	const int ws = hr_wave_size(), lane = (int)threadIdx.x & (ws - 1);
 	const int wave = (int)threadIdx.x / ws, nw = (int)blockDim.x / ws;
-	uint32_t x = v;
+	const uint32_t x = hr_wave_prefix_sum(v, ws);
 
-	for (int off = 1; off < ws; off <<= 1) {
-		const uint32_t y = hr_shfl(x, lane >= off ? lane - off : lane, ws);
-
-		if (lane >= off)
-			x += y;
-	}
 	if (lane == ws - 1)
 		wsum[wave] = x;
 	__syncthreads();
 	if (wave == 0) {
 		const uint32_t s = lane < nw ? wsum[lane] : 0;
-		uint32_t z = s;
+		const uint32_t z = hr_wave_prefix_sum(s, ws);
 
-		for (int off = 1; off < ws; off <<= 1) {
-			const uint32_t y = hr_shfl(z, lane >= off ? lane - off : lane, ws);
-
-			if (lane >= off)
-				z += y;
-		}
 		if (lane < nw)
 			wsum[lane] = z - s;
 		if (lane == ws - 1)
@@ -554,14 +542,7 @@ HR_DEVICE bool radix_shared(const T *x, uint32_t *dst, uint32_t n, uint32_t pad,
 
 			for (uint32_t i = lo; i < hi; i++)
 				s += tbl[i];
-			z = s;
-			for (uint32_t off = 1; off < ws; off <<= 1) {
-				const uint32_t y = hr_shfl(z, (int)(lane >= off ? lane - off : lane), (int)ws);
-
-				if (lane >= off)
-					z += y;
-			}
-			z -= s;
+			z = hr_wave_prefix_sum(s, (int)ws) - s;
 			for (uint32_t i = lo; i < hi; i++) {
 				const uint32_t y = tbl[i];
 
