@@ -37,7 +37,10 @@
 
 #define QK 32
 enum qt { Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, NQT };
-enum op { OP_QUANTIZE, OP_DEQ_F32, OP_DEQ_F16, OP_GET_ROWS, OP_DMMV, OP_MMVQ };
+enum op { OP_QUANTIZE, OP_DEQ_F32, OP_DEQ_F16, OP_GET_ROWS, OP_PACK, OP_UNPACK, OP_DMMV, OP_MMVQ };
+/* k->op: the op, the format << 4, the mat-vec's columns << 8, and OP_P: the
+ * planar layout (the Qp kernels, quantize_q8_1p). */
+#define OP_P (1 << 12)
 
 static const char *const qt_names[NQT] = { "q4_0", "q4_1", "q5_0", "q5_1", "q8_0",
                                            "q4_K", "q5_K", "q6_K" };
@@ -318,6 +321,45 @@ static void quantize_q8_1_ref(const float *x, size_t n, size_t npad, uint8_t *y)
 	}
 }
 
+/*
+ * The planar layout (kernels/quantized.hip, doc/KERNELS.md) of nblk blocks
+ * (a multiple of 8) whose fields are sc, qh and qs bytes in that order:
+ * groups of 8 blocks, each group [8 qs][8 qh][8 sc].  to: ggml -> planar,
+ * else back.  q8_1 (sc 4: d and s, qs 32) gives q8_1p.
+ */
+static const size_t qt_fields[NQT][3] = { { 2, 0, 16 }, { 4, 0, 16 }, { 2, 4, 16 }, { 4, 4, 16 },
+                                          { 2, 0, 32 } };
+static const size_t q8_1_fields[3] = { 4, 0, 32 };
+
+static void planar_perm(const size_t *fl, const uint8_t *in, uint8_t *out, size_t nblk, bool to)
+{
+	const size_t sc = fl[0], qh = fl[1], qs = fl[2], bb = sc + qh + qs;
+
+	for (size_t ib = 0; ib < nblk; ib++) {
+		const size_t b = ib % 8, blk = ib * bb, grp = ib / 8 * 8 * bb;
+		const size_t f[3][3] = { { 0, grp + 8 * (qs + qh) + b * sc, sc },
+		                         { sc, grp + 8 * qs + b * qh, qh },
+		                         { sc + qh, grp + b * qs, qs } };
+
+		for (int i = 0; i < 3; i++) {
+			if (to)
+				memcpy(out + f[i][1], in + blk + f[i][0], f[i][2]);
+			else
+				memcpy(out + blk + f[i][0], in + f[i][1], f[i][2]);
+		}
+	}
+}
+
+/* A planar copy of nblk blocks; NULL when out of memory. */
+static uint8_t *planar_dup(const size_t *fl, const uint8_t *in, size_t nblk)
+{
+	uint8_t *out = malloc(nblk * (fl[0] + fl[1] + fl[2]) + 1);
+
+	if (out)
+		planar_perm(fl, in, out, nblk, true);
+	return out;
+}
+
 /* n values (a multiple of 32): llama's test vector or uniform in [-1, 1). */
 static float *values(size_t n, bool cosine, uint64_t *rng)
 {
@@ -412,7 +454,7 @@ out:
 	free(got);
 }
 
-static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int c,
+static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int c, bool planar,
                          struct st_result *res)
 {
 	/* c 2: work of an element a thread, the kernel's 32-lanes-a-block path */
@@ -433,6 +475,17 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 	for (int r = 0; r < rows; r++)
 		quantize_q8_1_ref(x + (size_t)r * kx, (size_t)kx, (size_t)kpad,
 		                  want + (size_t)r * kpad / QK * Q8_1_BYTES);
+	if (planar) {
+		/* q8_1p: the same blocks, planar (kpad a multiple of 256) */
+		uint8_t *p = planar_dup(q8_1_fields, want, ybytes / Q8_1_BYTES);
+
+		if (!p) {
+			st_fail(res, "out of memory");
+			goto out;
+		}
+		free(want);
+		want = p;
+	}
 	if (st_dbuf_new(d, x, n * 4, &b.p[0]) < 0 || st_dbuf_new(d, NULL, ybytes, &b.p[1]) < 0) {
 		st_fail(res, "device buffers");
 		goto out;
@@ -446,10 +499,17 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 	}
 	for (size_t i = 0; i < ybytes; i++) {
 		if (got[i] != want[i]) {
-			st_fail(res, "block %zu byte %zu: got 0x%02x, want 0x%02x", i / Q8_1_BYTES,
-			        i % Q8_1_BYTES, got[i], want[i]);
+			st_fail(res, "%s %zu byte %zu: got 0x%02x, want 0x%02x", planar ? "group" : "block",
+			        i / (planar ? 8 * Q8_1_BYTES : Q8_1_BYTES),
+			        i % (planar ? 8 * Q8_1_BYTES : Q8_1_BYTES), got[i], want[i]);
 			break;
 		}
+	}
+	st_check_poison(got, ybytes, ybytes + 16, res);
+	if (planar) {
+		/* back to ggml's blocks for the round trip below */
+		memcpy(want, got, ybytes);
+		planar_perm(q8_1_fields, want, got, ybytes / Q8_1_BYTES, false);
 	}
 	for (int r = 0; r < rows; r++) {
 		for (int i = 0; i < kx; i++) {
@@ -464,7 +524,6 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 	res->tol = 0.002;
 	if (res->max_err > 0.002)
 		st_fail(res, "round trip error %.6g > 0.002", res->max_err);
-	st_check_poison(got, ybytes, ybytes + 16, res);
 out:
 	bufs_free(d, &b);
 	free(x);
@@ -518,6 +577,59 @@ out:
 }
 
 /*
+ * pack_Qp / unpack_Qp: blocks of random bytes (the moves are byte moves,
+ * whatever the bytes mean) against planar_perm, byte for byte; case 1 a k
+ * that is not whole groups writes nothing.
+ */
+static void run_pack(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm_kernel *kh,
+                     int c, struct st_result *res)
+{
+	const enum qt t = (enum qt)(k->op >> 4 & 15);
+	const bool to = (k->op & 15) == OP_PACK;
+	const size_t nblk = 33 * 8, bytes = nblk * qt_bytes[t];
+	uint64_t rng = 0x94d049bb133111ebULL ^ (uint64_t)k->op << 4 ^ (uint64_t)c;
+	uint8_t *in = malloc(bytes), *want = malloc(bytes + 16), *got = malloc(bytes + 16);
+	struct bufs b = { { 0 } };
+	int kk = c == 0 ? (int)(nblk * QK) : (int)(nblk * QK) - QK;
+	void *args[3] = { &b.p[0], &b.p[1], &kk };
+
+	if (!in || !want || !got) {
+		st_fail(res, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++)
+		in[i] = (uint8_t)st_rand(&rng);
+	planar_perm(qt_fields[t], in, want, nblk, to);
+	if (st_dbuf_new(d, in, bytes, &b.p[0]) < 0 || st_dbuf_new(d, NULL, bytes, &b.p[1]) < 0) {
+		st_fail(res, "device buffers");
+		goto out;
+	}
+	if (st_launch_work(d, kh, (uint64_t)kk / QK, 1, args, res) < 0)
+		goto out;
+	if (st_dbuf_get(d, b.p[1], got, bytes + 16) < 0) {
+		st_fail(res, "copy back");
+		goto out;
+	}
+	if (c == 1) {
+		st_check_poison(got, 0, bytes + 16, res);
+		goto out;
+	}
+	for (size_t i = 0; i < bytes; i++) {
+		if (got[i] != want[i]) {
+			st_fail(res, "group %zu byte %zu: got 0x%02x, want 0x%02x", i / (8 * qt_bytes[t]),
+			        i % (8 * qt_bytes[t]), got[i], want[i]);
+			break;
+		}
+	}
+	st_check_poison(got, bytes, bytes + 16, res);
+out:
+	bufs_free(d, &b);
+	free(in);
+	free(want);
+	free(got);
+}
+
+/*
  * The q8_1 path multiplies by the block sum s as stored (f16 of d * sum(q)),
  * ggml's rule, not by d * sum(q) itself: the product of a block then
  * differs from sum x * q * d by this term.
@@ -557,11 +669,12 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
                        struct hanzo_rocm_kernel *kh, const struct mcase *c, struct st_result *res)
 {
 	const enum qt t = (enum qt)(k->op >> 4 & 15);
-	const bool q8 = (k->op & 15) == OP_MMVQ;
-	const size_t bk = qk(t);
-	/* ncols a whole number of blocks: 736 -> 768 for the K-quants */
-	const int nb = q8 ? k->op >> 8 : 1, rows = c->rows;
-	const int ncols = (int)((c->ncols + bk - 1) / bk * bk);
+	const bool q8 = (k->op & 15) == OP_MMVQ, planar = k->op & OP_P;
+	const size_t bk = qk(t), row_bk = planar ? 256 : bk;
+	/* ncols a whole number of blocks (the planar layout: of groups): 736
+	 * -> 768 for the K-quants and the planar layout */
+	const int nb = q8 ? k->op >> 8 & 15 : 1, rows = c->rows;
+	const int ncols = (int)((c->ncols + row_bk - 1) / row_bk * row_bk);
 	const int npad = (ncols + 511) / 512 * 512, nrows_dst = rows + 3;
 	const size_t bb = qt_bytes[t], rb = (size_t)ncols / bk * bb;
 	const size_t ybytes = (size_t)nb * npad / QK * Q8_1_BYTES;
@@ -570,6 +683,7 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 	float *w = values((size_t)rows * ncols, false, &rng), *y = values((size_t)nb * ncols, false, &rng);
 	float *got = calloc(1, dn * 4 + 16);
 	uint8_t *blk = w ? quantize_all(t, w, (size_t)rows * ncols) : NULL, *yq = calloc(1, ybytes);
+	uint8_t *xp = NULL, *yp = NULL;
 	struct bufs b = { { 0 } };
 	int a_nc = ncols, a_rows = rows, a_npad = npad, a_nd = nrows_dst;
 	void *args[7];
@@ -582,8 +696,15 @@ static void run_matvec(struct st_device *d, const struct st_kernel *k,
 	for (int j = 0; j < nb; j++)
 		quantize_q8_1_ref(y + (size_t)j * ncols, (size_t)ncols, (size_t)npad,
 		                  yq + (size_t)j * npad / QK * Q8_1_BYTES);
-	if (st_dbuf_new(d, blk, rows * rb, &b.p[0]) < 0 ||
-	    st_dbuf_new(d, q8 ? (const void *)yq : y, q8 ? ybytes : (size_t)ncols * 4, &b.p[1]) < 0 ||
+	/* the planar kernels get the same blocks planar (rows of whole groups) */
+	if (planar && (!(xp = planar_dup(qt_fields[t], blk, (size_t)rows * ncols / QK)) ||
+	               !(yp = planar_dup(q8_1_fields, yq, ybytes / Q8_1_BYTES)))) {
+		st_fail(res, "out of memory");
+		goto out;
+	}
+	if (st_dbuf_new(d, planar ? xp : blk, rows * rb, &b.p[0]) < 0 ||
+	    st_dbuf_new(d, q8 ? (const void *)(planar ? yp : yq) : y, q8 ? ybytes : (size_t)ncols * 4,
+	                &b.p[1]) < 0 ||
 	    st_dbuf_new(d, NULL, dn * 4, &b.p[2]) < 0) {
 		st_fail(res, "device buffers");
 		goto out;
@@ -647,6 +768,8 @@ out:
 	free(got);
 	free(blk);
 	free(yq);
+	free(xp);
+	free(yp);
 }
 
 static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm_kernel *kh,
@@ -657,6 +780,8 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 	const int op = k->op & 15;
 	int failed = 0;
 
+	static const char *const pack_cases[2] = { "33groups", "k_not_groups" };
+
 	for (int c = 0; c < (op >= OP_DMMV || op == OP_QUANTIZE ? 3 : 2); c++) {
 		struct st_result res;
 
@@ -664,9 +789,12 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 			break;
 		st_result_start(&res, k, op == OP_QUANTIZE ? q_cases[c] :
 		                op == OP_GET_ROWS ? "7x96ids5" :
+		                op == OP_PACK || op == OP_UNPACK ? pack_cases[c] :
 		                op >= OP_DMMV ? mcases[c].name : deq_cases[c], 0);
 		if (op == OP_QUANTIZE)
-			run_quantize(d, kh, c, &res);
+			run_quantize(d, kh, c, k->op & OP_P, &res);
+		else if (op == OP_PACK || op == OP_UNPACK)
+			run_pack(d, k, kh, c, &res);
 		else if (op == OP_GET_ROWS)
 			run_get_rows(d, k, kh, &res);
 		else if (op >= OP_DMMV)
@@ -699,9 +827,15 @@ int st_plan_quantized(const char *name, struct st_kernel *k)
 {
 	int t, op = -1;
 
-	if (strcmp(name, "quantize_q8_1") == 0) {
+	if (strcmp(name, "quantize_q8_1") == 0 || strcmp(name, "quantize_q8_1p") == 0) {
 		t = 0;
-		op = OP_QUANTIZE;
+		op = OP_QUANTIZE | (name[13] == 'p' ? OP_P : 0);
+	} else if ((t = name_qt(name, "pack_", "p")) >= 0 && t <= Q8_0) {
+		op = OP_PACK;
+	} else if ((t = name_qt(name, "unpack_", "p")) >= 0 && t <= Q8_0) {
+		op = OP_UNPACK;
+	} else if ((t = name_qt(name, "dequantize_mul_mat_vec_", "p")) >= 0 && t <= Q8_0) {
+		op = OP_DMMV | OP_P;
 	} else if ((t = name_qt(name, "dequantize_block_", "_f32")) >= 0) {
 		op = OP_DEQ_F32;
 	} else if ((t = name_qt(name, "dequantize_block_", "_f16")) >= 0) {
@@ -717,6 +851,9 @@ int st_plan_quantized(const char *name, struct st_kernel *k)
 			snprintf(suf, sizeof(suf), "_q8_1_cuda%d", nb);
 			if ((t = name_qt(name, "mul_mat_vec_", suf)) >= 0)
 				op = OP_MMVQ | nb << 8;
+			snprintf(suf, sizeof(suf), "p_q8_1p_cuda%d", nb);
+			if (op < 0 && (t = name_qt(name, "mul_mat_vec_", suf)) >= 0 && t <= Q8_0)
+				op = OP_MMVQ | nb << 8 | OP_P;
 		}
 	}
 	if (op < 0)
@@ -725,7 +862,9 @@ int st_plan_quantized(const char *name, struct st_kernel *k)
 	k->op = op | t << 4;
 	k->n_in = 1;
 	k->in[0] = ST_U8;
-	k->out = (op & 15) == OP_DEQ_F16 ? ST_F16 : (op & 15) == OP_QUANTIZE ? ST_U8 : ST_F32;
+	k->out = (op & 15) == OP_DEQ_F16 ? ST_F16 :
+	         (op & 15) == OP_QUANTIZE || (op & 15) == OP_PACK || (op & 15) == OP_UNPACK ? ST_U8 :
+	         ST_F32;
 	k->cmp = ST_CMP_TOL;
 	k->tol = 0;
 	k->run = run;

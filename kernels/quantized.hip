@@ -123,8 +123,23 @@ HR_DEVICE uint32_t spread4(uint32_t h)
  * (get: the dequantizers and get_rows), and unpack: the 32-element unit
  * `sub` of a block (the mat-vec kernels).
  */
+/*
+ * Unit ik of a row at xr, ggml's layout, for the 32-element formats: a block
+ * is its scale field(s) (sc bytes: d, or d and m), qh (q5: 4 bytes), then
+ * qs (16 bytes, 32 for q8_0); the words from qh on load at once (ldw).
+ * al: 0 the matrix is 2-byte aligned, 1 4-byte, 2 16-byte.
+ */
+#define UNIT_AT_GGML32 \
+	static HR_INLINE void unit_at(const uint8_t *xr, uint64_t ik, int al, unit &u) \
+	{ \
+		const uint8_t *b = xr + ik * bytes; \
+		uint32_t v[(qh + qsb) / 4]; \
+		ldw<(qh + qsb) / 4>(b + sc, v, al != 0); \
+		from(v, b, u); \
+	}
+
 struct fmt_q4_0 {
-	static constexpr int bytes = 18, qk = 32;
+	static constexpr int bytes = 18, qk = 32, sc = 2, qh = 0, qsb = 16, row_qk = 32;
 	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -140,20 +155,18 @@ struct fmt_q4_0 {
 		for (int e = 0; e < 4; e++)
 			o[e] = ((int)(w >> (8 * e) & 15) - 8) * d;
 	}
-	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	static HR_INLINE void from(const uint32_t *v, const uint8_t *scale, unit &u)
 	{
-		uint32_t v[4];
-		const float d = ldh(b);
+		const float d = ldh(scale);
 
-		(void)sub;
-		ldw<4>(b + 2, v, fast);
 		nibbles(v, u.q);
 		unit_s(u, d, -8.0f * d);
 	}
+	UNIT_AT_GGML32
 };
 
 struct fmt_q4_1 {
-	static constexpr int bytes = 20, qk = 32;
+	static constexpr int bytes = 20, qk = 32, sc = 4, qh = 0, qsb = 16, row_qk = 32;
 	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -169,15 +182,12 @@ struct fmt_q4_1 {
 		for (int e = 0; e < 4; e++)
 			o[e] = (float)(w >> (8 * e) & 15) * d + m;
 	}
-	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	static HR_INLINE void from(const uint32_t *v, const uint8_t *scale, unit &u)
 	{
-		uint32_t v[4];
-
-		(void)sub;
-		ldw<4>(b + 4, v, fast);
 		nibbles(v, u.q);
-		unit_s(u, ldh(b), ldh(b + 2));
+		unit_s(u, ldh(scale), ldh(scale + 2));
 	}
+	UNIT_AT_GGML32
 };
 
 /* q5_0 {half d; u8 qh[4]; u8 qs[16]}, q5_1 {half d, m; u8 qh[4]; u8 qs[16]}:
@@ -200,12 +210,9 @@ HR_DEVICE uint32_t q5_quad(const uint8_t *b, int j)
 	return (w & 0x0f0f0f0fu) | spread4(ld32(b + OFF) >> j);
 }
 
-template <int OFF>
-HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
+/* v: qh, then the 4 words of qs (a ggml block's order from qh on). */
+HR_DEVICE void q5_from(const uint32_t *v, unit &u)
 {
-	uint32_t v[5];
-
-	ldw<5>(b + OFF, v, fast);               /* qh, then qs */
 	nibbles(v + 1, u.q);
 #pragma unroll
 	for (int w = 0; w < 4; w++) {
@@ -215,7 +222,7 @@ HR_DEVICE void q5_unpack(const uint8_t *b, bool fast, unit &u)
 }
 
 struct fmt_q5_0 {
-	static constexpr int bytes = 22, qk = 32;
+	static constexpr int bytes = 22, qk = 32, sc = 2, qh = 4, qsb = 16, row_qk = 32;
 	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -229,18 +236,18 @@ struct fmt_q5_0 {
 		for (int e = 0; e < 4; e++)
 			o[e] = ((int)(w >> (8 * e) & 31) - 16) * d;
 	}
-	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	static HR_INLINE void from(const uint32_t *v, const uint8_t *scale, unit &u)
 	{
-		const float d = ldh(b);
+		const float d = ldh(scale);
 
-		(void)sub;
-		q5_unpack<2>(b, fast, u);
+		q5_from(v, u);
 		unit_s(u, d, -16.0f * d);
 	}
+	UNIT_AT_GGML32
 };
 
 struct fmt_q5_1 {
-	static constexpr int bytes = 24, qk = 32;
+	static constexpr int bytes = 24, qk = 32, sc = 4, qh = 4, qsb = 16, row_qk = 32;
 	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -254,16 +261,16 @@ struct fmt_q5_1 {
 		for (int e = 0; e < 4; e++)
 			o[e] = (float)(w >> (8 * e) & 31) * d + m;
 	}
-	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	static HR_INLINE void from(const uint32_t *v, const uint8_t *scale, unit &u)
 	{
-		(void)sub;
-		q5_unpack<4>(b, fast, u);
-		unit_s(u, ldh(b), ldh(b + 2));
+		q5_from(v, u);
+		unit_s(u, ldh(scale), ldh(scale + 2));
 	}
+	UNIT_AT_GGML32
 };
 
 struct fmt_q8_0 {
-	static constexpr int bytes = 34, qk = 32;
+	static constexpr int bytes = 34, qk = 32, sc = 2, qh = 0, qsb = 32, row_qk = 32;
 	static constexpr bool K = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -277,14 +284,71 @@ struct fmt_q8_0 {
 		for (int e = 0; e < 4; e++)
 			o[e] = (float)(int8_t)(uint8_t)(w >> (8 * e)) * d;
 	}
-	static HR_INLINE void unpack(const uint8_t *b, int sub, bool fast, unit &u)
+	static HR_INLINE void from(const uint32_t *v, const uint8_t *scale, unit &u)
 	{
-		(void)sub;
-		ldw<8>(b + 2, u.q, fast);
-		unit_s(u, ldh(b), 0.0f);
+#pragma unroll
+		for (int w = 0; w < 8; w++)
+			u.q[w] = v[w];
+		unit_s(u, ldh(scale), 0.0f);
 	}
+	UNIT_AT_GGML32
 };
 
+
+
+/*
+ * The planar layout of a 32-element format ("Qp", doc/KERNELS.md): groups
+ * of 8 ggml blocks (256 elements), each group the 8 blocks' fields plane
+ * by plane - the 8 qs (16 bytes each, 32 for q8_0), the 8 qh (q5: 4 bytes
+ * each), the 8 scale fields (2 or 4 bytes each) - byte for byte the fields
+ * of the ggml blocks, so a group is 8 blocks' bytes (144, 160, 176, 192,
+ * 272: multiples of 16).  A row is ncols / 256 groups (ncols a multiple of
+ * 256), so where the matrix is 16-byte aligned every unit's qs is too: one
+ * 16-byte load a lane where ggml's 18-34-byte blocks take 5-9 narrower
+ * loads and shifts, and a wave's lanes read adjacent 16 bytes.
+ */
+template <typename F>
+struct planar {
+	static constexpr int bytes = F::bytes, qk = F::qk, group = 8 * F::bytes;
+	static constexpr int sc = F::sc, qh = F::qh, qsb = F::qsb;
+	static constexpr int row_qk = 256;
+	static constexpr bool K = false;
+	/* Block b's field offsets in its group: qs, qh, the scales. */
+	static HR_INLINE int off_qs(int b) { return b * qsb; }
+	static HR_INLINE int off_qh(int b) { return 8 * qsb + b * qh; }
+	static HR_INLINE int off_sc(int b) { return 8 * (qsb + qh) + b * sc; }
+	static HR_INLINE void unit_at(const uint8_t *xr, uint64_t ik, int al, unit &u)
+	{
+		const uint8_t *g = xr + ik / 8 * group;
+		const int b = (int)(ik % 8);
+		uint32_t v[(qh + qsb) / 4];
+		uint32_t *vq = v + qh / 4;
+		const uint8_t *q = g + off_qs(b);
+
+		if (al == 2) {
+#pragma unroll
+			for (int k = 0; k < qsb / 16; k++) {
+				const hr_vecn<uint32_t, 4> p = ((const hr_vecn<uint32_t, 4> *)(const void *)q)[k];
+
+#pragma unroll
+				for (int e = 0; e < 4; e++)
+					vq[4 * k + e] = p.v[e];
+			}
+		} else {
+#pragma unroll
+			for (int k = 0; k < qsb / 4; k++)
+				vq[k] = al ? ((const uint32_t *)(const void *)q)[k] : ld32(q + 4 * k);
+		}
+		if (qh > 0)
+			v[0] = al ? *(const uint32_t *)(const void *)(g + off_qh(b)) : ld32(g + off_qh(b));
+		F::from(v, g + off_sc(b), u);
+	}
+};
+typedef planar<fmt_q4_0> fmt_q4_0p;
+typedef planar<fmt_q4_1> fmt_q4_1p;
+typedef planar<fmt_q5_0> fmt_q5_0p;
+typedef planar<fmt_q5_1> fmt_q5_1p;
+typedef planar<fmt_q8_0> fmt_q8_0p;
 
 /*
  * K-quants: super-blocks of 256 elements in 8 sub-blocks of 32 (q4_K,
@@ -310,7 +374,7 @@ HR_DEVICE void k_scale_min(const uint8_t *sc, int j, int *d, int *m)
  * bit s is bit 4 of element 32 s + l. */
 template <bool Q5>
 struct fmt_qK {
-	static constexpr int bytes = Q5 ? 176 : 144, qk = 256, qs = Q5 ? 48 : 16;
+	static constexpr int bytes = Q5 ? 176 : 144, qk = 256, qs = Q5 ? 48 : 16, row_qk = 256;
 	static constexpr bool K = true;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -357,6 +421,10 @@ struct fmt_qK {
 		u.c[0] = u.c[1] = -ldh(b + 2) * (float)m;
 		u.z = 0;
 	}
+	static HR_INLINE void unit_at(const uint8_t *xr, uint64_t ik, int al, unit &u)
+	{
+		unpack(xr + ik / 8 * bytes, (int)(ik % 8), al != 0, u);
+	}
 };
 typedef fmt_qK<false> fmt_q4_K;
 typedef fmt_qK<true> fmt_q5_K;
@@ -366,7 +434,7 @@ typedef fmt_qK<true> fmt_q5_K;
  * + l] (high nibble for t >= 2), 2 high bits (qh[32 h + l] >> 2 t) & 3;
  * x = d * scales[8 h + 2 t + l / 16] * (q - 32). */
 struct fmt_q6_K {
-	static constexpr int bytes = 210, qk = 256;
+	static constexpr int bytes = 210, qk = 256, row_qk = 256;
 	static constexpr bool K = true;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
@@ -403,6 +471,10 @@ struct fmt_q6_K {
 		u.a[1] = d * (float)(int8_t)b[192 + 8 * h + 2 * t + 1];
 		u.c[0] = u.c[1] = 0.0f;
 		u.z = 32;
+	}
+	static HR_INLINE void unit_at(const uint8_t *xr, uint64_t ik, int al, unit &u)
+	{
+		unpack(xr + ik / 8 * bytes, (int)(ik % 8), al != 0, u);
 	}
 };
 
@@ -453,9 +525,28 @@ HR_DEVICE float dot_f32(const unit &u, const float *y)
 
 /* ------------------------------------------------------------------ */
 
-HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
+/*
+ * q8_1 of rows of x: P = false, ggml's 36-byte blocks; P = true, the planar
+ * q8_1p (groups of 8 blocks: their 8 x 32 quants, then their 8 (d, s) f16
+ * pairs, 288 bytes; kx_padded a multiple of 256, else nothing is written).
+ * The same bytes either way, at qs(ib) and ds(ib).
+ */
+template <bool P>
+HR_DEVICE uint8_t *q8_qs(uint8_t *yr, uint64_t ib)
 {
-	const uint64_t nb = kx_padded > 0 ? (uint64_t)kx_padded / QK : 0;
+	return P ? yr + ib / 8 * 8 * Q8_1_BYTES + 32 * (ib % 8) : yr + ib * Q8_1_BYTES + 4;
+}
+
+template <bool P>
+HR_DEVICE uint8_t *q8_ds(uint8_t *yr, uint64_t ib)
+{
+	return P ? yr + ib / 8 * 8 * Q8_1_BYTES + 256 + 4 * (ib % 8) : yr + ib * Q8_1_BYTES;
+}
+
+template <bool P>
+HR_DEVICE void quantize(const float *x, void *vy, int kx, int kx_padded)
+{
+	const uint64_t nb = kx_padded > 0 && (!P || kx_padded % 256 == 0) ? (uint64_t)kx_padded / QK : 0;
 	const float *xr = x + (uint64_t)blockIdx.y * (uint64_t)(kx > 0 ? kx : 0);
 	uint8_t *yr = (uint8_t *)vy + (uint64_t)blockIdx.y * nb * Q8_1_BYTES;
 
@@ -476,18 +567,18 @@ HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
 			const float amax = hr_wave_max(fabsf(v), QK);
 			const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
 			const int q = (int)roundf(v * id), sum = hr_wave_sum(q, QK);
-			uint8_t *b = yr + ib * Q8_1_BYTES;
+			uint8_t *ds = q8_ds<P>(yr, ib);
 
-			b[4 + i % QK] = (uint8_t)(q & 0xff);
+			q8_qs<P>(yr, ib)[i % QK] = (uint8_t)(q & 0xff);
 			if (i % QK == 0) {
-				*(uint16_t *)b = hr_f32_to_f16(d).bits;
-				*(uint16_t *)(b + 2) = hr_f32_to_f16(d * (float)sum).bits;
+				*(uint16_t *)ds = hr_f32_to_f16(d).bits;
+				*(uint16_t *)(ds + 2) = hr_f32_to_f16(d * (float)sum).bits;
 			}
 		}
 		return;
 	}
 	HR_GRID_STRIDE_LOOP(ib, nb) {
-		uint8_t *b = yr + ib * Q8_1_BYTES;
+		uint8_t *qs = q8_qs<P>(yr, ib), *ds = q8_ds<P>(yr, ib);
 		float v[QK], amax = 0.0f;
 		int sum = 0;
 
@@ -503,11 +594,21 @@ HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
 			const int q0 = (int)roundf(v[j] * id), q1 = (int)roundf(v[j + 1] * id);
 
 			sum += q0 + q1;
-			*(uint16_t *)(b + 4 + j) = (uint16_t)((q0 & 0xff) | (q1 & 0xff) << 8);
+			*(uint16_t *)(qs + j) = (uint16_t)((q0 & 0xff) | (q1 & 0xff) << 8);
 		}
-		*(uint16_t *)b = hr_f32_to_f16(d).bits;
-		*(uint16_t *)(b + 2) = hr_f32_to_f16(d * (float)sum).bits;
+		*(uint16_t *)ds = hr_f32_to_f16(d).bits;
+		*(uint16_t *)(ds + 2) = hr_f32_to_f16(d * (float)sum).bits;
 	}
+}
+
+HR_KERNEL void quantize_q8_1(const float *x, void *vy, int kx, int kx_padded)
+{
+	quantize<false>(x, vy, kx, kx_padded);
+}
+
+HR_KERNEL void quantize_q8_1p(const float *x, void *vy, int kx, int kx_padded)
+{
+	quantize<true>(x, vy, kx, kx_padded);
 }
 
 /*
@@ -634,6 +735,42 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
 }
 
 /*
+ * Column j's q8_1 block of unit ik: Y = 1 ggml's 36-byte blocks (yal: vy
+ * 4-byte aligned), Y = 2 the planar q8_1p (quantize_q8_1p; nby a multiple
+ * of 8; yal 2: vy 16-byte aligned, two 16-byte loads of the quants).
+ */
+template <int Y>
+HR_DEVICE void load_y8(const void *vy, uint64_t j, uint64_t nby, uint64_t ik, int yal, uint32_t *v,
+                       float *d8, float *s8)
+{
+	const uint64_t ib = j * nby + ik;
+
+	if (Y == 1) {
+		load_q8_1((const uint8_t *)vy + ib * Q8_1_BYTES, yal != 0, v, d8, s8);
+		return;
+	}
+	const uint8_t *g = (const uint8_t *)vy + ib / 8 * 8 * Q8_1_BYTES;
+	const uint8_t *q = g + 32 * (ib % 8), *ds = g + 256 + 4 * (ib % 8);
+
+	if (yal == 2) {
+#pragma unroll
+		for (int k = 0; k < 2; k++) {
+			const hr_vecn<uint32_t, 4> p = ((const hr_vecn<uint32_t, 4> *)(const void *)q)[k];
+
+#pragma unroll
+			for (int e = 0; e < 4; e++)
+				v[4 * k + e] = p.v[e];
+		}
+	} else {
+#pragma unroll
+		for (int w = 0; w < 8; w++)
+			v[w] = yal ? ((const uint32_t *)(const void *)q)[w] : ld32(q + 4 * w);
+	}
+	*d8 = ldh(ds);
+	*s8 = ldh(ds + 2);
+}
+
+/*
  * acc[i][j] += row i . column j over U units iu, iu + step, ... (U * step
  * past iu inside the row) for the nv (1..R) rows at xr, xr + row_bytes, ...
  * Every unit of x is loaded before any is used: U * R units' loads in flight
@@ -643,11 +780,10 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
  * per row: with f32 y, 128 bytes of it against 18 of a q4_0 unit).
  * Q8: y is B columns of q8_1 blocks (nby a column), else one f32 column.
  */
-template <typename F, int B, bool Q8, int R, int U>
+template <typename F, int B, int Y, int R, int U>
 HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t iu, uint64_t step, bool fast, bool yal, float (*acc)[B])
+                       uint64_t iu, uint64_t step, int al, int yal, float (*acc)[B])
 {
-	const int per = F::qk / QK;
 	unit u[U][R];
 
 #pragma unroll
@@ -657,21 +793,19 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 #pragma unroll
 		for (int i = 0; i < R; i++)
 			if (i < nv)
-				F::unpack(xr + (uint64_t)i * row_bytes + ik / per * F::bytes, (int)(ik % per),
-				          fast, u[k][i]);
+				F::unit_at(xr + (uint64_t)i * row_bytes, ik, al, u[k][i]);
 	}
 #pragma unroll
 	for (int k = 0; k < U; k++) {
 		const uint64_t ik = iu + (uint64_t)k * step;
 
-		if (Q8) {
+		if (Y) {
 #pragma unroll
 			for (int j = 0; j < B; j++) {
 				uint32_t v[8];
 				float d8, s8;
 
-				load_q8_1((const uint8_t *)vy + ((uint64_t)j * nby + ik) * Q8_1_BYTES, yal,
-				          v, &d8, &s8);
+				load_y8<Y>(vy, (uint64_t)j, nby, ik, yal, v, &d8, &s8);
 #pragma unroll
 				for (int i = 0; i < R; i++)
 					if (i < nv)
@@ -680,7 +814,7 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 		} else {
 			float yb[QK];
 
-			load_y_f32((const float *)vy + ik * QK, yal, yb);
+			load_y_f32((const float *)vy + ik * QK, yal != 0, yb);
 #pragma unroll
 			for (int i = 0; i < R; i++)
 				if (i < nv)
@@ -690,17 +824,17 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 }
 
 /* The units first, first + step, ... < nu: U at a time, then one by one. */
-template <typename F, int B, bool Q8, int R, int U>
+template <typename F, int B, int Y, int R, int U>
 HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
-                       uint64_t nu, uint64_t first, uint64_t step, bool fast, bool yal,
+                       uint64_t nu, uint64_t first, uint64_t step, int al, int yal,
                        float (*acc)[B])
 {
 	uint64_t iu = first;
 
 	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
-		mv_step<F, B, Q8, R, U>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+		mv_step<F, B, Y, R, U>(xr, row_bytes, nv, vy, nby, iu, step, al, yal, acc);
 	for (; iu < nu; iu += step)
-		mv_step<F, B, Q8, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, fast, yal, acc);
+		mv_step<F, B, Y, R, 1>(xr, row_bytes, nv, vy, nby, iu, step, al, yal, acc);
 }
 
 /* Rows a wave takes at once (R) and units a lane loads at once (U) in the
@@ -723,19 +857,30 @@ struct mv_shape {
 	static constexpr int U = 1;
 };
 
-/* dst[j * ld + r] = row r of vx . column j, for the rows (Q8: B columns). */
-template <typename F, int B, bool Q8>
+/*
+ * dst[j * ld + r] = row r of vx . column j, for the rows: Y = 0 one f32
+ * column, Y = 1 B columns of q8_1, Y = 2 B columns of the planar q8_1p
+ * (nrows_y a multiple of 256, else nothing is written).
+ */
+template <typename F, int B, int Y>
 HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, int nrows,
                        int nrows_y, int ld)
 {
 	const int per = F::qk / QK, ws = hr_wave_size();
-	const uint64_t nu = ncols > 0 ? (uint64_t)ncols / F::qk * per : 0;
+	const uint64_t nu = ncols > 0 ? (uint64_t)ncols / F::row_qk * (F::row_qk / QK) : 0;
 	const uint64_t nby = nrows_y > 0 ? (uint64_t)nrows_y / QK : 0;
 	const uint64_t nr = nrows > 0 ? (uint64_t)nrows : 0, ldd = ld > 0 ? (uint64_t)ld : 0;
 	const uint64_t row_bytes = nu / per * F::bytes;
-	/* 32-bit loads: x when it starts 4-byte aligned (ldw); q8_1 blocks
-	 * (36 bytes) when vy does; f32 y in 16-byte packs when y is 16-aligned */
-	const bool fast = hr_aligned_to(vx, 4), yal = hr_aligned_to(vy, Q8 ? 4 : 16);
+	/* x: 32-bit loads where it starts 4-byte aligned (ldw), the planar
+	 * layout's 16-byte loads where 16-byte aligned; y: q8_1 blocks (36
+	 * bytes) 32-bit where vy is 4-byte aligned, q8_1p as x, f32 y in 16-byte
+	 * packs where y is 16-aligned */
+	const int al = hr_aligned_to(vx, 16) ? 2 : hr_aligned_to(vx, 4) ? 1 : 0;
+	const int yal = Y == 0 ? hr_aligned_to(vy, 16) : Y == 1 ? hr_aligned_to(vy, 4) :
+	                hr_aligned_to(vy, 16) ? 2 : hr_aligned_to(vy, 4) ? 1 : 0;
+
+	if (Y == 2 && nrows_y % 256 != 0)
+		return;
 
 	if ((uint64_t)gridDim.x >= nr || blockDim.x < (unsigned)ws) {
 		for (uint64_t r = blockIdx.x; r < nr; r += gridDim.x) {
@@ -743,8 +888,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 
 			for (int j = 0; j < B; j++)
 				acc[0][j] = 0.0f;
-			mv_rows<F, B, Q8, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
-			                        nu, threadIdx.x, blockDim.x, fast, yal, acc);
+			mv_rows<F, B, Y, 1, 1>((const uint8_t *)vx + r * row_bytes, row_bytes, 1, vy, nby,
+			                        nu, threadIdx.x, blockDim.x, al, yal, acc);
 			for (int j = 0; j < B; j++) {
 				const float s = hr_block_reduce(acc[0][j], hr_op_sum());
 
@@ -756,7 +901,7 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	}
 	/* A wave per row: the rows split evenly over the grid's waves, each
 	 * wave's contiguous share taken MV_R rows at a time. */
-	constexpr int MV_R = mv_shape<Q8 ? B : 0>::R, MV_U = mv_shape<Q8 ? B : 0>::U;
+	constexpr int MV_R = mv_shape<Y ? B : 0>::R, MV_U = mv_shape<Y ? B : 0>::U;
 	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
 	const uint64_t share = (nr + waves - 1) / waves;
@@ -769,8 +914,8 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		for (int i = 0; i < MV_R; i++)
 			for (int j = 0; j < B; j++)
 				acc[i][j] = 0.0f;
-		mv_rows<F, B, Q8, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
-		                              nby, nu, lane, (uint64_t)ws, fast, yal, acc);
+		mv_rows<F, B, Y, MV_R, MV_U>((const uint8_t *)vx + r * row_bytes, row_bytes, nv, vy,
+		                              nby, nu, lane, (uint64_t)ws, al, yal, acc);
 		for (int i = 0; i < MV_R; i++) {
 			for (int j = 0; j < B; j++) {
 				const float s = hr_wave_sum(acc[i][j], ws);
@@ -786,10 +931,10 @@ template <typename F>
 HR_DEVICE void dequantize_mul_mat_vec(const void *vx, const float *y, float *dst, int ncols,
                                       int nrows)
 {
-	mat_vec<F, 1, false>(vx, y, dst, ncols, nrows, 0, 0);
+	mat_vec<F, 1, 0>(vx, y, dst, ncols, nrows, 0, 0);
 }
 
-template <typename F, int B>
+template <typename F, int B, int Y>
 HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int ncols_x,
                                 int nrows_x, int nrows_y, int nrows_dst)
 {
@@ -799,11 +944,11 @@ HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int 
 	const uint64_t cb = nrows_y > 0 ? (uint64_t)nrows_y / QK * Q8_1_BYTES : 0;
 
 	for (int j = 0; j < B; j++)
-		mat_vec<F, 1, true>(vx, (const uint8_t *)vy + (uint64_t)j * cb,
+		mat_vec<F, 1, Y>(vx, (const uint8_t *)vy + (uint64_t)j * cb,
 		                    dst + (uint64_t)j * (uint64_t)(nrows_dst > 0 ? nrows_dst : 0), ncols_x,
 		                    nrows_x, nrows_y, nrows_dst);
 #else
-	mat_vec<F, B, true>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);
+	mat_vec<F, B, Y>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst);
 #endif
 }
 
@@ -812,7 +957,15 @@ HR_DEVICE void mul_mat_vec_q8_1(const void *vx, const void *vy, float *dst, int 
 						      int ncols_x, int nrows_x, int nrows_y, \
 						      int nrows_dst) \
 	{ \
-		mul_mat_vec_q8_1<fmt_##Q, B>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst); \
+		mul_mat_vec_q8_1<fmt_##Q, B, 1>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst); \
+	}
+
+#define MMVQP(Q, B) \
+	HR_KERNEL void mul_mat_vec_##Q##p_q8_1p_cuda##B(const void *vx, const void *vy, float *dst, \
+							int ncols_x, int nrows_x, int nrows_y, \
+							int nrows_dst) \
+	{ \
+		mul_mat_vec_q8_1<fmt_##Q##p, B, 2>(vx, vy, dst, ncols_x, nrows_x, nrows_y, nrows_dst); \
 	}
 
 #define QUANT(Q) \
@@ -844,3 +997,58 @@ QUANT(q8_0)
 QUANT(q4_K)
 QUANT(q5_K)
 QUANT(q6_K)
+
+/*
+ * ggml blocks to the planar layout (TO_P) and back, a thread a block: each
+ * field's bytes moved 2 at a time (every field is a whole number of 16-bit
+ * words at an even offset).  k elements, a multiple of 256 (whole groups);
+ * any other k writes nothing.
+ */
+template <typename F, bool TO_P>
+HR_DEVICE void pack(const void *src, void *dst, int k)
+{
+	typedef planar<F> P;
+	const uint64_t nb = k > 0 && k % P::row_qk == 0 ? (uint64_t)k / QK : 0;
+	const uint8_t *s = (const uint8_t *)src;
+	uint8_t *d = (uint8_t *)dst;
+
+	HR_GRID_STRIDE_LOOP(ib, nb) {
+		const int b = (int)(ib % 8);
+		const uint64_t blk = ib * F::bytes, grp = ib / 8 * P::group;
+		/* (offset in the block, in the group, bytes) of sc, qh, qs */
+		const int f[3][3] = { { 0, P::off_sc(b), F::sc }, { F::sc, P::off_qh(b), F::qh },
+		                      { F::sc + F::qh, P::off_qs(b), F::qsb } };
+
+#pragma unroll
+		for (int i = 0; i < 3; i++) {
+			const uint64_t from = TO_P ? blk + (uint64_t)f[i][0] : grp + (uint64_t)f[i][1];
+			const uint64_t to = TO_P ? grp + (uint64_t)f[i][1] : blk + (uint64_t)f[i][0];
+
+			for (int e = 0; e < f[i][2]; e += 2)
+				*(uint16_t *)(d + to + e) = *(const uint16_t *)(s + from + e);
+		}
+	}
+}
+
+#define QUANTP(Q) \
+	HR_KERNEL void pack_##Q##p(const void *vx, void *vp, int k) \
+	{ \
+		pack<fmt_##Q, true>(vx, vp, k); \
+	} \
+	HR_KERNEL void unpack_##Q##p(const void *vp, void *vx, int k) \
+	{ \
+		pack<fmt_##Q, false>(vp, vx, k); \
+	} \
+	HR_KERNEL void dequantize_mul_mat_vec_##Q##p(const void *vx, const float *y, float *dst, \
+						     int ncols, int nrows) \
+	{ \
+		dequantize_mul_mat_vec<fmt_##Q##p>(vx, y, dst, ncols, nrows); \
+	} \
+	MMVQP(Q, 1) MMVQP(Q, 2) MMVQP(Q, 3) MMVQP(Q, 4) MMVQP(Q, 5) MMVQP(Q, 6) MMVQP(Q, 7) \
+	MMVQP(Q, 8)
+
+QUANTP(q4_0)
+QUANTP(q4_1)
+QUANTP(q5_0)
+QUANTP(q5_1)
+QUANTP(q8_0)

@@ -414,7 +414,8 @@ static void check_arg_names(const struct list *l, const char *path, const char *
 }
 
 /*
- * A #@pre line for kernel name: its pre-pass and its main pass for 1..batch
+ * A #@pre line for kernel name (the first that matches it: the one
+ * hanzo_rocm_op_run takes): its pre-pass and its main pass for 1..batch
  * columns are kernels of the list, arg= a pointer argument of each.
  */
 static void check_pre(const struct list *l, const char *path, const char *line,
@@ -478,7 +479,9 @@ static void check_catalogue(const struct list *l, const char *path)
 				used++;
 				continue;
 			}
-			if (cl.kind == HR_CAT_PRE)
+			/* a kernel's pre-pass is its first matching #@pre line's */
+			if (cl.kind == HR_CAT_PRE && cat_first(l, HR_CAT_PRE, name, &ws) &&
+			    strcmp(ws.pattern, cl.pattern) == 0)
 				check_pre(l, path, line, &cl, name);
 			if (cl.kind != HR_CAT_FORMS) {
 				used++;
