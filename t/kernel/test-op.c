@@ -567,6 +567,91 @@ out:
 }
 
 /*
+ * The planar layout through the public API: q4_1 weights (37 rows x 512,
+ * random quants, finite scales) packed by pack_q4_1p, then
+ * dequantize_mul_mat_vec_q4_1p's operation against dequantize_mul_mat_vec_q4_1's
+ * on the ggml blocks: the same arithmetic in the same order, so the same
+ * floats, bit for bit, for 11 columns (q8_1p against q8_1) and for one (the
+ * f32 form); unpack_q4_1p gives the ggml bytes back.
+ */
+static void test_quantized_planar(unsigned dev)
+{
+	enum { R = 37, C = 512, B = 11, BLK = 20, NBLK = R * C / 32 };
+	struct hanzo_rocm_kernel *kg = NULL, *kp = NULL, *pack = NULL, *unpack = NULL;
+	struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+	uint8_t *w = malloc(NBLK * BLK), *wp = malloc(NBLK * BLK), *back = malloc(NBLK * BLK);
+	float *y = malloc(B * C * 4), *dg = malloc(B * R * 4), *dp = malloc(B * R * 4);
+	unsigned char *ws = NULL;
+	size_t bytes = 0;
+	int k = R * C;
+
+	if (!w || !wp || !back || !y || !dg || !dp ||
+	    hanzo_rocm_kernel_get(ctx, dev, "quantized", "dequantize_mul_mat_vec_q4_1", &kg) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "quantized", "dequantize_mul_mat_vec_q4_1p", &kp) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "quantized", "pack_q4_1p", &pack) < 0 ||
+	    hanzo_rocm_kernel_get(ctx, dev, "quantized", "unpack_q4_1p", &unpack) < 0) {
+		ok(0, "dev %u: the planar kernels load", dev);
+		goto out;
+	}
+	for (size_t b = 0; b < NBLK; b++) {
+		w[b * BLK] = (uint8_t)((int)(rnd() * 255 + 256) & 255);  /* d: 0x24xx, about 2^-6 */
+		w[b * BLK + 1] = 0x24;
+		w[b * BLK + 2] = (uint8_t)((int)(rnd() * 255 + 256) & 255);  /* m: 0xa0xx, about -2^-7 */
+		w[b * BLK + 3] = 0xa0;
+		for (int i = 4; i < BLK; i++)
+			w[b * BLK + i] = (uint8_t)((int)(rnd() * 255 + 256) & 255);
+	}
+	for (size_t i = 0; i < B * C; i++)
+		y[i] = rnd();
+	void *pa[3] = { &w, &wp, &k };
+
+	is_int(hanzo_rocm_kernel_launch_work(pack, NBLK, 1, NULL, pa), 0, "dev %u: pack_q4_1p runs", dev);
+	ok(memcmp(w, wp, NBLK * BLK) != 0 && wp[0] == w[4] && wp[16 * 8] == w[0],
+	   "dev %u:   ... planar: a group's quants first, then its scales", dev);
+	is_int(hanzo_rocm_kernel_geometry_ex(kp, 14336, 4096, &gx), 0, "dev %u: q4_1p 14336 x 4096: geometry_ex", dev);
+	ok(strcmp(gx.op_form, "q8_1p") == 0 && gx.op_passes == 2,
+	   "dev %u:   ... the q8_1p form, two launches (%s, %u)", dev, gx.op_form, gx.op_passes);
+	is_int(hanzo_rocm_op_workspace(kp, R, C, &bytes), 0, "dev %u:   ... op_workspace", dev);
+	ws = malloc(bytes ? bytes : 1);
+	const void *vg = w, *vp = wp;
+	struct hanzo_rocm_op_arg ng = { "vx", &vg, sizeof(vg) }, np = { "vx", &vp, sizeof(vp) };
+	struct hanzo_rocm_op_args oa = { .size = sizeof(oa), .src = y, .dst = dg, .workspace = ws,
+	                                 .workspace_size = bytes, .named = &ng, .n_named = 1,
+	                                 .batch = B };
+
+	is_int(hanzo_rocm_op_run(kp, R, C - 256 + 32, &oa), -EINVAL,
+	       "dev %u: planar cols not a multiple of 256: -EINVAL", dev);
+	for (int pass = 0; pass < 2; pass++) {
+		const size_t n = pass ? R : B * R;
+
+		oa.batch = pass ? 1 : B;
+		for (size_t i = 0; i < n; i++)
+			dg[i] = dp[i] = NAN;
+		oa.named = &ng;
+		oa.dst = dg;
+		is_int(hanzo_rocm_op_run(kg, R, C, &oa), 0, "dev %u: q4_1, %zu column(s)", dev, n / R);
+		oa.named = &np;
+		oa.dst = dp;
+		is_int(hanzo_rocm_op_run(kp, R, C, &oa), 0, "dev %u: q4_1p, the same", dev);
+		ok(memcmp(dg, dp, n * 4) == 0 && !isnan(dp[0]) && !isnan(dp[n - 1]),
+		   "dev %u:   ... the same floats, bit for bit (%s form)", dev, pass ? "f32" : "q8_1p");
+	}
+	void *ua[3] = { &wp, &back, &k };
+
+	memset(back, 0, NBLK * BLK);
+	is_int(hanzo_rocm_kernel_launch_work(unpack, NBLK, 1, NULL, ua), 0, "dev %u: unpack_q4_1p runs", dev);
+	ok(memcmp(w, back, NBLK * BLK) == 0, "dev %u:   ... the ggml bytes back, byte for byte", dev);
+out:
+	free(w);
+	free(wp);
+	free(back);
+	free(y);
+	free(dg);
+	free(dp);
+	free(ws);
+}
+
+/*
  * conv2d's info built with hanzo_rocm_layout_packed (the source transposed
  * in memory: strides given; the kernel weights contiguous: NULL), against
  * float64; and the packed array is candle's: dims, strides, dims, strides.
@@ -807,6 +892,8 @@ int main(void)
 		test_int_range(1);
 		test_quantized(0);
 		test_quantized(1);
+		test_quantized_planar(0);
+		test_quantized_planar(1);
 		test_conv_info(0);
 		test_sampling(0);
 		test_sampling(1);
