@@ -36,7 +36,10 @@ beside the library's (a grid of rows / ROWS blocks of BLOCK threads; default
 "128/4 128/8 128/16"); each format's line "copy of the weights" is torch
 copying the same number of bytes (read + write): the ceiling at that size; HR_MV_MISALIGN=1 also times the library's geometry on
 copies of the weights and y 4 bytes past a 16-byte boundary ("work+4": the
-kernels' path for buffers that are not 16-byte aligned).
+kernels' path for buffers that are not 16-byte aligned).  The formats of
+the planar layout (q4_0 q4_1 q5_0 q5_1 q8_0) add lines "Qp": the same weights
+through pack_Qp (unpack_Qp checked to give them back), the q8_1p kernels at
+batch 1, 2, 4, 8 and op_run at batch 1 and 8.
 """
 import ctypes as C
 import json
@@ -485,6 +488,61 @@ def mv_check(got, ref, absw, absy, tol):
     return e
 
 
+PLANAR = ("q4_0", "q4_1", "q5_0", "q5_1", "q8_0")
+
+
+def sec_quant_planar(q, ws, wbytes, y, dst, ref_q, absw, absyd, g):
+    """The planar layout Qp of the same weights: pack_Qp (unpack_Qp checked
+    to give the ggml bytes back), the q8_1p kernels alone (quantize_q8_1p's
+    activations) and op_run (quantize_q8_1p + the q8_1p form) at batch 1
+    and 8, each result checked against the float64 reference first."""
+    B = 8
+    kp, ku = kernel("quantized", f"pack_{q}p"), kernel("quantized", f"unpack_{q}p")
+    n = QROWS * QCOLS
+    wps = [torch.empty_like(w) for w in ws]
+    for w, wp in zip(ws, wps):
+        launcher([(kp, n // 32, 1, [p(w), p(wp), C.c_int(n)])])()
+    back = torch.empty_like(ws[0])
+    launcher([(ku, n // 32, 1, [p(wps[0]), p(back), C.c_int(n)])])()
+    torch.cuda.synchronize()
+    if not torch.equal(back, ws[0]) or torch.equal(wps[0], ws[0]):
+        raise RuntimeError(f"unpack_{q}p(pack_{q}p(w)) is not w")
+    del back
+    kqp = kernel("quantized", "quantize_q8_1p")
+    yqp = torch.empty(B * QCOLS // 32 * 36, dtype=torch.uint8, device="cuda")
+    launcher([(kqp, B, QCOLS // 32, [p(y), p(yqp), C.c_int(QCOLS), C.c_int(QCOLS)])])()
+    torch.cuda.synchronize()
+    for b in (1, 2, 4, 8):
+        k = kernel("quantized", f"mul_mat_vec_{q}p_q8_1p_cuda{b}")
+        runs = [launcher([(k, QROWS, QCOLS, [p(w), p(yqp), p(dst), C.c_int(QCOLS), C.c_int(QROWS),
+                                             C.c_int(QCOLS), C.c_int(QROWS)])]) for w in wps]
+        dst.fill_(float("nan"))
+        runs[0]()
+        torch.cuda.synchronize()
+        e = mv_check(dst[:b].double(), ref_q[:b], absw, absyd[:, :b], 1e-3)
+        ms = gpu_time(runs)
+        gb = gbps(wbytes, ms)
+        kname = f"mul_mat_vec_{q}p_q8_1p_cuda{b}"
+        print(f"{q + 'p':6s} {kname:26s} {'work':>14s} {gb:6.0f} {pct(gb)} {e:8.2g}", flush=True)
+        record("quant", fmt=q + "p", op=kname, batch=b, geometry="work", ms=ms, gbps=gb,
+               pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
+    kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}p")
+    for batch in (1, 8):
+        runs = [op_runner(kop, QROWS, QCOLS, src=y, dst=dst, named=[("vx", C.c_void_p(w.data_ptr()))],
+                          batch=batch) for w in wps]
+        dst.fill_(float("nan"))
+        runs[0]()
+        torch.cuda.synchronize()
+        e = mv_check(dst[:batch].double(), ref_q[:batch], absw, absyd[:, :batch], 1e-3)
+        ms = gpu_time(runs)
+        gb = gbps(wbytes, ms)
+        print(f"{q + 'p':6s} {'op_run batch ' + str(batch):26s} {runs[0].form:>14s} {gb:6.0f} "
+              f"{pct(gb)} {e:8.2g}", flush=True)
+        record("quant", fmt=q + "p", op="op_run", batch=batch, form=runs[0].form, ms=ms, gbps=gb,
+               pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
+    del wps
+
+
 def sec_quant():
     g = torch.Generator(device="cuda").manual_seed(11)
     kq = kernel("quantized", "quantize_q8_1")
@@ -621,6 +679,8 @@ def sec_quant():
                 record("quant", fmt=q, op="op_run", batch=batch, form=runs[0].form, ms=ms, gbps=gb,
                        pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
             del runs, vxs
+            if q in PLANAR:
+                sec_quant_planar(q, ws, wbytes, y, dst, ref_q, absw, absyd, g)
             # the op's form choice at batch 1: the f32 form (one launch)
             # against quantize + the q8_1 form, on smaller weights (at most
             # 120 copies: a queue of ~1000 launches behind the spin blocks)
