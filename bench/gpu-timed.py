@@ -514,18 +514,23 @@ def sec_quant_planar(q, ws, wbytes, y, dst, ref_q, absw, absyd, g):
     torch.cuda.synchronize()
     for b in (1, 2, 4, 8):
         k = kernel("quantized", f"mul_mat_vec_{q}p_q8_1p_cuda{b}")
-        runs = [launcher([(k, QROWS, QCOLS, [p(w), p(yqp), p(dst), C.c_int(QCOLS), C.c_int(QROWS),
-                                             C.c_int(QCOLS), C.c_int(QROWS)])]) for w in wps]
-        dst.fill_(float("nan"))
-        runs[0]()
-        torch.cuda.synchronize()
-        e = mv_check(dst[:b].double(), ref_q[:b], absw, absyd[:, :b], 1e-3)
-        ms = gpu_time(runs)
-        gb = gbps(wbytes, ms)
         kname = f"mul_mat_vec_{q}p_q8_1p_cuda{b}"
-        print(f"{q + 'p':6s} {kname:26s} {'work':>14s} {gb:6.0f} {pct(gb)} {e:8.2g}", flush=True)
-        record("quant", fmt=q + "p", op=kname, batch=b, geometry="work", ms=ms, gbps=gb,
-               pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
+        for gname, blk, rpb in [("work", None, 0)] + [(f"{b_}/{r}r", b_, r) for b_, r in GEOS]:
+            def v(w):
+                return [p(w), p(yqp), p(dst), C.c_int(QCOLS), C.c_int(QROWS), C.c_int(QCOLS), C.c_int(QROWS)]
+            if blk is None:
+                runs = [launcher([(k, QROWS, QCOLS, v(w))]) for w in wps]
+            else:
+                runs = [launcher([(k, (-(-QROWS // rpb), blk), None, v(w))]) for w in wps]
+            dst.fill_(float("nan"))
+            runs[0]()
+            torch.cuda.synchronize()
+            e = mv_check(dst[:b].double(), ref_q[:b], absw, absyd[:, :b], 1e-3)
+            ms = gpu_time(runs)
+            gb = gbps(wbytes, ms)
+            print(f"{q + 'p':6s} {kname:26s} {gname:>14s} {gb:6.0f} {pct(gb)} {e:8.2g}", flush=True)
+            record("quant", fmt=q + "p", op=kname, batch=b, geometry=gname, ms=ms, gbps=gb,
+                   pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
     kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}p")
     for batch in (1, 8):
         runs = [op_runner(kop, QROWS, QCOLS, src=y, dst=dst, named=[("vx", C.c_void_p(w.data_ptr()))],

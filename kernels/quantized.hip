@@ -140,7 +140,7 @@ HR_DEVICE uint32_t spread4(uint32_t h)
 
 struct fmt_q4_0 {
 	static constexpr int bytes = 18, qk = 32, sc = 2, qh = 0, qsb = 16, row_qk = 32;
-	static constexpr bool K = false;
+	static constexpr bool K = false, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		const uint32_t q = b[2 + (j & 15)];
@@ -167,7 +167,7 @@ struct fmt_q4_0 {
 
 struct fmt_q4_1 {
 	static constexpr int bytes = 20, qk = 32, sc = 4, qh = 0, qsb = 16, row_qk = 32;
-	static constexpr bool K = false;
+	static constexpr bool K = false, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		const uint32_t q = b[4 + (j & 15)];
@@ -223,7 +223,7 @@ HR_DEVICE void q5_from(const uint32_t *v, unit &u)
 
 struct fmt_q5_0 {
 	static constexpr int bytes = 22, qk = 32, sc = 2, qh = 4, qsb = 16, row_qk = 32;
-	static constexpr bool K = false;
+	static constexpr bool K = false, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return ((int)q5_get<2>(b, j) - 16) * ldh(b);
@@ -248,7 +248,7 @@ struct fmt_q5_0 {
 
 struct fmt_q5_1 {
 	static constexpr int bytes = 24, qk = 32, sc = 4, qh = 4, qsb = 16, row_qk = 32;
-	static constexpr bool K = false;
+	static constexpr bool K = false, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return (float)q5_get<4>(b, j) * ldh(b) + ldh(b + 2);
@@ -271,7 +271,7 @@ struct fmt_q5_1 {
 
 struct fmt_q8_0 {
 	static constexpr int bytes = 34, qk = 32, sc = 2, qh = 0, qsb = 32, row_qk = 32;
-	static constexpr bool K = false;
+	static constexpr bool K = false, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		return (float)(int8_t)b[2 + j] * ldh(b);
@@ -312,15 +312,18 @@ struct planar {
 	static constexpr int bytes = F::bytes, qk = F::qk, group = 8 * F::bytes;
 	static constexpr int sc = F::sc, qh = F::qh, qsb = F::qsb;
 	static constexpr int row_qk = 256;
-	static constexpr bool K = false;
+	static constexpr bool K = false, planar_layout = true;
 	/* Block b's field offsets in its group: qs, qh, the scales. */
 	static HR_INLINE int off_qs(int b) { return b * qsb; }
 	static HR_INLINE int off_qh(int b) { return 8 * qsb + b * qh; }
 	static HR_INLINE int off_sc(int b) { return 8 * (qsb + qh) + b * sc; }
 	static HR_INLINE void unit_at(const uint8_t *xr, uint64_t ik, int al, unit &u)
 	{
-		const uint8_t *g = xr + ik / 8 * group;
-		const int b = (int)(ik % 8);
+		unit_in(xr + ik / 8 * group, (int)(ik % 8), al, u);
+	}
+	/* Block b of the group at g. */
+	static HR_INLINE void unit_in(const uint8_t *g, int b, int al, unit &u)
+	{
 		uint32_t v[(qh + qsb) / 4];
 		uint32_t *vq = v + qh / 4;
 		const uint8_t *q = g + off_qs(b);
@@ -375,7 +378,7 @@ HR_DEVICE void k_scale_min(const uint8_t *sc, int j, int *d, int *m)
 template <bool Q5>
 struct fmt_qK {
 	static constexpr int bytes = Q5 ? 176 : 144, qk = 256, qs = Q5 ? 48 : 16, row_qk = 256;
-	static constexpr bool K = true;
+	static constexpr bool K = true, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		const int sub = j / 32, l = j % 32;
@@ -435,7 +438,7 @@ typedef fmt_qK<true> fmt_q5_K;
  * x = d * scales[8 h + 2 t + l / 16] * (q - 32). */
 struct fmt_q6_K {
 	static constexpr int bytes = 210, qk = 256, row_qk = 256;
-	static constexpr bool K = true;
+	static constexpr bool K = true, planar_layout = false;
 	static HR_INLINE float get(const uint8_t *b, int j)
 	{
 		const int h = j / 128, t = (j % 128) / 32, l = j % 32;
@@ -823,6 +826,119 @@ HR_DEVICE void mv_step(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 	}
 }
 
+/*
+ * The planar layout with q8_1p activations (F planar, Y = 2): the units
+ * first, first + step, ... < nu of R rows, step a multiple of 8 (a wave, or
+ * a block of a multiple of 64), so a thread's block within each group it
+ * visits is the same, first % 8, and its pointers into x and y advance by
+ * step / 8 groups: no index arithmetic a unit (the generic loop's unit_at
+ * and load_y8 recompute both addresses from the unit's index, which left
+ * the kernel issue-bound: ~75 instructions a unit against ~35 here).
+ */
+/* U units a thread apart by step of R rows: every unit's x loaded first
+ * (U x R loads in flight), then each column's y and the dot products. */
+template <typename F, int B, int R, int U>
+HR_DEVICE void mvp_step(const uint8_t *gx, const uint8_t *gy, int b, uint64_t row_bytes, int nv,
+                        uint64_t col, uint64_t sx, uint64_t sy, int al, int yal, float (*acc)[B])
+{
+	unit u[U][R];
+
+#pragma unroll
+	for (int k = 0; k < U; k++)
+#pragma unroll
+		for (int i = 0; i < R; i++)
+			if (i < nv)
+				F::unit_in(gx + (uint64_t)k * sx + (uint64_t)i * row_bytes, b, al, u[k][i]);
+#pragma unroll
+	for (int k = 0; k < U; k++) {
+#pragma unroll
+		for (int j = 0; j < B; j++) {
+			const uint8_t *q = gy + (uint64_t)k * sy + (uint64_t)j * col + 32 * b;
+			const uint8_t *ds = gy + (uint64_t)k * sy + (uint64_t)j * col + 256 + 4 * b;
+			uint32_t v[8];
+			float d8, s8;
+
+			if (yal == 2) {
+#pragma unroll
+				for (int h = 0; h < 2; h++) {
+					const hr_vecn<uint32_t, 4> p = ((const hr_vecn<uint32_t, 4> *)(const void *)q)[h];
+
+#pragma unroll
+					for (int e = 0; e < 4; e++)
+						v[4 * h + e] = p.v[e];
+				}
+			} else {
+#pragma unroll
+				for (int w = 0; w < 8; w++)
+					v[w] = yal ? ((const uint32_t *)(const void *)q)[w] : ld32(q + 4 * w);
+			}
+			const uint32_t dsw = yal ? *(const uint32_t *)(const void *)ds : ld32(ds);
+			hr_f16 h;
+
+			h.bits = (uint16_t)(dsw & 0xffffu);
+			d8 = hr_f16_to_f32(h);
+			h.bits = (uint16_t)(dsw >> 16);
+			s8 = hr_f16_to_f32(h);
+#pragma unroll
+			for (int i = 0; i < R; i++)
+				if (i < nv)
+					acc[i][j] += dot_q8_1<false>(u[k][i], d8, s8, v);
+		}
+	}
+}
+
+/*
+ * The planar layout with q8_1p activations (F planar, Y = 2): the units
+ * first, first + step, ... < nu of R rows, step a multiple of 8 (a wave, or
+ * a block of a multiple of 64), so a thread's block within each group it
+ * visits is the same, first % 8, and its pointers into x and y advance by
+ * step / 8 groups: no index arithmetic a unit (the generic loop's unit_at
+ * and load_y8 recompute both addresses from the unit's index).  U units at
+ * a time, then one by one.
+ */
+template <typename F, int B, int R, int U>
+HR_DEVICE void mvp_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
+                        uint64_t nu, uint64_t first, uint64_t step, int al, int yal,
+                        float (*acc)[B])
+{
+	const int b = (int)(first % 8);
+	const uint64_t col = nby / 8 * 8 * Q8_1_BYTES;          /* bytes a column of y */
+	const uint64_t sx = step / 8 * (uint64_t)F::group, sy = step / 8 * 8 * Q8_1_BYTES;
+	const uint8_t *gx = xr + first / 8 * (uint64_t)F::group;
+	const uint8_t *gy = (const uint8_t *)vy + first / 8 * 8 * Q8_1_BYTES;
+	/* nu < 2^31 (ncols is an int): 32-bit counting */
+	const uint32_t n = (uint32_t)nu, st = (uint32_t)step;
+	uint32_t iu = (uint32_t)first;
+
+	for (; iu + (uint32_t)(U - 1) * st < n; iu += (uint32_t)U * st, gx += U * sx, gy += U * sy)
+		mvp_step<F, B, R, U>(gx, gy, b, row_bytes, nv, col, sx, sy, al, yal, acc);
+	for (; iu < n; iu += st, gx += sx, gy += sy)
+		mvp_step<F, B, R, 1>(gx, gy, b, row_bytes, nv, col, sx, sy, al, yal, acc);
+}
+
+/* mvp_rows where F is planar (instantiated for those only). */
+template <bool P>
+struct mvp_sel {
+	template <typename F, int B, int R, int U>
+	static HR_INLINE bool run(const uint8_t *, uint64_t, int, const void *, uint64_t, uint64_t,
+	                          uint64_t, uint64_t, int, int, float (*)[B])
+	{
+		return false;
+	}
+};
+
+template <>
+struct mvp_sel<true> {
+	template <typename F, int B, int R, int U>
+	static HR_INLINE bool run(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy,
+	                          uint64_t nby, uint64_t nu, uint64_t first, uint64_t step, int al,
+	                          int yal, float (*acc)[B])
+	{
+		mvp_rows<F, B, R, U>(xr, row_bytes, nv, vy, nby, nu, first, step, al, yal, acc);
+		return true;
+	}
+};
+
 /* The units first, first + step, ... < nu: U at a time, then one by one. */
 template <typename F, int B, int Y, int R, int U>
 HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void *vy, uint64_t nby,
@@ -831,6 +947,11 @@ HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 {
 	uint64_t iu = first;
 
+	if (Y == 2 && step % 8 == 0 &&
+	    mvp_sel<F::planar_layout>::template run<F, B, R, U>(xr, row_bytes, nv, vy, nby, nu, first, step,
+	                                                    al, yal, acc))
+		return;
+
 	for (; iu + (uint64_t)(U - 1) * step < nu; iu += (uint64_t)U * step)
 		mv_step<F, B, Y, R, U>(xr, row_bytes, nv, vy, nby, iu, step, al, yal, acc);
 	for (; iu < nu; iu += step)
@@ -838,13 +959,16 @@ HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void
 }
 
 /* Rows a wave takes at once (R) and units a lane loads at once (U) in the
- * wave-per-row mapping, by columns of y (0: f32 y), as measured on an H100
- * (doc/BENCHMARKS.md): the f32 form gains most from sharing y's loads over
- * 4 rows (about 2x), the q8_1 form at batch 1 and 2 is fastest one row, one
- * unit at a time (more of either costs registers, so occupancy, and lost
- * 5-20%), at batch 4 and 8 4 rows share y again (+10-30%).  (y staged in
- * shared-memory tiles was slower still: 45% of the copy for q4_0.) */
-template <int B>
+ * wave-per-row mapping, by columns of y (0: f32 y) and y's layout, as
+ * measured on an H100 (doc/BENCHMARKS.md): the f32 form gains most from
+ * sharing y's loads over 4 rows (about 2x), the q8_1 form at batch 1 and 2
+ * is fastest one row, one unit at a time (more of either costs registers,
+ * so occupancy, and lost 5-20%), at batch 4 and 8 4 rows share y again
+ * (+10-30%).  (y staged in shared-memory tiles was slower still: 45% of the
+ * copy for q4_0.)  The planar layout on an H200: 2 rows at batch 2 (+5-7%
+ * there, -3% at batch 1), and one unit at a time (2 or 4 units in flight a
+ * lane were 0-15% slower). */
+template <int B, int Y>
 struct mv_shape {
 #if defined(__AMDGCN__)
 	/* AMD: 4 rows' accumulators, units and y exceed the 128 VGPRs a
@@ -852,7 +976,7 @@ struct mv_shape {
 	 * one row at a time there until measured on an AMD GPU. */
 	static constexpr int R = 1;
 #else
-	static constexpr int R = B == 0 || B >= 4 ? 4 : 1;
+	static constexpr int R = B == 0 || B >= 4 ? 4 : Y == 2 && B == 2 ? 2 : 1;
 #endif
 	static constexpr int U = 1;
 };
@@ -899,16 +1023,17 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 		}
 		return;
 	}
-	/* A wave per row: the rows split evenly over the grid's waves, each
-	 * wave's contiguous share taken MV_R rows at a time. */
-	constexpr int MV_R = mv_shape<Y ? B : 0>::R, MV_U = mv_shape<Y ? B : 0>::U;
-	const uint64_t rpb = blockDim.x / (unsigned)ws, lane = threadIdx.x & (unsigned)(ws - 1);
-	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + threadIdx.x / (unsigned)ws;
-	const uint64_t share = (nr + waves - 1) / waves;
-	const uint64_t end = (wave + 1) * share < nr ? (wave + 1) * share : nr;
+	/* A wave per MV_R rows: groups of MV_R rows dealt to the grid's waves
+	 * in turn (no division: a 64-bit one, to split the rows into each
+	 * wave's contiguous share, cost every wave ~100 instructions, more
+	 * than a 4096-column row's units - Nsight Compute, doc/BENCHMARKS.md). */
+	constexpr int MV_R = mv_shape<Y ? B : 0, Y>::R, MV_U = mv_shape<Y ? B : 0, Y>::U;
+	const unsigned wshift = ws == 64 ? 6 : 5;
+	const uint64_t rpb = blockDim.x >> wshift, lane = threadIdx.x & (unsigned)(ws - 1);
+	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + (threadIdx.x >> wshift);
 
-	for (uint64_t r = wave * share; r < end; r += MV_R) {
-		const int nv = end - r < MV_R ? (int)(end - r) : MV_R;
+	for (uint64_t r = wave * MV_R; r < nr; r += waves * MV_R) {
+		const int nv = nr - r < MV_R ? (int)(nr - r) : MV_R;
 		float acc[MV_R][B];
 
 		for (int i = 0; i < MV_R; i++)

@@ -6,7 +6,8 @@
 # value, inputs, output); so are reduce (five ops, each one-pass, split and
 # finish), norm (four ops, each one-pass, split and apply) and rope for
 # f32 f64 f16 bf16, indexing (five ops for every ids and data dtype), sort,
-# quantized (8 formats, q8_1 mat-vec at batch 1..8) and conv (11 ops for
+# quantized (8 formats, q8_1 mat-vec at batch 1..8; the planar layout of
+# the five 32-element formats) and conv (11 ops for
 # f32 f64 f16 bf16, candle's info by value), in candle's argument order.
 # The table is what precompile, the selftest and callers go by, so a
 # dropped line would silently drop a kernel.
@@ -124,6 +125,16 @@ expected() {
 			printf 'dequantize_mul_mat_vec_%s\tconst void *vx, const float *y, float *dst, int ncols, int nrows\n' $q
 			for b in 1 2 3 4 5 6 7 8; do
 				printf 'mul_mat_vec_%s_q8_1_cuda%s\tconst void *vx, const void *vy, float *dst, int ncols_x, int nrows_x, int nrows_y, int nrows_dst\n' $q $b
+			done
+		done
+		# the planar layout of the 32-element formats
+		printf 'quantize_q8_1p\tconst float *x, void *vy, int kx, int kx_padded\n'
+		for q in q4_0 q4_1 q5_0 q5_1 q8_0; do
+			printf 'pack_%sp\tconst void *vx, void *vp, int k\n' $q
+			printf 'unpack_%sp\tconst void *vp, void *vx, int k\n' $q
+			printf 'dequantize_mul_mat_vec_%sp\tconst void *vx, const float *y, float *dst, int ncols, int nrows\n' $q
+			for b in 1 2 3 4 5 6 7 8; do
+				printf 'mul_mat_vec_%sp_q8_1p_cuda%s\tconst void *vx, const void *vy, float *dst, int ncols_x, int nrows_x, int nrows_y, int nrows_dst\n' $q $b
 			done
 		done ;;
 	conv)
