@@ -966,8 +966,8 @@ HR_DEVICE void mv_rows(const uint8_t *xr, uint64_t row_bytes, int nv, const void
  * so occupancy, and lost 5-20%), at batch 4 and 8 4 rows share y again
  * (+10-30%).  (y staged in shared-memory tiles was slower still: 45% of the
  * copy for q4_0.)  The planar layout on an H200: 2 rows at batch 2 (+5-7%
- * there, -3% at batch 1), and one unit at a time (2 or 4 units in flight a
- * lane were 0-15% slower). */
+ * for q4_0 and q4_1 there; 6-10% slower at batch 1), and one unit at a
+ * time (2 or 4 units in flight a lane were 3-20% slower). */
 template <int B, int Y>
 struct mv_shape {
 #if defined(__AMDGCN__)
@@ -1032,8 +1032,14 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	const uint64_t rpb = blockDim.x >> wshift, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + (threadIdx.x >> wshift);
 
-	for (uint64_t r = wave * MV_R; r < nr; r += waves * MV_R) {
-		const int nv = nr - r < MV_R ? (int)(nr - r) : MV_R;
+	if (wave * MV_R >= nr)
+		return;         /* the whole wave: no barrier in this mapping */
+	/* nrows is an int, so 32-bit rows: r + st < 2^32 (the 64-bit loop left
+	 * the q6_K f32 form 20 VGPRs more, spilling, on gfx942 with ROCm 5.7) */
+	const uint32_t n = (uint32_t)nr, st = waves * MV_R < n ? (uint32_t)(waves * MV_R) : n;
+
+	for (uint32_t r = (uint32_t)(wave * MV_R); r < n; r += st) {
+		const int nv = n - r < MV_R ? (int)(n - r) : MV_R;
 		float acc[MV_R][B];
 
 		for (int i = 0; i < MV_R; i++)
