@@ -522,30 +522,38 @@ def sec_quant_planar(q, ws, wbytes, y, dst, ref_q, absw, absyd, g):
                 runs = [launcher([(k, QROWS, QCOLS, v(w))]) for w in wps]
             else:
                 runs = [launcher([(k, (-(-QROWS // rpb), blk), None, v(w))]) for w in wps]
-            dst.fill_(float("nan"))
-            runs[0]()
-            torch.cuda.synchronize()
-            e = mv_check(dst[:b].double(), ref_q[:b], absw, absyd[:, :b], 1e-3)
-            ms = gpu_time(runs)
-            gb = gbps(wbytes, ms)
+            e, ms, gb = mv_measure(runs, dst, b, ref_q, absw, absyd, wbytes)
             print(f"{q + 'p':6s} {kname:26s} {gname:>14s} {gb:6.0f} {pct(gb)} {e:8.2g}", flush=True)
             record("quant", fmt=q + "p", op=kname, batch=b, geometry=gname, ms=ms, gbps=gb,
                    pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
-    kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}p")
+    quant_op_run(q + "p", wps, wbytes, y, dst, ref_q, absw, absyd)
+    del wps
+
+
+def mv_measure(runs, dst, n, ref_q, absw, absyd, wbytes):
+    """Run runs[0] on a poisoned dst, check its n columns against the q8_1
+    reference, then time runs: (error, ms, GB/s of the weights)."""
+    dst.fill_(float("nan"))
+    runs[0]()
+    torch.cuda.synchronize()
+    e = mv_check(dst[:n].double(), ref_q[:n], absw, absyd[:, :n], 1e-3)
+    ms = gpu_time(runs)
+    return e, ms, gbps(wbytes, ms)
+
+
+def quant_op_run(q, ws, wbytes, y, dst, ref_q, absw, absyd):
+    """What a caller gets: hanzo_rocm_op_run of dequantize_mul_mat_vec_Q
+    (the pre-pass + the q8_1 or q8_1p form here) at batch 1 and 8, the
+    pre-pass included, checked first."""
+    kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}")
     for batch in (1, 8):
         runs = [op_runner(kop, QROWS, QCOLS, src=y, dst=dst, named=[("vx", C.c_void_p(w.data_ptr()))],
-                          batch=batch) for w in wps]
-        dst.fill_(float("nan"))
-        runs[0]()
-        torch.cuda.synchronize()
-        e = mv_check(dst[:batch].double(), ref_q[:batch], absw, absyd[:, :batch], 1e-3)
-        ms = gpu_time(runs)
-        gb = gbps(wbytes, ms)
-        print(f"{q + 'p':6s} {'op_run batch ' + str(batch):26s} {runs[0].form:>14s} {gb:6.0f} "
+                          batch=batch) for w in ws]
+        e, ms, gb = mv_measure(runs, dst, batch, ref_q, absw, absyd, wbytes)
+        print(f"{q:6s} {'op_run batch ' + str(batch):26s} {runs[0].form:>14s} {gb:6.0f} "
               f"{pct(gb)} {e:8.2g}", flush=True)
-        record("quant", fmt=q + "p", op="op_run", batch=batch, form=runs[0].form, ms=ms, gbps=gb,
+        record("quant", fmt=q, op="op_run", batch=batch, form=runs[0].form, ms=ms, gbps=gb,
                pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
-    del wps
 
 
 def sec_quant():
@@ -668,22 +676,8 @@ def sec_quant():
                            pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
             # what a caller gets: hanzo_rocm_op_run (quantize_q8_1 + the q8_1
             # form here), batch 1 and 8, the quantize included
+            quant_op_run(q, ws, wbytes, y, dst, ref_q, absw, absyd)
             kop = kernel("quantized", f"dequantize_mul_mat_vec_{q}")
-            for batch in (1, 8):
-                vxs = [C.c_void_p(w.data_ptr()) for w in ws]
-                runs = [op_runner(kop, QROWS, QCOLS, src=y, dst=dst, named=[("vx", v)], batch=batch)
-                        for v in vxs]
-                dst.fill_(float("nan"))
-                runs[0]()
-                torch.cuda.synchronize()
-                e = mv_check(dst[:batch].double(), ref_q[:batch], absw, absyd[:, :batch], 1e-3)
-                ms = gpu_time(runs)
-                gb = gbps(wbytes, ms)
-                print(f"{q:6s} {'op_run batch ' + str(batch):26s} {runs[0].form:>14s} {gb:6.0f} "
-                      f"{pct(gb)} {e:8.2g}", flush=True)
-                record("quant", fmt=q, op="op_run", batch=batch, form=runs[0].form, ms=ms, gbps=gb,
-                       pct=100 * gb / COPY_GBPS[0] if COPY_GBPS[0] else None, err=e)
-            del runs, vxs
             if q in PLANAR:
                 sec_quant_planar(q, ws, wbytes, y, dst, ref_q, absw, absyd, g)
             # the op's form choice at batch 1: the f32 form (one launch)

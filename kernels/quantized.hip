@@ -738,22 +738,15 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
 }
 
 /*
- * Column j's q8_1 block of unit ik: Y = 1 ggml's 36-byte blocks (yal: vy
- * 4-byte aligned), Y = 2 the planar q8_1p (quantize_q8_1p; nby a multiple
- * of 8; yal 2: vy 16-byte aligned, two 16-byte loads of the quants).
+ * Block b of the q8_1p group at g: its 8 words of quants (two 16-byte
+ * loads where yal is 2: vy 16-byte aligned; 32-bit where 1; else 16-bit),
+ * d8 and s8 (one 32-bit load where yal).
  */
-template <int Y>
-HR_DEVICE void load_y8(const void *vy, uint64_t j, uint64_t nby, uint64_t ik, int yal, uint32_t *v,
-                       float *d8, float *s8)
+HR_DEVICE void load_q8_1p(const uint8_t *g, int b, int yal, uint32_t *v, float *d8, float *s8)
 {
-	const uint64_t ib = j * nby + ik;
-
-	if (Y == 1) {
-		load_q8_1((const uint8_t *)vy + ib * Q8_1_BYTES, yal != 0, v, d8, s8);
-		return;
-	}
-	const uint8_t *g = (const uint8_t *)vy + ib / 8 * 8 * Q8_1_BYTES;
-	const uint8_t *q = g + 32 * (ib % 8), *ds = g + 256 + 4 * (ib % 8);
+	const uint8_t *q = g + 32 * b, *ds = g + 256 + 4 * b;
+	const uint32_t dsw = yal ? *(const uint32_t *)(const void *)ds : ld32(ds);
+	hr_f16 h;
 
 	if (yal == 2) {
 #pragma unroll
@@ -769,8 +762,28 @@ HR_DEVICE void load_y8(const void *vy, uint64_t j, uint64_t nby, uint64_t ik, in
 		for (int w = 0; w < 8; w++)
 			v[w] = yal ? ((const uint32_t *)(const void *)q)[w] : ld32(q + 4 * w);
 	}
-	*d8 = ldh(ds);
-	*s8 = ldh(ds + 2);
+	h.bits = (uint16_t)(dsw & 0xffffu);
+	*d8 = hr_f16_to_f32(h);
+	h.bits = (uint16_t)(dsw >> 16);
+	*s8 = hr_f16_to_f32(h);
+}
+
+/*
+ * Column j's q8_1 block of unit ik: Y = 1 ggml's 36-byte blocks (yal: vy
+ * 4-byte aligned), Y = 2 the planar q8_1p (quantize_q8_1p; nby a multiple
+ * of 8; yal 2: vy 16-byte aligned, two 16-byte loads of the quants).
+ */
+template <int Y>
+HR_DEVICE void load_y8(const void *vy, uint64_t j, uint64_t nby, uint64_t ik, int yal, uint32_t *v,
+                       float *d8, float *s8)
+{
+	const uint64_t ib = j * nby + ik;
+
+	if (Y == 1) {
+		load_q8_1((const uint8_t *)vy + ib * Q8_1_BYTES, yal != 0, v, d8, s8);
+		return;
+	}
+	load_q8_1p((const uint8_t *)vy + ib / 8 * 8 * Q8_1_BYTES, (int)(ib % 8), yal, v, d8, s8);
 }
 
 /*
@@ -853,32 +866,10 @@ HR_DEVICE void mvp_step(const uint8_t *gx, const uint8_t *gy, int b, uint64_t ro
 	for (int k = 0; k < U; k++) {
 #pragma unroll
 		for (int j = 0; j < B; j++) {
-			const uint8_t *q = gy + (uint64_t)k * sy + (uint64_t)j * col + 32 * b;
-			const uint8_t *ds = gy + (uint64_t)k * sy + (uint64_t)j * col + 256 + 4 * b;
 			uint32_t v[8];
 			float d8, s8;
 
-			if (yal == 2) {
-#pragma unroll
-				for (int h = 0; h < 2; h++) {
-					const hr_vecn<uint32_t, 4> p = ((const hr_vecn<uint32_t, 4> *)(const void *)q)[h];
-
-#pragma unroll
-					for (int e = 0; e < 4; e++)
-						v[4 * h + e] = p.v[e];
-				}
-			} else {
-#pragma unroll
-				for (int w = 0; w < 8; w++)
-					v[w] = yal ? ((const uint32_t *)(const void *)q)[w] : ld32(q + 4 * w);
-			}
-			const uint32_t dsw = yal ? *(const uint32_t *)(const void *)ds : ld32(ds);
-			hr_f16 h;
-
-			h.bits = (uint16_t)(dsw & 0xffffu);
-			d8 = hr_f16_to_f32(h);
-			h.bits = (uint16_t)(dsw >> 16);
-			s8 = hr_f16_to_f32(h);
+			load_q8_1p(gy + (uint64_t)k * sy + (uint64_t)j * col, b, yal, v, &d8, &s8);
 #pragma unroll
 			for (int i = 0; i < R; i++)
 				if (i < nv)
