@@ -745,7 +745,7 @@ HR_DEVICE void load_q8_1(const uint8_t *yb, bool yal, uint32_t *v, float *d8, fl
 HR_DEVICE void load_q8_1p(const uint8_t *g, int b, int yal, uint32_t *v, float *d8, float *s8)
 {
 	const uint8_t *q = g + 32 * b, *ds = g + 256 + 4 * b;
-	const uint32_t dsw = yal ? *(const uint32_t *)(const void *)ds : ld32(ds);
+	uint32_t dsw;
 	hr_f16 h;
 
 	if (yal == 2) {
@@ -762,6 +762,7 @@ HR_DEVICE void load_q8_1p(const uint8_t *g, int b, int yal, uint32_t *v, float *
 		for (int w = 0; w < 8; w++)
 			v[w] = yal ? ((const uint32_t *)(const void *)q)[w] : ld32(q + 4 * w);
 	}
+	dsw = yal ? *(const uint32_t *)(const void *)ds : ld32(ds);
 	h.bits = (uint16_t)(dsw & 0xffffu);
 	*d8 = hr_f16_to_f32(h);
 	h.bits = (uint16_t)(dsw >> 16);
@@ -1023,14 +1024,21 @@ HR_DEVICE void mat_vec(const void *vx, const void *vy, float *dst, int ncols, in
 	const uint64_t rpb = blockDim.x >> wshift, lane = threadIdx.x & (unsigned)(ws - 1);
 	const uint64_t waves = (uint64_t)gridDim.x * rpb, wave = blockIdx.x * rpb + (threadIdx.x >> wshift);
 
+#if defined(__AMDGCN__)
+	/* nrows is an int, so 32-bit rows on AMD: r + st < 2^32 (the 64-bit
+	 * loop left the q6_K f32 form 20 VGPRs more, spilling, on gfx942 with
+	 * ROCm 5.7; on sm_90 the 32-bit loop cost the planar batch 8 a
+	 * quarter, 605 against 794 GB/s for q4_0p: doc/BENCHMARKS.md) */
 	if (wave * MV_R >= nr)
 		return;         /* the whole wave: no barrier in this mapping */
-	/* nrows is an int, so 32-bit rows: r + st < 2^32 (the 64-bit loop left
-	 * the q6_K f32 form 20 VGPRs more, spilling, on gfx942 with ROCm 5.7) */
 	const uint32_t n = (uint32_t)nr, st = waves * MV_R < n ? (uint32_t)(waves * MV_R) : n;
 
 	for (uint32_t r = (uint32_t)(wave * MV_R); r < n; r += st) {
 		const int nv = n - r < MV_R ? (int)(n - r) : MV_R;
+#else
+	for (uint64_t r = wave * MV_R; r < nr; r += waves * MV_R) {
+		const int nv = nr - r < MV_R ? (int)(nr - r) : MV_R;
+#endif
 		float acc[MV_R][B];
 
 		for (int i = 0; i < MV_R; i++)
