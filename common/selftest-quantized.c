@@ -457,8 +457,10 @@ out:
 static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int c, bool planar,
                          struct st_result *res)
 {
-	/* c 2: work of an element a thread, the kernel's 32-lanes-a-block path */
-	const int rows = c == 0 ? 1 : 3, kx = c == 0 ? 4096 : 750, kpad = c == 0 ? 4096 : 768;
+	/* c 2: work of an element a thread, the kernel's 32-lanes-a-block path;
+	 * c 3 (q8_1p only): kx_padded not whole groups of 256, nothing written */
+	const int rows = c == 0 ? 1 : 3, kx = c == 0 ? 4096 : 750;
+	const int kpad = c == 0 ? 4096 : c == 3 ? 800 : 768;
 	const size_t n = (size_t)rows * (size_t)kx, ybytes = (size_t)rows * kpad / QK * Q8_1_BYTES;
 	uint64_t rng = 0x5851f42d4c957f2dULL ^ (uint64_t)c;
 	float *x = values(n + QK, c == 0, &rng);
@@ -472,10 +474,10 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 		st_fail(res, "out of memory");
 		goto out;
 	}
-	for (int r = 0; r < rows; r++)
+	for (int r = 0; c < 3 && r < rows; r++)
 		quantize_q8_1_ref(x + (size_t)r * kx, (size_t)kx, (size_t)kpad,
 		                  want + (size_t)r * kpad / QK * Q8_1_BYTES);
-	if (planar) {
+	if (planar && c < 3) {
 		/* q8_1p: the same blocks, planar (kpad a multiple of 256) */
 		uint8_t *p = planar_dup(q8_1_fields, want, ybytes / Q8_1_BYTES);
 
@@ -491,10 +493,14 @@ static void run_quantize(struct st_device *d, struct hanzo_rocm_kernel *kh, int 
 		goto out;
 	}
 	/* elementwise2d: grid y = the rows, x over the q8_1 blocks of a row. */
-	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)(c == 2 ? kpad : kpad / QK), args, res) < 0)
+	if (st_launch_work(d, kh, (uint64_t)rows, (uint64_t)(c >= 2 ? kpad : kpad / QK), args, res) < 0)
 		goto out;
 	if (st_dbuf_get(d, b.p[1], got, ybytes + 16) < 0) {
 		st_fail(res, "copy back");
+		goto out;
+	}
+	if (c == 3) {
+		st_check_poison(got, 0, ybytes + 16, res);
 		goto out;
 	}
 	for (size_t i = 0; i < ybytes; i++) {
@@ -776,13 +782,17 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
                void (*emit)(void *data, const struct st_result *r), void *data)
 {
 	static const char *const deq_cases[2] = { "cos4096", "randblocks" };
-	static const char *const q_cases[3] = { "cos4096", "3x750pad768", "3x750lanes" };
+	static const char *const q_cases[4] = { "cos4096", "3x750pad768", "3x750lanes",
+	                                        "pad800_not_groups" };
 	const int op = k->op & 15;
 	int failed = 0;
 
 	static const char *const pack_cases[2] = { "33groups", "k_not_groups" };
 
-	for (int c = 0; c < (op >= OP_DMMV || op == OP_QUANTIZE ? 3 : 2); c++) {
+	const int ncases = op == OP_QUANTIZE && (k->op & OP_P) ? 4 :
+	                   op >= OP_DMMV || op == OP_QUANTIZE ? 3 : 2;
+
+	for (int c = 0; c < ncases; c++) {
 		struct st_result res;
 
 		if (op == OP_GET_ROWS && c > 0)
