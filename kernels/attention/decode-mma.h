@@ -53,6 +53,7 @@ struct att_dm_wave {
 template <int D>
 struct att_dm_merge {
 	float m[ATT_DM_NW][4], l[ATT_DM_NW][4];
+	float wt[ATT_DM_NW][4], lv[4];          /* each wave's weight in a head's output, the head's LSE */
 	float acc[ATT_DM_NW][4][D];
 };
 
@@ -148,6 +149,18 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 			*r = rr;
 			return pg;
 		};
+		/* A wave's next tile is STRIDE keys on: its position by
+		 * additions, not a division. */
+		const uint32_t step_pg = (uint32_t)STRIDE / bs, step_r = (uint32_t)STRIDE % bs;
+		auto tile_next = [&](att_tpos p) {
+			p.pg0 += step_pg;
+			p.r0 += step_r;
+			if (p.r0 >= bs) {
+				p.r0 -= bs;
+				p.pg0++;
+			}
+			return p;
+		};
 		/* Chunk i of lane t (16 keys x CH 16-byte chunks a tile, lane t
 		 * takes t + W i): key kb + KS i, dims 8 pc ..; a masked key reads
 		 * block 0 and is zeroed (no branch around a load). */
@@ -155,15 +168,76 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		const int kb = t / CH, pc = t % CH;
 		const uint64_t page_el = (uint64_t)bs * num_kv_heads * D, row_el = num_kv_heads * D;
 		const uint64_t lane_el = kvh * D + (uint64_t)pc * 8;
-		auto where = [&](int64_t t0, const att_tpos &p, int i, bool *okb) -> uint64_t {
-			const int c = kb + KS * i;
-			uint32_t r;
-			const uint32_t pg = key_at(p, c, &r);
-			const bool in = t0 + c < end;
-			const int64_t b = bt[in ? pg : 0u];
+		/* Pages of >= 16 keys (the common case; a page's bytes
+		 * counted in 32 bits): a tile's keys lie in its first page and
+		 * the next, whose table entries are read once a tile (wave-
+		 * uniform) - ok0/ok1: the entry is a valid block, off0/off1:
+		 * this lane's first element in it (in block 0 if not valid). */
+		struct att_tblk {
+			uint64_t off0, off1;
+			bool ok0, ok1;
+		};
+		const bool wide = bs >= 16 && page_el * sizeof(T) <= UINT32_MAX;
+		const uint32_t rowb = (uint32_t)(row_el * sizeof(T));  /* used when wide */
+		const uint32_t nb = num_blocks < 0x80000000u ? (uint32_t)num_blocks : 0x80000000u;
+		auto tile_blocks = [&](int64_t tt, const att_tpos &p) {
+			att_tblk k;
 
-			*okb = in && b >= 0 && (uint64_t)b < num_blocks;
-			return (uint64_t)(*okb ? b : 0) * page_el + (uint64_t)r * row_el + lane_el;
+			k.ok0 = k.ok1 = false;
+			k.off0 = k.off1 = lane_el;
+			if (wide && tt < end) { /* the first page is in the table */
+				const uint32_t b0 = (uint32_t)bt[p.pg0];
+				/* the next page's first key tt + bs - r0, if in range */
+				const bool two = p.r0 + 16 > bs && tt + (int64_t)(bs - p.r0) < end;
+				const uint32_t b1 = two ? (uint32_t)bt[p.pg0 + 1] : 0xffffffffu;
+
+				k.ok0 = b0 < nb;        /* a negative entry is >= 2^31 */
+				k.ok1 = b1 < nb;
+				k.off0 += (uint64_t)(k.ok0 ? b0 : 0u) * page_el;
+				k.off1 += (uint64_t)(k.ok1 ? b1 : 0u) * page_el;
+			}
+			return k;
+		};
+		/* f(i, K, V, ok) for the lane's chunks i of the tile at tt: the
+		 * chunk's key and value elements and whether the key is in range
+		 * in a valid block (else K and V point into block 0). */
+		auto chunks = [&](int64_t tt, const att_tpos &p, const att_tblk &k, const auto &f) {
+			if (wide) {
+				const int64_t left = end - tt;
+				const uint32_t rem = left < 16 ? (uint32_t)left : 16u;
+				const uint32_t split = bs - p.r0;       /* keys c < split: first page */
+				/* key c at a0 + (c - kb) rowb in the first page, a1 + .. in
+				 * the next (addresses as integers: a1 may precede its page) */
+				const uint64_t kbase = (uint64_t)(uintptr_t)key_cache;
+				const uint64_t a0 = kbase + k.off0 * sizeof(T) +
+						    (uint64_t)(p.r0 + (uint32_t)kb) * rowb;
+				const uint64_t a1 = kbase + k.off1 * sizeof(T) +
+						    (uint64_t)((int64_t)p.r0 + kb - (int64_t)bs) * rowb;
+				const uint64_t dv = (uint64_t)(uintptr_t)value_cache - kbase;
+
+#pragma unroll
+				for (int i = 0; i < CPL; i++) {
+					const uint32_t c = (uint32_t)(kb + KS * i);
+					const bool sec = c >= split;
+					const uint64_t ka = (sec ? a1 : a0) + (uint64_t)((uint32_t)(KS * i) * rowb);
+
+					f(i, (const T *)(uintptr_t)ka, (const T *)(uintptr_t)(ka + dv),
+					  c < rem && (sec ? k.ok1 : k.ok0));
+				}
+				return;
+			}
+#pragma unroll
+			for (int i = 0; i < CPL; i++) {
+				const int c = kb + KS * i;
+				const bool in = tt + c < end;
+				uint32_t r;
+				const uint32_t pg = key_at(p, c, &r);
+				const int64_t b = bt[in ? pg : 0u];
+				const bool okb = in && b >= 0 && (uint64_t)b < num_blocks;
+				const uint64_t off = (uint64_t)(okb ? b : 0) * page_el + (uint64_t)r * row_el + lane_el;
+
+				f(i, key_cache + off, value_cache + off, okb);
+			}
 		};
 		float m = att_neg_inf(), l = 0.f;       /* head hh's state; l: this lane's keys */
 		hr_mma_acc o[KD];
@@ -195,19 +269,19 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		};
 		/* the online softmax of lane (hh, keys c0 ..) over tile t0: P to
 		 * mw.ps, the rows' rescale to mw.corr */
-		auto softmax = [&](int64_t t0) {
-			const att_tpos p = tile_at(t0);
+		auto softmax = [&](int64_t t0, const att_tpos &p, const att_tblk &k) {
 			float sc[KPL], mx = m;
 
 #pragma unroll
 			for (int u = 0; u < KPL; u++) {
 				const int64_t j = t0 + c0 + u;
-				uint32_t r;
-				const uint32_t pg = key_at(p, c0 + u, &r);
 				bool ok = j < end;
 
-				if (ok) {
-					const int64_t b = bt[pg];
+				if (wide) {
+					ok = ok && (p.r0 + (uint32_t)(c0 + u) < bs ? k.ok0 : k.ok1);
+				} else if (ok) {
+					uint32_t r;
+					const int64_t b = bt[key_at(p, c0 + u, &r)];
 
 					ok = b >= 0 && (uint64_t)b < num_blocks;
 				}
@@ -238,24 +312,31 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 				m = mx;
 			if (t % SEG == 0)
 				mw.corr[hh] = corr;
+			/* O needs rescaling only when some head's maximum moved
+			 * (O * 1 is O: skipping it changes no bit) */
+			return hr_ballot(corr != 1.f) != 0;
 		};
 		/* O = O corr + P V; vfrag(kk): V's fragment of dims 16 kk .. */
-		auto pv = [&](const auto &vfrag) {
+		auto pv = [&](bool rescale, const auto &vfrag) {
 			hr_mma_a<T> pa;
 
 			hr_mma_load_a_smem(pa, &mw.ps[0][0], 16 + ATT_DM_PAD);
-			float cr[HR_MMA_NC];
+			if (rescale) {  /* wave-uniform */
+				float cr[HR_MMA_NC];
 
 #pragma unroll
-			for (int e = 0; e < HR_MMA_NC; e++)
-				cr[e] = mw.corr[hr_mma_acc_row(e)];
-#pragma unroll
-			for (int kk = 0; kk < KD; kk++) {
-#pragma unroll
 				for (int e = 0; e < HR_MMA_NC; e++)
-					o[kk].v[e] *= cr[e];
-				hr_mma_run(o[kk], pa, vfrag(kk));
+					cr[e] = mw.corr[hr_mma_acc_row(e)];
+#pragma unroll
+				for (int kk = 0; kk < KD; kk++) {
+#pragma unroll
+					for (int e = 0; e < HR_MMA_NC; e++)
+						o[kk].v[e] *= cr[e];
+				}
 			}
+#pragma unroll
+			for (int kk = 0; kk < KD; kk++)
+				hr_mma_run(o[kk], pa, vfrag(kk));
 		};
 		int64_t t0 = begin + 16 * (int64_t)wv;
 
@@ -265,21 +346,18 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		 * softmax and P V.  (Two groups, K's after S and V's after P V
 		 * with V read from shared memory, measured slower: 2001 / 1780
 		 * against 2084 / 1848 GB/s, doc/BENCHMARKS.md.) */
-		auto copy = [&](int64_t tt) {
-			const att_tpos p = tile_at(tt);
-
-#pragma unroll
-			for (int i = 0; i < CPL; i++) {
-				bool okb;
-				const uint64_t off = where(tt, p, i, &okb);
-
-				hr_cp_async16(&mw.ks[kb + KS * i][pc * 8], key_cache + off, okb);
-				hr_cp_async16(&mw.vs[kb + KS * i][pc * 8], value_cache + off, okb);
-			}
+		auto copy = [&](int64_t tt, const att_tpos &p, const att_tblk &k) {
+			chunks(tt, p, k, [&](int i, const T *kp, const T *vp, bool okb) {
+				hr_cp_async16(&mw.ks[kb + KS * i][pc * 8], kp, okb);
+				hr_cp_async16(&mw.vs[kb + KS * i][pc * 8], vp, okb);
+			});
 			hr_cp_async_commit();
 		};
+		att_tpos tp = tile_at(t0 < end ? t0 : 0);
+		att_tblk kc = tile_blocks(t0, tp);
+
 		if (t0 < end)
-			copy(t0);
+			copy(t0, tp, kc);
 		for (; t0 < end; t0 += STRIDE) {        /* wave-uniform bounds */
 			hr_cp_async_wait<0>();
 			hr_wave_barrier();
@@ -290,37 +368,43 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 			for (int kk = 0; kk < KD; kk++)
 				hr_mma_load_b_smem(vb[kk], &mw.vs[0][kk * 16], LD);
 			hr_wave_barrier();              /* ks and vs read, ss written */
-			if (t0 + STRIDE < end)
-				copy(t0 + STRIDE);
-			softmax(t0);
+			const att_tpos tn = tile_next(tp);
+			att_tblk kn = kc;
+
+			if (t0 + STRIDE < end) {
+				kn = tile_blocks(t0 + STRIDE, tn);
+				copy(t0 + STRIDE, tn, kn);
+			}
+			const bool rescale = softmax(t0, tp, kc);
+
 			hr_wave_barrier();              /* ps, corr written */
-			pv([&](int kk) -> const hr_mma_b<T> & { return vb[kk]; });
+			pv(rescale, [&](int kk) -> const hr_mma_b<T> & { return vb[kk]; });
 			hr_wave_barrier();              /* ps and corr read */
+			tp = tn;
+			kc = kn;
 		}
 #else
 		/* The next tile's K and V are loaded into registers before this
 		 * tile's math and stored after it. */
 		typedef hr_vecn<T, 8> V8;
 		V8 kx[CPL], vx[CPL];
-		auto fetch = [&](int64_t tt) {
-			const att_tpos p = tile_at(tt);
-
-#pragma unroll
-			for (int i = 0; i < CPL; i++) {
-				bool okb;
-				const uint64_t off = where(tt, p, i, &okb);
-				const V8 k8 = *(const V8 *)(key_cache + off);
-				const V8 v8 = *(const V8 *)(value_cache + off);
+		auto fetch = [&](int64_t tt, const att_tpos &p, const att_tblk &k) {
+			chunks(tt, p, k, [&](int i, const T *kp, const T *vp, bool okb) {
+				const V8 k8 = *(const V8 *)kp;
+				const V8 v8 = *(const V8 *)vp;
 
 #pragma unroll
 				for (int c = 0; c < 8; c++) {
 					kx[i].v[c] = okb ? k8.v[c] : zero;
 					vx[i].v[c] = okb ? v8.v[c] : zero;
 				}
-			}
+			});
 		};
+		att_tpos tp = tile_at(t0 < end ? t0 : 0);
+		att_tblk kc = tile_blocks(t0, tp);
+
 		if (t0 < end)
-			fetch(t0);
+			fetch(t0, tp, kc);
 		for (; t0 < end; t0 += STRIDE) {        /* wave-uniform bounds */
 #pragma unroll
 			for (int i = 0; i < CPL; i++) {
@@ -328,19 +412,27 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 				*(V8 *)&mw.vs[kb + KS * i][pc * 8] = vx[i];
 			}
 			hr_wave_barrier();
-			if (t0 + STRIDE < end)
-				fetch(t0 + STRIDE);
+			const att_tpos tn = tile_next(tp);
+			att_tblk kn = kc;
+
+			if (t0 + STRIDE < end) {
+				kn = tile_blocks(t0 + STRIDE, tn);
+				fetch(t0 + STRIDE, tn, kn);
+			}
 			qk();
 			hr_wave_barrier();
-			softmax(t0);
+			const bool rescale = softmax(t0, tp, kc);
+
 			hr_wave_barrier();
-			pv([&](int kk) {
+			pv(rescale, [&](int kk) {
 				hr_mma_b<T> vb;
 
 				hr_mma_load_b_smem(vb, &mw.vs[0][kk * 16], LD);
 				return vb;
 			});
 			hr_wave_barrier();              /* every buffer read */
+			tp = tn;
+			kc = kn;
 		}
 #endif
 		for (int o2 = SEG / 2; o2 > 0; o2 >>= 1)
@@ -349,6 +441,31 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		if (t % SEG == 0) {
 			sm.u.mg.m[wv][hh] = m;
 			sm.u.mg.l[wv][hh] = l;
+		}
+		__syncthreads();
+		/* Each head's merge, once (threads 0-3; the others compute too,
+		 * no branch before the barrier): wave w's weight exp(m_w - m) / l
+		 * (0 for a wave that saw no key), the head's LSE m + log l. */
+		{
+			const int g = tid % 4;
+			float mm = att_neg_inf(), ll = 0.f, wt[NW];
+
+#pragma unroll
+			for (int w = 0; w < NW; w++)
+				mm = hr_fmax(mm, sm.u.mg.m[w][g]);
+#pragma unroll
+			for (int w = 0; w < NW; w++) {
+				wt[w] = sm.u.mg.m[w][g] > att_neg_inf() ? hr_exp(sm.u.mg.m[w][g] - mm) : 0.f;
+				ll += sm.u.mg.l[w][g] * wt[w];
+			}
+			const float inv = ll > 0.f ? 1.f / ll : 0.f;
+
+			if (tid < 4) {
+#pragma unroll
+				for (int w = 0; w < NW; w++)
+					sm.u.mg.wt[w][g] = wt[w] * inv;
+				sm.u.mg.lv[g] = ll > 0.f ? mm + hr_log(ll) : att_neg_inf();
+			}
 		}
 #pragma unroll
 		for (int kk = 0; kk < KD; kk++) {
@@ -364,26 +481,17 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		for (int e = tid; e < gh * D; e += ATT_BLOCK) {
 			const int g = e / D, d = e % D;
 			const uint64_t orow = row + (uint64_t)g;
-			float mm = att_neg_inf(), ll = 0.f, a = 0.f;
+			float a = 0.f;
 
 #pragma unroll
 			for (int w = 0; w < NW; w++)
-				mm = hr_fmax(mm, sm.u.mg.m[w][g]);
-#pragma unroll
-			for (int w = 0; w < NW; w++) {
-				const float wt = sm.u.mg.m[w][g] > att_neg_inf() ? hr_exp(sm.u.mg.m[w][g] - mm)
-										 : 0.f;
-
-				ll += sm.u.mg.l[w][g] * wt;
-				a += sm.u.mg.acc[w][g][d] * wt;
-			}
-			a = ll > 0.f ? a / ll : 0.f;
+				a += sm.u.mg.acc[w][g][d] * sm.u.mg.wt[w][g];
 			if (splits == 1)
 				out[orow * D + (uint64_t)d] = hr_from_f32<T>(a);
 			else
 				ws[(y * rows + orow) * D + (uint64_t)d] = a;
 			if (d == 0) {
-				const float lv = ll > 0.f ? mm + hr_log(ll) : att_neg_inf();
+				const float lv = sm.u.mg.lv[g];
 
 				if (splits > 1)
 					ws[splits * rows * D + y * rows + orow] = lv;
