@@ -313,38 +313,43 @@ struct dcase {
 	unsigned splits;        /* grid y (not with work: the library's) */
 	bool alibi, big, lse, work;
 	bool no_ws;             /* splits > 1 with ws NULL: must write nothing */
+	bool q_odd;             /* q_stride nh x D + 3 (else + 8): rows not 16-byte aligned */
 };
 
 static const struct dcase dcases[] = {
 	/* name, nseq, nh, nkv, bs, softcap, scale, lens, window, splits,
-	 * alibi, big, lse, work, no_ws */
+	 * alibi, big, lse, work, no_ws, q_odd */
 	{ "len-1-7-257", 3, 4, 4, 16, 0, 0, { 1, 7, 257 }, -1, 1,
-	  false, false, true, false, false },
+	  false, false, true, false, false, false },
 	{ "gqa4-page1", 2, 8, 2, 1, 0, 0, { 7, 33 }, -1, 1,
-	  false, false, false, false, false },
+	  false, false, false, false, false, false },
 	{ "gqa8-page256-split3", 3, 8, 1, 256, 0, 0.11, { 257, 1, 300 }, -1, 3,
-	  false, false, true, false, false },
+	  false, false, true, false, false, false },
 	{ "window-softcap-alibi-split2", 2, 4, 1, 16, 30, 0, { 257, 40 }, 31, 2,
-	  true, false, true, false, false },
+	  true, false, true, false, false, false },
 	{ "large-logits", 2, 2, 1, 16, 0, 1.0, { 64, 9 }, -1, 1,
-	  false, true, true, false, false },
+	  false, true, true, false, false, false },
 	{ "empty-seq-split2", 2, 2, 2, 16, 0, 0, { 0, 5 }, -1, 2,
-	  true, false, true, false, false },
+	  true, false, true, false, false, false },
 	{ "4097-launch-work", 1, 2, 1, 16, 0, 0, { 4097 }, -1, 0,
-	  false, false, true, true, false },
+	  false, false, true, true, false, false },
 	{ "split2-ws-null", 2, 2, 1, 16, 0, 0, { 7, 20 }, -1, 2,
-	  false, false, true, false, true },
+	  false, false, true, false, true, false },
 	/* 4096 blocks, GQA 4: the 2-byte fast path, 4 heads a block (3 of 4 return) */
 	{ "gqa4-4096-blocks", 2, 32, 8, 16, 0, 0, { 300, 45 }, -1, 64,
-	  false, false, true, false, false },
+	  false, false, true, false, false, false },
 	/* the fast path's step-aligned chunks: lengths 1, 15, 17 (a page and
 	 * one more), more splits than pages (empty splits: LSE -inf) */
 	{ "gqa4-len-1-15-17-split5", 3, 8, 2, 16, 0, 0, { 1, 15, 17 }, -1, 5,
-	  false, false, true, false, false },
+	  false, false, true, false, false, false },
 	{ "gqa4-page-cross-split9", 2, 8, 2, 16, 0, 0, { 300, 33 }, -1, 9,
-	  false, false, true, false, false },
+	  false, false, true, false, false, false },
 	{ "gqa4-window-alibi-split3", 2, 4, 1, 16, 0, 0, { 100, 17 }, 20, 3,
-	  true, false, true, false, false },
+	  true, false, true, false, false, false },
+	/* pages of 32 (a wave's tiles 2 pages apart), queries read element
+	 * by element */
+	{ "gqa4-page32-q-odd-split2", 2, 8, 2, 32, 0, 0, { 100, 47 }, -1, 2,
+	  false, false, true, false, false, true },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,
@@ -352,7 +357,7 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
                        struct st_result *res)
 {
 	const enum st_dtype dt = k->out;
-	const size_t sz = st_dtype_size(dt), rows = c->nseq * c->nh, qstride = c->nh * D + 8;
+	const size_t sz = st_dtype_size(dt), rows = c->nseq * c->nh, qstride = c->nh * D + (c->q_odd ? 3 : 8);
 	uint64_t rng = 0x082efa98ec4e6c89ULL ^ D << 32 ^ (uint64_t)dt << 48 ^ c->nh ^ c->bs << 8;
 	size_t maxb = 0, nblocks = 3, maxlen = 1, nkeys = 0;
 	struct opts o = { head_scale(c->scale, D), c->softcap, NULL };

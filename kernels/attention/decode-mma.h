@@ -108,10 +108,22 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		const int32_t *bt = block_tables + seq * max_blocks_per_seq;
 		const float slope = alibi_slopes && hh < gh ? alibi_slopes[h0 + (uint64_t)hh] : 0.f;
 
-		for (int e = tid; e < 16 * D; e += ATT_BLOCK) {
-			const int i = e / D, c = e % D;
+		/* the heads' queries, 8 elements a thread at a time */
+		const T *qrow = q + seq * q_stride + h0 * D;
+		const bool qvec = hr_aligned_to(qrow, 16) && q_stride % 8 == 0;
 
-			sm.qs[i][c] = i < gh ? q[seq * q_stride + (h0 + (uint64_t)i) * D + (uint64_t)c] : zero;
+		for (int e = tid; e < 16 * CH; e += ATT_BLOCK) {
+			const int i = e / CH, c8 = (e % CH) * 8;
+			hr_vecn<T, 8> v;
+
+			if (i < gh && qvec) {
+				v = *(const hr_vecn<T, 8> *)(qrow + i * D + c8);
+			} else {
+#pragma unroll
+				for (int c = 0; c < 8; c++)
+					v.v[c] = i < gh ? qrow[i * D + c8 + c] : zero;
+			}
+			*(hr_vecn<T, 8> *)&sm.qs[i][c8] = v;
 		}
 		for (int e = t; e < 16 * 16; e += W)
 			mw.ps[e / 16][e % 16] = zero;

@@ -56,11 +56,20 @@ HR_DEVICE void paged_decode(T *out, float *lse, float *ws, const T *q, const T *
 	if constexpr (att_dec_shared<T, D>::mma) {
 		if (att_dec_fast_ok<D>(sizeof(T), key_cache, value_cache, block_size,
 				       max_blocks_per_seq, num_blocks)) {
+			const int gh = group % 4 == 0 ? 4 : group % 2 == 0 ? 2 : 1;
+			uint64_t h0;
+
+			/* One block a row (the library's grid): a block whose
+			 * head is not its set's first has nothing to do and
+			 * leaves before the set-up (3 blocks of 4 with 4 heads
+			 * a KV head). */
+			if (gridDim.x >= rows && blockIdx.x < rows &&
+			    (hr_divmod(blockIdx.x, num_heads, &h0), h0 % (uint64_t)gh) != 0)
+				return;
 			paged_decode_mma<T, D>(out, lse, ws, q, key_cache, value_cache, block_tables,
 					       seq_lens, alibi_slopes, num_seqs, num_heads,
 					       num_kv_heads, block_size, max_blocks_per_seq, num_blocks,
-					       q_stride, scale, softcap, window_left,
-					       group % 4 == 0 ? 4 : group % 2 == 0 ? 2 : 1,
+					       q_stride, scale, softcap, window_left, gh,
 					       *(att_dm_smem<T, D> *)(void *)att_smem);
 			return;
 		}
