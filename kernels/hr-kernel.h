@@ -347,6 +347,18 @@ HR_DEVICE int hr_lane_id(void)
 #endif
 }
 
+/* v, known to be the same in every lane of the wave, marked so for the
+ * compiler: AMD keeps it (and what is computed from it) in scalar
+ * registers (readfirstlane); elsewhere v itself. */
+HR_DEVICE int hr_wave_uniform(int v)
+{
+#if defined(HR_HIP) && defined(__HIP_DEVICE_COMPILE__)
+	return __builtin_amdgcn_readfirstlane(v);
+#else
+	return v;
+#endif
+}
+
 /* HIP's shuffle __OP(v, ...), CUDA's __OP_sync(all lanes, v, ...). */
 #if defined(HR_HIP) || defined(HR_HOST)
 #define HR_SHFL_CALL(op, ...) __##op(__VA_ARGS__)

@@ -80,7 +80,7 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 	constexpr int SEG = ATT_DM_SEG, KPL = ATT_DM_KPL, LD = D + ATT_DM_PAD;
 	constexpr int64_t STRIDE = 16 * NW;     /* keys between a wave's tiles */
 	const uint64_t rows = num_seqs * num_heads, splits = gridDim.y, y = blockIdx.y;
-	const int tid = (int)threadIdx.x, wv = tid / W, t = tid % W;
+	const int tid = (int)threadIdx.x, wv = hr_wave_uniform(tid / W), t = tid % W;
 	const int hh = t / SEG, c0 = (t % SEG) * KPL;   /* the softmax lane's head and keys */
 	const uint64_t group = num_heads / num_kv_heads;
 	const int64_t max_len = (int64_t)(max_blocks_per_seq * block_size);
@@ -183,11 +183,13 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		/* Pages of >= 16 keys (the common case; a page's bytes
 		 * counted in 32 bits): a tile's keys lie in its first page and
 		 * the next, whose table entries are read once a tile (wave-
-		 * uniform) - ok0/ok1: the entry is a valid block, off0/off1:
-		 * this lane's first element in it (in block 0 if not valid). */
+		 * uniform) - ok0/ok1: the entry is a valid block (words, not
+		 * bools: a struct with bools was kept in scratch memory on gfx11),
+		 * off0/off1:
+		 * the block's first element (block 0 if not valid). */
 		struct att_tblk {
 			uint64_t off0, off1;
-			bool ok0, ok1;
+			uint32_t ok0, ok1;
 		};
 		const bool wide = bs >= 16 && page_el * sizeof(T) <= UINT32_MAX;
 		const uint32_t rowb = (uint32_t)(row_el * sizeof(T));  /* used when wide */
@@ -195,8 +197,8 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		auto tile_blocks = [&](int64_t tt, const att_tpos &p) {
 			att_tblk k;
 
-			k.ok0 = k.ok1 = false;
-			k.off0 = k.off1 = lane_el;
+			k.ok0 = k.ok1 = 0;
+			k.off0 = k.off1 = 0;    /* wave-uniform: the lane's part is added per chunk */
 			if (wide && tt < end) { /* the first page is in the table */
 				const uint32_t b0 = (uint32_t)bt[p.pg0];
 				/* the next page's first key tt + bs - r0, if in range */
@@ -217,13 +219,14 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 			if (wide) {
 				const int64_t left = end - tt;
 				const uint32_t rem = left < 16 ? (uint32_t)left : 16u;
+#if HR_MMA == HR_MMA_SYNC
 				const uint32_t split = bs - p.r0;       /* keys c < split: first page */
 				/* key c at a0 + (c - kb) rowb in the first page, a1 + .. in
 				 * the next (addresses as integers: a1 may precede its page) */
 				const uint64_t kbase = (uint64_t)(uintptr_t)key_cache;
-				const uint64_t a0 = kbase + k.off0 * sizeof(T) +
+				const uint64_t a0 = kbase + (k.off0 + lane_el) * sizeof(T) +
 						    (uint64_t)(p.r0 + (uint32_t)kb) * rowb;
-				const uint64_t a1 = kbase + k.off1 * sizeof(T) +
+				const uint64_t a1 = kbase + (k.off1 + lane_el) * sizeof(T) +
 						    (uint64_t)((int64_t)p.r0 + kb - (int64_t)bs) * rowb;
 				const uint64_t dv = (uint64_t)(uintptr_t)value_cache - kbase;
 
@@ -234,8 +237,22 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 					const uint64_t ka = (sec ? a1 : a0) + (uint64_t)((uint32_t)(KS * i) * rowb);
 
 					f(i, (const T *)(uintptr_t)ka, (const T *)(uintptr_t)(ka + dv),
-					  c < rem && (sec ? k.ok1 : k.ok0));
+					  c < rem && (sec ? k.ok1 : k.ok0) != 0);
 				}
+#else
+				/* AMD: fewer values live across the unrolled loop (the
+				 * next tile's K and V are in registers meanwhile) */
+#pragma unroll
+				for (int i = 0; i < CPL; i++) {
+					const uint32_t c = (uint32_t)(kb + KS * i), r = p.r0 + c;
+					const bool sec = r >= bs;
+					const uint64_t off = (sec ? k.off1 : k.off0) + lane_el +
+							     (uint64_t)((sec ? r - bs : r) * (rowb / (uint32_t)sizeof(T)));
+
+					f(i, key_cache + off, value_cache + off,
+					  c < rem && (sec ? k.ok1 : k.ok0) != 0);
+				}
+#endif
 				return;
 			}
 #pragma unroll
@@ -290,7 +307,7 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 				bool ok = j < end;
 
 				if (wide) {
-					ok = ok && (p.r0 + (uint32_t)(c0 + u) < bs ? k.ok0 : k.ok1);
+					ok = ok && (p.r0 + (uint32_t)(c0 + u) < bs ? k.ok0 : k.ok1) != 0;
 				} else if (ok) {
 					uint32_t r;
 					const int64_t b = bt[key_at(p, c0 + u, &r)];
