@@ -314,42 +314,47 @@ struct dcase {
 	bool alibi, big, lse, work;
 	bool no_ws;             /* splits > 1 with ws NULL: must write nothing */
 	bool q_odd;             /* q_stride nh x D + 3 (else + 8): rows not 16-byte aligned */
+	bool holes;             /* some pages' table entries -1 or past num_blocks: skipped */
 };
 
 static const struct dcase dcases[] = {
 	/* name, nseq, nh, nkv, bs, softcap, scale, lens, window, splits,
-	 * alibi, big, lse, work, no_ws, q_odd */
+	 * alibi, big, lse, work, no_ws, q_odd, holes */
 	{ "len-1-7-257", 3, 4, 4, 16, 0, 0, { 1, 7, 257 }, -1, 1,
-	  false, false, true, false, false, false },
+	  false, false, true, false, false, false, false },
 	{ "gqa4-page1", 2, 8, 2, 1, 0, 0, { 7, 33 }, -1, 1,
-	  false, false, false, false, false, false },
+	  false, false, false, false, false, false, false },
 	{ "gqa8-page256-split3", 3, 8, 1, 256, 0, 0.11, { 257, 1, 300 }, -1, 3,
-	  false, false, true, false, false, false },
+	  false, false, true, false, false, false, false },
 	{ "window-softcap-alibi-split2", 2, 4, 1, 16, 30, 0, { 257, 40 }, 31, 2,
-	  true, false, true, false, false, false },
+	  true, false, true, false, false, false, false },
 	{ "large-logits", 2, 2, 1, 16, 0, 1.0, { 64, 9 }, -1, 1,
-	  false, true, true, false, false, false },
+	  false, true, true, false, false, false, false },
 	{ "empty-seq-split2", 2, 2, 2, 16, 0, 0, { 0, 5 }, -1, 2,
-	  true, false, true, false, false, false },
+	  true, false, true, false, false, false, false },
 	{ "4097-launch-work", 1, 2, 1, 16, 0, 0, { 4097 }, -1, 0,
-	  false, false, true, true, false, false },
+	  false, false, true, true, false, false, false },
 	{ "split2-ws-null", 2, 2, 1, 16, 0, 0, { 7, 20 }, -1, 2,
-	  false, false, true, false, true, false },
+	  false, false, true, false, true, false, false },
 	/* 4096 blocks, GQA 4: the 2-byte fast path, 4 heads a block (3 of 4 return) */
 	{ "gqa4-4096-blocks", 2, 32, 8, 16, 0, 0, { 300, 45 }, -1, 64,
-	  false, false, true, false, false, false },
+	  false, false, true, false, false, false, false },
 	/* the fast path's step-aligned chunks: lengths 1, 15, 17 (a page and
 	 * one more), more splits than pages (empty splits: LSE -inf) */
 	{ "gqa4-len-1-15-17-split5", 3, 8, 2, 16, 0, 0, { 1, 15, 17 }, -1, 5,
-	  false, false, true, false, false, false },
+	  false, false, true, false, false, false, false },
 	{ "gqa4-page-cross-split9", 2, 8, 2, 16, 0, 0, { 300, 33 }, -1, 9,
-	  false, false, true, false, false, false },
+	  false, false, true, false, false, false, false },
 	{ "gqa4-window-alibi-split3", 2, 4, 1, 16, 0, 0, { 100, 17 }, 20, 3,
-	  true, false, true, false, false, false },
+	  true, false, true, false, false, false, false },
 	/* pages of 32 (a wave's tiles 2 pages apart), queries read element
 	 * by element */
 	{ "gqa4-page32-q-odd-split2", 2, 8, 2, 32, 0, 0, { 100, 47 }, -1, 2,
-	  false, false, true, false, false, true },
+	  false, false, true, false, false, true, false },
+	/* pages of 24 (16-key tiles cross pages), entries of 1 page in 3
+	 * invalid: the keys there are skipped, either page of a tile */
+	{ "gqa4-page24-holes-split3", 2, 8, 2, 24, 0, 0, { 300, 47 }, -1, 3,
+	  false, false, true, false, false, false, true },
 };
 
 static void run_decode(struct st_device *d, const struct st_kernel *k,
@@ -398,7 +403,8 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 		o.slopes = sd;
 	}
 	/* A shuffled block table over a cache with spare blocks; entries past
-	 * a sequence's blocks are out of range (never read). */
+	 * a sequence's blocks are out of range (never read), and so is one
+	 * page in 3 of a sequence with holes (its keys are skipped). */
 	for (size_t b = 0; b < nblocks; b++)
 		perm[b] = (int32_t)b;
 	for (size_t b = nblocks; b > 1; b--) {
@@ -412,7 +418,8 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 		size_t nbs = ((size_t)c->lens[s] + c->bs - 1) / c->bs;
 
 		for (size_t b = 0; b < maxb; b++)
-			bt[s * maxb + b] = b < nbs ? perm[used + b] : (b & 1 ? -1 : (int32_t)nblocks + 7);
+			bt[s * maxb + b] = b < nbs && !(c->holes && b % 3 == 1) ? perm[used + b] :
+			                   (b & 1 ? -1 : (int32_t)nblocks + 7);
 		used += nbs;
 	}
 	for (size_t s = 0; s < c->nseq; s++) {
@@ -424,7 +431,11 @@ static void run_decode(struct st_device *d, const struct st_kernel *k,
 
 			nkeys = 0;
 			for (int64_t j = lo; j < len; j++) {
-				size_t off = (((size_t)bt[s * maxb + (size_t)j / c->bs] * c->bs +
+				const int32_t blk = bt[s * maxb + (size_t)j / c->bs];
+
+				if (blk < 0 || (size_t)blk >= nblocks)
+					continue;       /* a hole */
+				size_t off = (((size_t)blk * c->bs +
 				               (size_t)j % c->bs) * c->nkv + kvh) * D;
 
 				kp[nkeys] = kv + off;
