@@ -180,19 +180,18 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 		const int kb = t / CH, pc = t % CH;
 		const uint64_t page_el = (uint64_t)bs * num_kv_heads * D, row_el = num_kv_heads * D;
 		const uint64_t lane_el = kvh * D + (uint64_t)pc * 8;
-		/* Pages of >= 16 keys (the common case; a page's bytes
-		 * counted in 32 bits): a tile's keys lie in its first page and
-		 * the next, whose table entries are read once a tile (wave-
-		 * uniform) - ok0/ok1: the entry is a valid block (words, not
-		 * bools: a struct with bools was kept in scratch memory on gfx11),
-		 * off0/off1:
-		 * the block's first element (block 0 if not valid). */
+		/* Pages of >= 16 keys (the common case; a page's bytes counted
+		 * in 32 bits): a tile's keys lie in its first page and the next,
+		 * whose table entries are read once a tile (wave-uniform).
+		 * ok0/ok1: the entry is a valid block (words, not bools: a struct
+		 * with bools was kept in scratch memory on gfx11); off0/off1: the
+		 * block's first element (block 0 if not valid). */
 		struct att_tblk {
 			uint64_t off0, off1;
 			uint32_t ok0, ok1;
 		};
 		const bool wide = bs >= 16 && page_el * sizeof(T) <= UINT32_MAX;
-		const uint32_t rowb = (uint32_t)(row_el * sizeof(T));  /* used when wide */
+		const uint32_t row32 = (uint32_t)row_el;        /* used when wide */
 		const uint32_t nb = num_blocks < 0x80000000u ? (uint32_t)num_blocks : 0x80000000u;
 		auto tile_blocks = [&](int64_t tt, const att_tpos &p) {
 			att_tblk k;
@@ -221,6 +220,7 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 				const uint32_t rem = left < 16 ? (uint32_t)left : 16u;
 #if HR_MMA == HR_MMA_SYNC
 				const uint32_t split = bs - p.r0;       /* keys c < split: first page */
+				const uint32_t rowb = row32 * (uint32_t)sizeof(T);      /* < a page's bytes */
 				/* key c at a0 + (c - kb) rowb in the first page, a1 + .. in
 				 * the next (addresses as integers: a1 may precede its page) */
 				const uint64_t kbase = (uint64_t)(uintptr_t)key_cache;
@@ -247,7 +247,7 @@ HR_DEVICE void paged_decode_mma(T *out, float *lse, float *ws, const T *q, const
 					const uint32_t c = (uint32_t)(kb + KS * i), r = p.r0 + c;
 					const bool sec = r >= bs;
 					const uint64_t off = (sec ? k.off1 : k.off0) + lane_el +
-							     (uint64_t)((sec ? r - bs : r) * (rowb / (uint32_t)sizeof(T)));
+							     (uint64_t)((sec ? r - bs : r) * row32);
 
 					f(i, key_cache + off, value_cache + off,
 					  c < rem && (sec ? k.ok1 : k.ok0) != 0);
