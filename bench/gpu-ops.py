@@ -11,7 +11,8 @@ inputs rotated over copies larger than 3 x L2, ours and torch's on the same
 buffers and stream, every result checked against torch BEFORE it is timed.
 
 ops: argsort (hanzo_rocm_op_run on asort_asc_T: the shared-memory form, or
-  the wide form on a workspace when the row does not fit) vs torch.argsort
+  the wide form on a workspace when the row does not fit - asort_asc_multi_T,
+  a row over several blocks, 2 launches a radix digit) vs torch.argsort
   (4096 x 1024 and 32 x 151936; HR_ARGSORT_SHAPES="ROWSxCOLS ..." others);
   conv2d (conv2d_T: direct for f32, the implicit GEMM on the matrix units
   for bf16 - bench/gpu-conv.py times more shapes - and im2col_T +

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * selftest, sort family (kernels/sort.hip): asort_{asc,desc}_T (shared
- * memory) and asort_{asc,desc}_wide_T (global scratch), against the host's
+ * memory), asort_{asc,desc}_wide_T (global scratch) and
+ * asort_{asc,desc}_multi_T (a row over several blocks: every one of its
+ * launches, S = cols / 256 blocks a row, 1 to 9, blocks of at most 256
+ * threads, so chunks end inside tiles), against the host's
  * sort of (value, index) pairs: ties stay in index order in both
  * directions, NaN last ascending and first descending.  Values are drawn
  * from a few distinct numbers so ties are common (FEW), from the type's
@@ -136,8 +139,11 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
                      struct hanzo_rocm_kernel *kh, const struct scase *c, struct st_result *res)
 {
 	const enum st_dtype dt = k->in[0];
-	const bool asc = (k->op & 1) != 0, wide = (k->op & 2) != 0;
+	const bool asc = (k->op & 1) != 0, wide = (k->op & 2) != 0, multi = (k->op & 4) != 0;
 	const int rows = case_rows(d, c);
+	/* multi: S blocks a row, 16 u32 of counts each after the row's 3 x pad */
+	const unsigned splits = c->cols / 256 < 1 ? 1 : c->cols / 256 > 9 ? 9 : (unsigned)c->cols / 256;
+	const unsigned launches = multi ? 2u * (unsigned)st_dtype_size(k->in[0]) * 2u : 1;
 	const size_t sz = st_dtype_size(dt), n = (size_t)rows * (size_t)c->cols;
 	int ncols = c->cols, pad = 1;
 	uint64_t rng = 0xbe5466cf34e90c6cULL ^ (uint64_t)c->cols << 8 ^ (uint64_t)k->op << 40 ^ dt;
@@ -145,7 +151,8 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	uint32_t *got = malloc((n + 16) * 4);
 	struct key *keys = malloc((size_t)c->cols * sizeof(*keys));
 	uint64_t dx = 0, dd = 0, dws = 0;
-	void *args[5];
+	int pass = 0;
+	void *args[6];
 
 	while (pad < ncols)
 		pad <<= 1;
@@ -159,7 +166,8 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 			st_store(dt, x, i, st_fv(NAN));
 	}
 	if (st_dbuf_new(d, x, n * sz, &dx) < 0 || st_dbuf_new(d, NULL, n * 4, &dd) < 0 ||
-	    (wide && st_dbuf_new(d, NULL, (size_t)rows * (size_t)pad * 12, &dws) < 0)) {
+	    ((wide || multi) && st_dbuf_new(d, NULL, (size_t)rows * (size_t)pad * (multi ? 16 : 12),
+	                                    &dws) < 0)) {
 		st_fail(res, "device buffers");
 		goto out;
 	}
@@ -168,9 +176,13 @@ static void run_case(struct st_device *d, const struct st_kernel *k,
 	args[2] = &ncols;
 	args[3] = &pad;
 	args[4] = &dws;
-	if (st_launch_shared(d, kh, (unsigned)rows, 1, c->block, wide ? 0 : (unsigned)pad * 4,
-	                     args, res) < 0)
-		goto out;
+	args[5] = &pass;
+	/* multi: 2 launches a 4-bit digit, pass 0, 1, ... */
+	for (pass = 0; pass < (int)launches; pass++)
+		if (st_launch_shared(d, kh, (unsigned)rows, multi ? splits : 1,
+		                     multi && c->block > 256 ? 256 : c->block,
+		                     wide || multi ? 0 : (unsigned)pad * 4, args, res) < 0)
+			goto out;
 	if (st_dbuf_get(d, dd, got, (n + 16) * 4) < 0) {
 		st_fail(res, "copy back");
 		goto out;
@@ -213,7 +225,7 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct st_result res;
 
-		if ((cases[i].wide_only && !(k->op & 2)) ||
+		if ((cases[i].wide_only && !(k->op & 6)) || ((k->op & 4) && cases[i].cols < 9) ||
 		    (cases[i].nan && !st_dtype_is_float(k->in[0])))
 			continue;
 		st_result_start(&res, k, cases[i].name,
@@ -227,12 +239,14 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 
 int st_plan_sort(const char *name, struct st_kernel *k)
 {
-	/* op bit 0: ascending; bit 1: the wide (global scratch) form. */
-	static const char *const prefixes[4] = {
+	/* op bit 0: ascending; bit 1: the wide (global scratch) form; bit 2
+	 * the multi-block one (op 4, 5). */
+	static const char *const prefixes[6] = {
 		"asort_desc_", "asort_asc_", "asort_desc_wide_", "asort_asc_wide_",
+		"asort_desc_multi_", "asort_asc_multi_",
 	};
 
-	for (int op = 3; op >= 0; op--) {
+	for (int op = 5; op >= 0; op--) {
 		enum st_dtype dt;
 
 		if (!st_name_dtype(name, prefixes[op], &dt))

@@ -68,7 +68,9 @@ and
 A kernel's name is its contract: its arguments, their meaning and its
 workspace rule do not change under the same name within kernel ABI
 .B HANZO_ROCM_KERNEL_ABI
-(1;
+(2: ABI 1 with the argsort operation's wide rows on the multi-block
+asort_asc_multi and asort_desc_multi, a workspace of 16 bytes a padded
+column where it was 12;
 .B hanzo-rocm kernels --abi
 prints the contracts - arguments, forms, workspace rule, what the
 operation call binds to each argument, which may be NULL and what each

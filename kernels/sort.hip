@@ -17,6 +17,12 @@
  *       (radix_row below, 4 bits a pass: 2 passes for u8, 4 for f16/bf16,
  *       8 for f32/u32); f64 and i64 run the bitonic network on ws (the
  *       block's barriers order its stages).
+ *   asort_asc_multi_T / asort_desc_multi_T(const T *x, uint32_t *dst,
+ *       int ncols, int ncols_pad, uint32_t *ws, int pass), T of 1 to 4 bytes
+ *       the wide form's radix sort with a row over gridDim.y blocks, in 2
+ *       launches a pass (pass = 0, 1, ...; asort_multi_row below), on ws,
+ *       rows * ncols_pad * 4 u32.  hanzo_rocm_op_run takes it for the rows
+ *       asort_asc_T cannot hold (the f64 and i64 ones take the wide form).
  *
  * The order is total: (value, index), so ties keep their original order
  * (stable) in both directions, and the result does not depend on the
@@ -230,31 +236,6 @@ HR_DEVICE void radix_count(uint32_t (&c)[SORT_RADIX_CREGS], uint32_t d)
 		c[k] += (uint32_t)(d == 2 * k) | (uint32_t)(d == 2 * k + 1) << 16;
 }
 
-/* Exclusive scan of v over the block (thread order); *total = the sum.
- * wsum: 33 u32 of shared memory. */
-HR_DEVICE uint32_t radix_block_scan(uint32_t v, uint32_t *wsum, uint32_t *total)
-{
-	const int ws = hr_wave_size(), lane = (int)threadIdx.x & (ws - 1);
-	const int wave = (int)threadIdx.x / ws, nw = (int)blockDim.x / ws;
-	const uint32_t x = hr_wave_prefix_sum(v, ws);
-
-	if (lane == ws - 1)
-		wsum[wave] = x;
-	__syncthreads();
-	if (wave == 0) {
-		const uint32_t s = lane < nw ? wsum[lane] : 0;
-		const uint32_t z = hr_wave_prefix_sum(s, ws);
-
-		if (lane < nw)
-			wsum[lane] = z - s;
-		if (lane == ws - 1)
-			wsum[SORT_MAX_WAVES] = z;
-	}
-	__syncthreads();
-	*total = wsum[SORT_MAX_WAVES];
-	return x - v + wsum[wave];
-}
-
 /* The block's counts c[] into hist[] (zeroed by the caller, then a
  * barrier); c[] is zeroed. */
 HR_DEVICE void radix_hist_add(uint32_t (&c)[SORT_RADIX_CREGS], uint32_t *hist)
@@ -275,17 +256,233 @@ HR_DEVICE void radix_hist_add(uint32_t (&c)[SORT_RADIX_CREGS], uint32_t *hist)
 	}
 }
 
+/* The shared memory of a pass over tiles (radix_tile), for blocks of up to
+ * MAXB threads: stage 2 x SORT_RADIX_PER_THREAD x MAXB u32 (a tile's keys
+ * and indices), tbl
+ * SORT_RADIX_DIGITS x SORT_MAX_WAVES (each wave's count of each digit),
+ * gbase 16 (each digit's next place in the output), tstart 17. */
+struct radix_sm {
+	uint32_t *stage, *tbl, *gbase, *tstart;
+};
+
+/* Position of slot e of this thread in a tile at base: wave w holds
+ * [w E ws, (w + 1) E ws), slot e of lane l the position w E ws + e ws + l,
+ * so a wave's slots in (e, lane) order are the tile's positions in order
+ * and each slot's load is one contiguous run a wave. */
+HR_DEVICE uint32_t radix_slot(uint32_t base, uint32_t e)
+{
+	const uint32_t ws = (uint32_t)hr_wave_size(), t = threadIdx.x;
+
+	return base + (t / ws) * SORT_RADIX_PER_THREAD * ws + e * ws + (t & (ws - 1));
+}
+
+/*
+ * The keys and indices of the tile at base (elements [base, min(base + 4B,
+ * end)) of the row) for pass p: from x (pass 0: keys from the values, the
+ * index the column) or from (kin, iin).  Loaded a tile ahead of radix_tile,
+ * so the loads' latency hides behind the tile before.
+ */
+template <bool ASC, typename T>
+HR_DEVICE void radix_load(const T *x, const uint32_t *kin, const uint32_t *iin, uint32_t base,
+			  uint32_t end, int p, uint32_t (&key)[SORT_RADIX_PER_THREAD],
+			  uint32_t (&id)[SORT_RADIX_PER_THREAD])
+{
+#pragma unroll
+	for (uint32_t e = 0; e < SORT_RADIX_PER_THREAD; e++) {
+		const uint32_t j = radix_slot(base, e);
+		uint32_t k = 0, i = j;  /* values, then one store each: stores in the
+					 * branches were merged into a store to key or
+					 * id by address, which put both in scratch */
+
+		if (j < end) {
+			if (p == 0) {
+				k = radix_of<ASC>(x[j]);
+			} else {
+				k = kin[j];
+				i = iin[j];
+			}
+		}
+		key[e] = k;
+		id[e] = i;
+	}
+}
+
+/*
+ * One tile of pass p (the digit at bit 4p), its keys and indices loaded
+ * (radix_load): each element ranked among its wave's elements of the same
+ * digit by ballots (4 of the digit's bits: no per-thread counters), the
+ * waves' counts of each digit into tbl[digit][wave], one wave's scan of tbl
+ * in (digit, wave) order - so the tile's order is (digit, position):
+ * stable - and the tile through shared memory in that order (keys and
+ * indices together), thread i writing places i, i + B, ... to the digit's next place
+ * in the output, m.gbase[digit], + i - the digit's start in the tile: runs
+ * of consecutive addresses.  gbase advances by the tile's counts.  NEXT:
+ * counts the next pass's digit of every key it writes into c.
+ */
+template <bool NEXT>
+HR_DEVICE void radix_tile(const uint32_t (&key)[SORT_RADIX_PER_THREAD],
+			  const uint32_t (&id)[SORT_RADIX_PER_THREAD], uint32_t base, uint32_t end,
+			  uint32_t *kout, uint32_t *iout, int p, bool last, const radix_sm &m,
+			  uint32_t (&c)[SORT_RADIX_CREGS])
+{
+	constexpr uint32_t E = SORT_RADIX_PER_THREAD, DM = SORT_RADIX_DIGITS - 1;
+	const uint32_t ws = (uint32_t)hr_wave_size(), t = threadIdx.x, B = blockDim.x;
+	const uint32_t lane = t & (ws - 1), w = t / ws, nw = B / ws, M = SORT_RADIX_DIGITS * nw;
+	const uint32_t sh = (uint32_t)p * SORT_RADIX_BITS;
+	const uint64_t lt = ((uint64_t)1 << lane) - 1;
+	uint32_t *const stage = m.stage, *const tbl = m.tbl, *const gbase = m.gbase;
+	uint32_t *const tstart = m.tstart;
+	uint32_t pos[E], run = 0;       /* run: lane d < 16, digit d's count in the earlier slots */
+
+#pragma unroll
+	for (uint32_t e = 0; e < E; e++) {
+		const bool valid = radix_slot(base, e) < end;
+		const uint32_t d = key[e] >> sh & DM;
+		const uint64_t v = hr_ballot(valid);
+		uint64_t mk = v, ml = v;
+
+#pragma unroll
+		for (uint32_t b = 0; b < SORT_RADIX_BITS; b++) {
+			const uint64_t bb = hr_ballot(valid && (d >> b & 1));
+
+			mk &= d >> b & 1 ? bb : ~bb;
+			ml &= lane >> b & 1 ? bb : ~bb;
+		}
+		pos[e] = hr_shfl(run, (int)d, (int)ws) + (uint32_t)__popcll(mk & lt);
+		run += (uint32_t)__popcll(ml);
+	}
+	if (lane < SORT_RADIX_DIGITS)
+		tbl[lane * nw + w] = run;
+	__syncthreads();
+	if (w == 0) {
+		/* exclusive scan of tbl[0, M) in (digit, wave) order */
+		const uint32_t cn = (M + ws - 1) / ws, lo = lane * cn < M ? lane * cn : M;
+		const uint32_t hi = lo + cn < M ? lo + cn : M;
+		uint32_t sum = 0, z;
+
+		for (uint32_t i = lo; i < hi; i++)
+			sum += tbl[i];
+		z = hr_wave_prefix_sum(sum, (int)ws) - sum;
+		for (uint32_t i = lo; i < hi; i++) {
+			const uint32_t y = tbl[i];
+
+			tbl[i] = z;
+			z += y;
+		}
+		if (lane == ws - 1)
+			tstart[SORT_RADIX_DIGITS] = z;  /* the tile's element count */
+	}
+	__syncthreads();
+#pragma unroll
+	for (uint32_t e = 0; e < E; e++)
+		pos[e] += tbl[(key[e] >> sh & DM) * nw + w];
+	if (t < SORT_RADIX_DIGITS)
+		tstart[t] = tbl[t * nw];
+	__syncthreads();
+	const uint32_t total = tstart[SORT_RADIX_DIGITS];
+
+	/* keys at stage[0, tile), indices at stage[tile, 2 tile) */
+#pragma unroll
+	for (uint32_t e = 0; e < E; e++)
+		if (radix_slot(base, e) < end) {
+			stage[pos[e]] = key[e];
+			stage[E * B + pos[e]] = id[e];
+		}
+	__syncthreads();
+	for (uint32_t i = t; i < total; i += B) {
+		const uint32_t k = stage[i], d = k >> sh & DM, o = gbase[d] + i - tstart[d];
+
+		if (!last) {
+			kout[o] = k;
+			if constexpr (NEXT)
+				radix_count(c, k >> (sh + SORT_RADIX_BITS) & DM);
+		}
+		iout[o] = stage[E * B + i];
+	}
+	__syncthreads();
+	/* no barrier after: gbase is read again after the next tile's first
+	 * three, tstart rewritten after its first */
+	if (t < SORT_RADIX_DIGITS)
+		gbase[t] += tstart[t + 1] - tstart[t];
+}
+
+/* Pass p over the tiles of [lo, hi) in order, each tile's loads issued
+ * while the one before is placed. */
+template <bool ASC, bool NEXT, typename T>
+HR_DEVICE void radix_tiles(const T *x, const uint32_t *kin, const uint32_t *iin, uint32_t *kout,
+			   uint32_t *iout, uint32_t lo, uint32_t hi, int p, bool last,
+			   const radix_sm &m, uint32_t (&c)[SORT_RADIX_CREGS])
+{
+	const uint32_t tile = SORT_RADIX_PER_THREAD * blockDim.x;
+	uint32_t key[SORT_RADIX_PER_THREAD], id[SORT_RADIX_PER_THREAD];
+	uint32_t nkey[SORT_RADIX_PER_THREAD], nid[SORT_RADIX_PER_THREAD];
+
+	if (lo >= hi)
+		return;
+	radix_load<ASC>(x, kin, iin, lo, hi, p, nkey, nid);
+	for (uint32_t base = lo; base < hi; base += tile) {
+#pragma unroll
+		for (uint32_t e = 0; e < SORT_RADIX_PER_THREAD; e++) {
+			key[e] = nkey[e];
+			id[e] = nid[e];
+		}
+		if (hi - base > tile)
+			radix_load<ASC>(x, kin, iin, base + tile, hi, p, nkey, nid);
+		radix_tile<NEXT>(key, id, base, hi, kout, iout, p, last, m, c);
+	}
+}
+
+/*
+ * Counts of the 16 digits at bit sh of the keys [lo, hi) (pass 0 from x,
+ * else kin) into hist (zeroed, then a barrier, by the caller): lane d of
+ * each wave counts digit d by ballots, 4 loads in flight a lane.
+ */
+template <bool ASC, typename T>
+HR_DEVICE void radix_hist(const T *x, const uint32_t *kin, uint32_t lo, uint32_t hi, int p,
+			  uint32_t *hist)
+{
+	constexpr uint32_t U = 8, DM = SORT_RADIX_DIGITS - 1;
+	const uint32_t ws = (uint32_t)hr_wave_size(), t = threadIdx.x, B = blockDim.x;
+	const uint32_t lane = t & (ws - 1), sh = (uint32_t)p * SORT_RADIX_BITS;
+	uint32_t cnt = 0;
+
+	for (uint32_t j0 = lo + (t - lane) * U; j0 < hi; j0 += U * B) {
+		uint32_t k[U];
+
+#pragma unroll
+		for (uint32_t u = 0; u < U; u++) {
+			const uint32_t j = j0 + u * ws + lane;
+
+			k[u] = j < hi ? (p == 0 ? radix_of<ASC>(x[j]) : kin[j]) : 0;
+		}
+#pragma unroll
+		for (uint32_t u = 0; u < U; u++) {
+			const uint32_t d = k[u] >> sh & DM;
+			uint64_t ml = hr_ballot(j0 + u * ws + lane < hi);
+
+#pragma unroll
+			for (uint32_t b = 0; b < SORT_RADIX_BITS; b++) {
+				const uint64_t bb = hr_ballot(d >> b & 1);
+
+				ml &= lane >> b & 1 ? bb : ~bb;
+			}
+			cnt += (uint32_t)__popcll(ml);
+		}
+	}
+	if (lane < SORT_RADIX_DIGITS && cnt)
+		atomicAdd(&hist[lane], cnt);
+}
+
 template <bool ASC, typename T>
 HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, uint32_t *w)
 {
-	__shared__ uint32_t cnt32[SORT_RADIX_DIGITS * SORT_RADIX_MAX_BLOCK / 2];
+	__shared__ uint32_t stage[2 * SORT_RADIX_PER_THREAD * SORT_RADIX_MAX_BLOCK];
+	__shared__ uint32_t tbl[SORT_RADIX_DIGITS * SORT_MAX_WAVES];
 	__shared__ uint32_t hist[SORT_RADIX_DIGITS], gbase[SORT_RADIX_DIGITS];
 	__shared__ uint32_t tstart[SORT_RADIX_DIGITS + 1];
-	__shared__ uint32_t wsum[SORT_MAX_WAVES + 1];
-	uint16_t *cnt = (uint16_t *)cnt32;
+	const radix_sm m = { stage, tbl, gbase, tstart };
 	constexpr int PASSES = radix_key<T>::BITS / SORT_RADIX_BITS;
-	constexpr uint32_t E = SORT_RADIX_PER_THREAD;
-	const uint32_t t = threadIdx.x, B = blockDim.x, tile = E * B;
+	const uint32_t t = threadIdx.x;
 	uint32_t *kA = w, *iA = w + pad, *kB = w + 2 * (uint64_t)pad;
 	uint32_t c[SORT_RADIX_CREGS];
 
@@ -294,14 +491,11 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 		c[k] = 0;
 	if (t < SORT_RADIX_DIGITS)
 		hist[t] = 0;
-	for (uint32_t j = t; j < n; j += B)
-		radix_count(c, radix_of<ASC>(x[j]) & (SORT_RADIX_DIGITS - 1));
 	__syncthreads();
-	radix_hist_add(c, hist);
+	radix_hist<ASC>(x, (const uint32_t *)nullptr, 0, n, 0, hist);
 	__syncthreads();
 
 	for (int p = 0; p < PASSES; p++) {
-		const uint32_t sh = (uint32_t)p * SORT_RADIX_BITS;
 		const bool last = p == PASSES - 1;
 		const uint32_t *kin = p & 1 ? kA : kB, *iin = p & 1 ? iA : dst;
 		uint32_t *kout = p & 1 ? kB : kA, *iout = p & 1 ? dst : iA;
@@ -316,114 +510,7 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
 			}
 		}
 		__syncthreads();
-		for (uint32_t base = 0; base < n; base += tile) {
-			const uint32_t first = base + E * t;
-			const uint32_t nvalid = first >= n ? 0 : n - first < E ? n - first : E;
-			uint32_t key[E], id[E], sum = 0, total;
-
-#pragma unroll
-			for (uint32_t e = 0; e < E; e++) {
-				const uint32_t j = first + e;
-
-				key[e] = 0;
-				id[e] = j;
-				if (e < nvalid) {
-					if (p == 0) {
-						key[e] = radix_of<ASC>(x[j]);
-					} else {
-						key[e] = kin[j];
-						id[e] = iin[j];
-					}
-				}
-			}
-			/* digit k of this thread's elements (16: past the row) */
-#define SORT_DIGIT(e) ((e) < nvalid ? key[e] >> sh & (SORT_RADIX_DIGITS - 1) : SORT_RADIX_DIGITS)
-#pragma unroll
-			for (uint32_t k = 0; k < SORT_RADIX_DIGITS; k++) {
-				uint32_t m = 0;
-
-#pragma unroll
-				for (uint32_t e = 0; e < E; e++)
-					m += SORT_DIGIT(e) == k;
-				cnt[k * B + t] = (uint16_t)m;
-			}
-			__syncthreads();
-			/* thread t scans entries [16t, 16t + 16) of the digit-major order */
-#pragma unroll
-			for (int i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
-				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + i];
-
-				sum += (v & 0xffffu) + (v >> 16);
-			}
-			uint32_t run = radix_block_scan(sum, wsum, &total);
-
-#pragma unroll
-			for (int i = 0; i < SORT_RADIX_DIGITS / 2; i++) {
-				const uint32_t v = cnt32[SORT_RADIX_DIGITS / 2 * t + i];
-				const uint32_t lo = v & 0xffffu;
-
-				cnt32[SORT_RADIX_DIGITS / 2 * t + i] = run | (run + lo) << 16;
-				run += lo + (v >> 16);
-			}
-			__syncthreads();
-			/* the tile's position of each element in (digit, index) order */
-			uint32_t tp[E];
-
-#pragma unroll
-			for (uint32_t e = 0; e < E; e++) {
-				const uint32_t d = SORT_DIGIT(e) & (SORT_RADIX_DIGITS - 1);
-				uint32_t lr = 0;        /* this thread's earlier elements of digit d */
-
-#pragma unroll
-				for (uint32_t f = 0; f < e; f++)
-					lr += SORT_DIGIT(f) == d;
-				tp[e] = cnt[d * B + t] + lr;
-			}
-			if (t < SORT_RADIX_DIGITS)
-				tstart[t] = cnt[t * B];
-			if (t == 0)
-				tstart[SORT_RADIX_DIGITS] = total;
-			__syncthreads();
-			/*
-			 * Through shared memory (cnt's, free again): the tile sorted
-			 * by digit, then thread i writes tile positions i, i + B, ...
-			 * - runs of consecutive addresses a digit, where writing
-			 * each element straight to its place touched a 32-byte
-			 * sector per lane.
-			 */
-			if (!last) {
-#pragma unroll
-				for (uint32_t e = 0; e < E; e++)
-					if (e < nvalid)
-						cnt32[tp[e]] = key[e];
-				__syncthreads();
-				for (uint32_t i = t; i < total; i += B) {
-					const uint32_t k = cnt32[i], d = k >> sh & (SORT_RADIX_DIGITS - 1);
-
-					kout[gbase[d] + i - tstart[d]] = k;
-					radix_count(c, k >> (sh + SORT_RADIX_BITS) & (SORT_RADIX_DIGITS - 1));
-				}
-				__syncthreads();
-			}
-#pragma unroll
-			for (uint32_t e = 0; e < E; e++)
-				if (e < nvalid)
-					cnt32[tp[e]] = id[e];
-			__syncthreads();
-			for (uint32_t i = t; i < total; i += B) {
-				uint32_t d = 0;         /* the digit whose run holds position i */
-
-				for (uint32_t w = SORT_RADIX_DIGITS / 2; w > 0; w >>= 1)
-					if (tstart[d + w] <= i)
-						d += w;
-				iout[gbase[d] + i - tstart[d]] = cnt32[i];
-			}
-#undef SORT_DIGIT
-			__syncthreads();
-			if (t < SORT_RADIX_DIGITS)
-				gbase[t] += tstart[t + 1] - tstart[t];
-			__syncthreads();
-		}
+		radix_tiles<ASC, true>(x, kin, iin, kout, iout, 0, n, p, last, m, c);
 		if (!last) {
 			radix_hist_add(c, hist);
 			__syncthreads();
@@ -639,6 +726,119 @@ HR_DEVICE void asort_wide_row(const T *x, uint32_t *dst, int ncols, int ncols_pa
 	radix_row<ASC, T>(x + row * n, dst + row * n, (uint32_t)n, pad, w);
 }
 
+/*
+ * The multi-block form (asort_*_multi_T): the wide form's LSD radix sort
+ * with a row spread over the grid's gridDim.y blocks, launched 2 x passes
+ * times (u8 4, f16/bf16 8, f32/u32 16; hanzo_rocm_op_run does it from the
+ * #@passes line), argument pass = 0, 1, ... in order on one stream.  Block
+ * (r, s) owns chunk s of row r, columns [s C, (s + 1) C), C = ceil(ncols /
+ * S).  Launch 2p counts digit p (bits 4p .. 4p + 3) of its chunk's keys
+ * into cnt[s][digit]; launch 2p + 1 finds its chunk's place of each digit
+ * from every block's counts (the digit's start in the row, then the
+ * earlier chunks' counts of it) and moves its chunk's keys and indices
+ * there tile by tile (radix_tile), stable as the one-block form: a row's
+ * order is the same for any number of blocks.  The one-block form runs a
+ * pass as a chain of tiles on one multiprocessor (32 rows of 151936 took 32
+ * of an H200's 132); here S blocks a row run S shorter chains at once, S
+ * from the library's rows-split rule (split_share=1: one wave of the
+ * device's resident blocks, each chunk at least split_min = 1024 columns).
+ *
+ * ws row (4 x ncols_pad u32): kA, iA, kB as the wide form, then cnt, 16 u32
+ * a block (S <= ncols_pad / 16).  Block: a multiple of 64, at most
+ * SORT_MULTI_MAX_BLOCK (its static shared memory, 8.8 KiB); any other
+ * launch, pass or S writes nothing.
+ */
+#define SORT_MULTI_MAX_BLOCK 256
+
+template <bool ASC, typename T>
+HR_DEVICE void asort_multi_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws,
+			       int pass)
+{
+	__shared__ uint32_t stage[2 * SORT_RADIX_PER_THREAD * SORT_MULTI_MAX_BLOCK];
+	__shared__ uint32_t tbl[SORT_RADIX_DIGITS * SORT_MULTI_MAX_BLOCK / 32];
+	__shared__ uint32_t hist[SORT_RADIX_DIGITS], before[SORT_RADIX_DIGITS];
+	__shared__ uint32_t gbase[SORT_RADIX_DIGITS], tstart[SORT_RADIX_DIGITS + 1];
+	const radix_sm m = { stage, tbl, gbase, tstart };
+	constexpr int PASSES = radix_key<T>::BITS / SORT_RADIX_BITS;
+	const uint32_t n = ncols > 0 ? (uint32_t)ncols : 0, pad = ncols_pad > 0 ? (uint32_t)ncols_pad : 0;
+	const uint32_t t = threadIdx.x, B = blockDim.x, S = gridDim.y, s = blockIdx.y;
+	const uint64_t row = blockIdx.x;
+	uint32_t c[SORT_RADIX_CREGS];
+
+	if (PASSES == 0 || n == 0 || pad < n || (pad & (pad - 1)) != 0 || B % 64 != 0 ||
+	    B > SORT_MULTI_MAX_BLOCK || pass < 0 || pass >= 2 * PASSES || S > pad / 16)
+		return;
+	const int p = pass >> 1;
+	const bool last = p == PASSES - 1;
+	const uint32_t chunk = n / S + (n % S != 0);
+	const uint32_t lo = (uint64_t)s * chunk < n ? s * chunk : n, hi = n - lo < chunk ? n : lo + chunk;
+	uint32_t *const w = ws + row * 4 * (uint64_t)pad, *const cnt = w + 3 * (uint64_t)pad;
+	uint32_t *const kA = w, *const iA = w + pad, *const kB = w + 2 * (uint64_t)pad;
+	const uint32_t *kin = p & 1 ? kA : kB, *iin = p & 1 ? iA : dst + row * n;
+	uint32_t *kout = p & 1 ? kB : kA, *iout = p & 1 ? dst + row * n : iA;
+
+	x += row * n;
+#pragma unroll
+	for (int k = 0; k < SORT_RADIX_CREGS; k++)
+		c[k] = 0;
+	if (t < SORT_RADIX_DIGITS)
+		hist[t] = before[t] = 0;
+	__syncthreads();
+	if ((pass & 1) == 0) {
+		radix_hist<ASC>(x, kin, lo, hi, p, hist);
+		__syncthreads();
+		if (t < SORT_RADIX_DIGITS)
+			cnt[s * SORT_RADIX_DIGITS + t] = hist[t];
+		return;
+	}
+	/* every block's counts: the row's of each digit, the earlier chunks';
+	 * B is a multiple of 16, so thread t sees digit t % 16 only: sums in
+	 * registers (independent loads), then one add a digit a wave */
+	{
+		const uint32_t ws = (uint32_t)hr_wave_size();
+		uint32_t tot = 0, bef = 0;
+
+#pragma unroll 4
+		for (uint32_t i = t; i < S * SORT_RADIX_DIGITS; i += B) {
+			const uint32_t v = cnt[i];
+
+			tot += v;
+			bef += i / SORT_RADIX_DIGITS < s ? v : 0;
+		}
+		for (uint32_t o = SORT_RADIX_DIGITS; o < ws; o <<= 1) {
+			tot += hr_shfl_xor(tot, (int)o, (int)ws);
+			bef += hr_shfl_xor(bef, (int)o, (int)ws);
+		}
+		if ((t & (ws - 1)) < SORT_RADIX_DIGITS) {
+			atomicAdd(&hist[t % SORT_RADIX_DIGITS], tot);
+			atomicAdd(&before[t % SORT_RADIX_DIGITS], bef);
+		}
+	}
+	__syncthreads();
+	if (t == 0) {
+		uint32_t z = 0;
+
+		for (int k = 0; k < SORT_RADIX_DIGITS; k++) {
+			gbase[k] = z + before[k];
+			z += hist[k];
+		}
+	}
+	__syncthreads();
+	radix_tiles<ASC, false>(x, kin, iin, kout, iout, lo, hi, p, last, m, c);
+}
+
+#define SORT_MULTI(T, SUF) \
+	HR_KERNEL void __launch_bounds__(SORT_MULTI_MAX_BLOCK) asort_asc_multi_##SUF(const T *x, uint32_t *dst, \
+					    int ncols, int ncols_pad, uint32_t *ws, int pass) \
+	{ \
+		asort_multi_row<true, T>(x, dst, ncols, ncols_pad, ws, pass); \
+	} \
+	HR_KERNEL void __launch_bounds__(SORT_MULTI_MAX_BLOCK) asort_desc_multi_##SUF(const T *x, uint32_t *dst, \
+					     int ncols, int ncols_pad, uint32_t *ws, int pass) \
+	{ \
+		asort_multi_row<false, T>(x, dst, ncols, ncols_pad, ws, pass); \
+	}
+
 #define SORT(T, SUF) \
 	HR_KERNEL void __launch_bounds__(SORT_RADIX_MAX_BLOCK) asort_asc_##SUF(const T *x, uint32_t *dst, int ncols, \
 					    int ncols_pad) \
@@ -670,3 +870,9 @@ SORT(hr_bf16, bf16)
 SORT(uint8_t, u8)
 SORT(uint32_t, u32)
 SORT(int64_t, i64)
+
+SORT_MULTI(float, f32)
+SORT_MULTI(hr_f16, f16)
+SORT_MULTI(hr_bf16, bf16)
+SORT_MULTI(uint8_t, u8)
+SORT_MULTI(uint32_t, u32)

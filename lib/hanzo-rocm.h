@@ -269,8 +269,14 @@ typedef uint16_t hanzo_rocm_bf16;       /* "hr_bf16" in a signature */
  * family.  The strings are owned by the catalogue.
  */
 struct hanzo_rocm_catalogue;
-/* The kernel ABI of this release's catalogue (hanzo_rocm_kernel_desc.abi, `kernels --json`). */
-#define HANZO_ROCM_KERNEL_ABI 1
+/*
+ * The kernel ABI of this release's catalogue (hanzo_rocm_kernel_desc.abi,
+ * `kernels --json`).  2: hanzo_rocm_op_run on asort_{asc,desc}_T
+ * (1- to 4-byte types) runs rows wider than shared memory with the
+ * multi-block asort_{asc,desc}_multi_T - workspace 16 bytes a padded column,
+ * was 12 - and asort_{asc,desc}_wide_T, unchanged, are kernels of one form.
+ */
+#define HANZO_ROCM_KERNEL_ABI 2
 int hanzo_rocm_catalogue_new(struct hanzo_rocm *ctx, const char *family,
                              struct hanzo_rocm_catalogue **ret);
 struct hanzo_rocm_catalogue *hanzo_rocm_catalogue_ref(struct hanzo_rocm_catalogue *cat);
@@ -306,7 +312,8 @@ struct hanzo_rocm_kernel_desc {
 	size_t ws_per_partial;  /* split: workspace bytes per partial (rows x splits) */
 	const char *notes;      /* advisory or ignored arguments etc.; NULL: none */
 	const char *wide;       /* shared: its wide form; else NULL */
-	size_t ws_per_col;      /* wide: workspace bytes per (padded) column of each row */
+	size_t ws_per_col;      /* wide, and a single kernel with a workspace of its own:
+	                         * workspace bytes per (padded) column of each row */
 	/* Since 1.3: the kernel ABI its contract belongs to (HANZO_ROCM_KERNEL_ABI):
 	 * a kernel's name, argument list, meaning and workspace rule never change
 	 * within one ABI version (kernels/abi/ holds them; `make check` holds them). */
@@ -354,8 +361,14 @@ int hanzo_rocm_catalogue_arg(const struct hanzo_rocm_catalogue *cat, size_t inde
  * 1..8 a launch; .src: batch x cols floats, .dst: batch x rows floats, the
  * weights the named pointer vx) on a workspace of 8 x cols / 32 x 36
  * bytes.  Where it has a wide form (the sorts, form
- * "shared"), rows that do not fit shared memory run the wide form on a
- * workspace of rows x ncols_pad x 12 bytes.  Work is rows x cols: rows of cols
+ * "shared"), rows that do not fit shared memory run the wide form: for 1-
+ * to 4-byte keys asort_{asc,desc}_multi_T, a row spread over the blocks of
+ * grid y (the rows-split geometry: several blocks a row when the rows are
+ * too few to fill the device) in 2 launches a 4-bit radix digit (4 for u8,
+ * 8 for f16/bf16, 16 for f32/u32: its family's #@passes line, argument pass
+ * 0, 1, ...) on a workspace of rows x ncols_pad x 16 bytes; for f64 and i64
+ * asort_{asc,desc}_wide_T, one block a row, on rows x ncols_pad x 12 bytes.
+ * Work is rows x cols: rows of cols
  * contiguous elements (norms: ncols = cols; reductions: el_to_sum_per_block
  * = cols, src_numel = rows x cols).  Kernels of one form run too.
  *

@@ -457,7 +457,7 @@ static void check_catalogue(const struct list *l, const char *path)
 		if (hr_cat_parse(line, &cl, why, sizeof(why)) < 0)
 			die("%s: %s: %s", path, line, why);
 		if (cl.kind == HR_CAT_BIND || cl.kind == HR_CAT_NULL || cl.kind == HR_CAT_CHECK ||
-		    cl.kind == HR_CAT_ARG)
+		    cl.kind == HR_CAT_ARG || cl.kind == HR_CAT_PASSES)
 			check_arg_names(l, path, line, &cl);
 		for (size_t i = 0; i < l->n; i++) {
 			const char *name = l->k[i].name;

@@ -172,6 +172,8 @@ static void print_text_kernel(const struct hanzo_rocm_catalogue *cat, size_t i,
 	} else if (strcmp(d->form, "wide") == 0) {
 		snprintf(n, sizeof(n), "; workspace %zu bytes x rows x padded cols", d->ws_per_col);
 		line("form: wide form of ", d->op, "", NULL, n);
+	} else if (d->ws_per_col) {
+		printf("  workspace: %zu bytes x rows x padded cols\n", d->ws_per_col);
 	}
 	if (d->notes)
 		line("note: ", d->notes, "", NULL, "");

@@ -350,6 +350,24 @@ int hr_cat_forms(struct hanzo_rocm *ctx, const char *family, const char *name,
 	return 0;
 }
 
+int hr_cat_passes(struct hanzo_rocm *ctx, const char *family, const char *name,
+                  char arg[HR_CAT_MAX_NAME], unsigned *passes)
+{
+	struct hr_cat_line l;
+	struct fam_data f;
+	int r = fam_load(ctx, family, &f);
+
+	if (r == 0)
+		r = fam_only(ctx, family, &f, HR_CAT_PASSES, name, &l);
+	if (r < 0)
+		return r;
+	if (strlen(l.a) >= HR_CAT_MAX_NAME)
+		return -EBADMSG;
+	memcpy(arg, l.a, strlen(l.a) + 1);
+	*passes = l.passes;
+	return 0;
+}
+
 int hr_cat_pre(struct hanzo_rocm *ctx, const char *family, const char *name,
                char pre[HR_CAT_MAX_NAME], char main[HR_CAT_MAX_NAME], struct hr_cat_pre *rule)
 {
@@ -687,8 +705,19 @@ static int describe_forms(struct hanzo_rocm *ctx, const char *family, const stru
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (!e[i].form && !(e[i].form = strdup("single")))
-			return -ENOMEM;
+		if (!e[i].form) {
+			struct hr_cat_line wl;
+			/* a kernel of one form that has its own #@ws per_col= rule
+			 * (a wide kernel no other kernel takes as its wide form) */
+			int r = fam_first(ctx, family, f, HR_CAT_WS, e[i].name, &wl);
+
+			if (r < 0)
+				return r;
+			if (r > 0)
+				e[i].ws_col = wl.ws_col;
+			if (!(e[i].form = strdup("single")))
+				return -ENOMEM;
+		}
 		if (!e[i].op && strcmp(e[i].form, "split") != 0 && strcmp(e[i].form, "second") != 0 &&
 		    strcmp(e[i].form, "wide") != 0 &&
 		    dup_or_null(e[i].name, &e[i].op) < 0)

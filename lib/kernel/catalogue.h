@@ -56,6 +56,13 @@ int hr_cat_wide(struct hanzo_rocm *ctx, const char *family, const char *name,
                 char wide[HR_CAT_MAX_NAME], unsigned *ws_per_col, bool *pad_pow2);
 
 /*
+ * family/name's launches (its first '#@passes' line): 0, the int argument
+ * that numbers them and their count (2..HR_CAT_MAX_PASSES); -ENOENT none.
+ */
+int hr_cat_passes(struct hanzo_rocm *ctx, const char *family, const char *name,
+                  char arg[HR_CAT_MAX_NAME], unsigned *passes);
+
+/*
  * family/name's own workspace rule (its '#@ws' line): bytes per partial
  * (rows x splits of its geometry) or per column (rows x cols, padded to a
  * power of two when its launch pads); -ENOENT none.

@@ -18,7 +18,10 @@
  * launches.  A kernel whose family declares a pre-pass for it (#@pre:
  * lib/shared/catalogue-meta.h) runs as that pre-pass then its main pass,
  * batch after batch of .batch columns on one workspace, or alone where the
- * line's direct= bound allows; nothing here names a family or a kernel.
+ * line's direct= bound allows.  A kernel with a #@passes line runs as that
+ * many launches of one geometry, its numbering argument 0, 1, ... (the
+ * multi-block argsort's count and move launches of each radix digit).
+ * Nothing here names a family or a kernel.
  * Layer: kernel (lib/layers).
  */
 #include <ctype.h>
@@ -103,6 +106,8 @@ struct forms {
 	bool codes_ok;                              /* every argument has a code, no #@check */
 	uint8_t n_args;
 	int8_t rows_a, rows_b, cols_arg;            /* #@check; -1: none */
+	uint8_t passes;                             /* #@passes: launches (0: one) */
+	uint8_t pass_arg;                           /* #@passes: the argument numbering them */
 	uint32_t nullable;                          /* #@null: bit i */
 	uint8_t code[HR_CAT_MAX_ARGS];              /* 0: the caller names it */
 	struct hr_cat_pre pr;                       /* #@pre's keys; pr.batch 0: no pre-pass */
@@ -121,6 +126,7 @@ struct plan {
 	bool second_per_item;
 	unsigned ws_partial;                        /* split: bytes per partial */
 	bool pre;                                   /* the pre-pass, then the main pass */
+	unsigned passes;                            /* run's #@passes launches (0: one) */
 	const char *form;
 };
 
@@ -623,6 +629,37 @@ static int bind_pass(struct hanzo_rocm_kernel *k, const struct pass *ps, const s
 	return 0;
 }
 
+/* k's #@passes line: its count and the int argument that numbers them. */
+static int passes_find(struct hanzo_rocm_kernel *k, struct forms *f)
+{
+	struct hr_cat_arg args[HR_CAT_MAX_ARGS];
+	char arg[HR_CAT_MAX_NAME];
+	const char *sig = NULL;
+	unsigned n = 0;
+	size_t na = 0;
+	int r = hr_cat_passes(k->ctx, k->family, k->name, arg, &n);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = hr_cat_signature(k->ctx, k->family, k->name, &sig);
+	if (r < 0)
+		return r;
+	if (hr_cat_args(sig, args, HR_CAT_MAX_ARGS, &na) < 0)
+		return -EBADMSG;
+	for (size_t i = 0; i < na; i++)
+		if (is(args[i].name, arg) && is_int_arg(&args[i]) && args[i].bytes == 4 &&
+		    f->code[i] == HR_SRC_ZERO) {
+			f->passes = (uint8_t)n;
+			f->pass_arg = (uint8_t)i;
+			return 0;
+		}
+	hr_err(k->ctx, "kernel %s: its #@passes argument '%s' is not an int bound to zero\n",
+	       k->name, arg);
+	return -EBADMSG;
+}
+
 static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 {
 	char split[HR_CAT_MAX_NAME], second[HR_CAT_MAX_NAME];
@@ -630,6 +667,8 @@ static int forms_find(struct hanzo_rocm_kernel *k, struct forms *f)
 
 	memset(f, 0, sizeof(*f));
 	r = codes_find(k, f);
+	if (r == 0)
+		r = passes_find(k, f);
 	if (r < 0)
 		return r;
 	r = hr_cat_ws(k->ctx, k->family, k->name, &f->own_partial, &f->own_col, &f->own_pad);
@@ -774,14 +813,21 @@ static int plan_make(struct hanzo_rocm_kernel *k, const struct forms *f, uint64_
 	}
 	r = hanzo_rocm_kernel_geometry(k, rows, cols, &p->g);
 	if (f->wide && r == -E2BIG) {
+		struct forms fw;
+
 		/* the wide form when the kernel's own launch cannot take the work */
 		p->run = f->wide;
 		p->form = "wide";
+		r = forms_get(f->wide, &fw, NULL);
+		if (r < 0)
+			return r;
+		p->passes = fw.passes;
 		r = hanzo_rocm_kernel_geometry(f->wide, rows, cols, &p->g);
 		return r < 0 ? r : ws_cols(rows, cols, f->ws_col, f->pad, &p->ws);
 	}
 	if (r < 0)
 		return r;
+	p->passes = f->passes;
 	p->splits = p->g.splits;
 	/* a pass launched alone (a split pass, a wide form): its own rule */
 	if (f->own_partial)
@@ -1013,7 +1059,7 @@ HR_EXPORT int hanzo_rocm_kernel_geometry_ex(struct hanzo_rocm_kernel *kernel, ui
 	x.size = geometry->size < sizeof(x) ? geometry->size : sizeof(x);
 	x.op_workspace = p.ws;
 	x.op_form = p.form;
-	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || p.pre ? 2 : 1;
+	x.op_passes = rows == 0 || cols == 0 ? 0 : p.split || p.pre ? 2 : p.passes ? p.passes : 1;
 	memcpy(geometry, &x, x.size);
 	return 0;
 }
@@ -1049,9 +1095,14 @@ HR_EXPORT int hanzo_rocm_op_run(struct hanzo_rocm_kernel *kernel, uint64_t rows,
 		if (p.run != kernel && (r = forms_get(p.run, &f, NULL)) < 0)
 			return r;
 		r = bind(p.run, &f, &in, &b1);
-		if (r < 0)
-			return r;
-		return hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
+		if (r < 0 || f.passes < 2)
+			return r < 0 ? r : hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
+		/* #@passes: the same launch, its numbering argument 0, 1, ... */
+		for (unsigned i = 0; r == 0 && i < f.passes; i++) {
+			b1.v[f.pass_arg].i32 = (int32_t)i;
+			r = hanzo_rocm_kernel_launch_work(p.run, rows, cols, a.stream, b1.argv);
+		}
+		return r;
 	}
 	in.partial = p.ws_partial;
 	if ((r = forms_get(p.split, &fs, NULL)) < 0 || (r = forms_get(p.second, &f2, NULL)) < 0 ||

@@ -27,6 +27,7 @@ static const char *const prefixes[] = {
 	[HR_CAT_CHECK] = "#@check",
 	[HR_CAT_ARG] = "#@arg",
 	[HR_CAT_PRE] = "#@pre",
+	[HR_CAT_PASSES] = "#@passes",
 };
 
 static const char *const sources[HR_SRC_COUNT] = {
@@ -333,7 +334,7 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 	out->kind = prefix_of(line);
 	if (out->kind == HR_CAT_NONE)
 		return bad(why, why_size, "not a #@work, #@ws, #@forms, #@wide, #@note, #@bind, #@null, "
-		           "#@check, #@arg or #@pre line");
+		           "#@check, #@arg, #@pre or #@passes line");
 	p = line + strlen(prefixes[out->kind]);
 	if (!word(&p, out->pattern, sizeof(out->pattern)) || !pattern_is_valid(out->pattern))
 		return bad(why, why_size, "missing or invalid kernel pattern");
@@ -399,6 +400,17 @@ int hr_cat_parse(const char *line, struct hr_cat_line *out, char *why, size_t wh
 		return 0;
 	case HR_CAT_PRE:
 		return pre_valid(p, out, why, why_size);
+	case HR_CAT_PASSES: {
+		char w[HR_CAT_MAX_LINE + 1];
+		unsigned long long x;
+
+		if (!word(&p, out->a, sizeof(out->a)) || !ident_only(out->a) ||
+		    !word(&p, w, sizeof(w)) || !number(w, 2, HR_CAT_MAX_PASSES, &x) || *skip_ws(p))
+			return bad(why, why_size, "want '#@passes PATTERN ARG N': ARG an argument name, "
+			           "N 2..%u", HR_CAT_MAX_PASSES);
+		out->passes = (unsigned)x;
+		return 0;
+	}
 	case HR_CAT_NONE:
 		break;
 	}

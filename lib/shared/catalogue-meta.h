@@ -52,6 +52,11 @@
  *                                  most direct= runs the kernel itself.
  *                                  form= and direct_form= name the two for
  *                                  hanzo_rocm_kernel_geometry_ex.
+ *   #@passes PATTERN ARG N         a kernel PATTERN matches (first match)
+ *                                  runs as N launches (2..64) of the same
+ *                                  geometry and arguments in order on one
+ *                                  stream, its int argument ARG 0 .. N - 1
+ *                                  (hanzo_rocm_op_run)
  */
 #ifndef HR_CATALOGUE_META_H
 #define HR_CATALOGUE_META_H
@@ -76,7 +81,10 @@ enum hr_cat_kind {
 	HR_CAT_CHECK,
 	HR_CAT_ARG,
 	HR_CAT_PRE,
+	HR_CAT_PASSES,
 };
+
+#define HR_CAT_MAX_PASSES 64    /* a #@passes line's N */
 
 #define HR_CAT_MAX_FORM 16      /* a #@pre form name, with its NUL */
 #define HR_CAT_MAX_PRE_ARG 32   /* a #@pre arg= name, with its NUL */
@@ -117,6 +125,7 @@ struct hr_cat_line {
 	char b[HR_CAT_MAX_LINE + 1];    /* work: cols; forms: SECOND */
 	unsigned ws;                    /* ws: bytes per partial (per_partial=) */
 	unsigned ws_col;                /* ws: bytes per column (per_col=) */
+	unsigned passes;                /* passes: N (ARG in a) */
 	/* bind, null, check: the NAME=SOURCE / NAME / A*B words in a (blank-separated);
 	 * arg: the argument's NAME in b, its text in a;
 	 * pre: PRE in a, MAIN in b, the keys in pre */

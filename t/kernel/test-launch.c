@@ -488,7 +488,7 @@ static uint64_t dev_buf(unsigned dev, const void *src, size_t n)
 static void test_host(unsigned dev)
 {
 	enum { N = 777, R = 3, C = 5000 };
-	struct hanzo_rocm_kernel *k = NULL, *ks = NULL, *kw = NULL, *kr = NULL, *kc = NULL;
+	struct hanzo_rocm_kernel *k = NULL, *ks = NULL, *kw = NULL, *km = NULL, *kr = NULL, *kc = NULL;
 	float *x = malloc(R * C * sizeof(float)), *y = malloc(R * C * sizeof(float));
 	struct hanzo_rocm_geometry g;
 	struct hanzo_rocm_layout info;
@@ -644,22 +644,27 @@ static void test_host(unsigned dev)
 		is_int(hanzo_rocm_kernel_geometry(ks, 4, 16385, &g), -E2BIG,
 		       "dev %u: asort 16385 columns: -E2BIG (longer than shared memory)", dev);
 		r = hanzo_rocm_kernel_geometry(kw, 4, 16385, &g);
-		ok(r == 0 && g.shared == 0 && g.block[0] == 1024, "  ... the wide form takes it");
+		ok(r == 0 && g.shared == 0 && g.block[0] == 1024, "  ... the one-block wide kernel takes it");
+		r = hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_multi_f32", &km);
+		r = r ? r : hanzo_rocm_kernel_geometry(km, 4, 16385, &g);
+		ok(r == 0 && g.shared == 0 && g.block[0] == 256 && g.grid[0] == 4,
+		   "  ... so does the multi-block one (block 256, %u blocks a row)", g.grid[1]);
 		is_int(hanzo_rocm_kernel_launch_work(ks, 4, 16385, NULL, NULL), -E2BIG,
 		       "  ... and launch_work refuses it before launching");
 		{
-			/* hanzo_rocm_op_run takes that row (the wide form): geometry_ex
-			 * answers as it does, with the wide kernel's launch. */
+			/* hanzo_rocm_op_run takes that row (the wide form, the
+			 * multi-block sort for f32): geometry_ex answers as it does,
+			 * with that kernel's launch. */
 			struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
 			size_t bytes = 0;
 
 			is_int(hanzo_rocm_op_workspace(ks, 4, 16385, &bytes), 0, "  ... op_workspace takes it");
 			is_int(hanzo_rocm_kernel_geometry_ex(ks, 4, 16385, &gx), 0,
 			       "  ... and so does geometry_ex (once -E2BIG)");
-			ok(gx.op_form && strcmp(gx.op_form, "wide") == 0 && gx.op_passes == 1 &&
-			   bytes == 4 * 32768 * 12 && gx.op_workspace == bytes && gx.workspace == bytes &&
+			ok(gx.op_form && strcmp(gx.op_form, "wide") == 0 && gx.op_passes == 16 &&
+			   bytes == 4 * 32768 * 16 && gx.op_workspace == bytes && gx.workspace == bytes &&
 			   memcmp(&gx.geometry, &g, sizeof(g)) == 0,
-			   "  ... form wide, 1 pass, rows x 32768 x 12 workspace bytes, the wide kernel's geometry (%s, %zu)",
+			   "  ... form wide, 16 launches, rows x 32768 x 16 workspace bytes, the multi-block kernel's geometry (%s, %zu)",
 			   gx.op_form ? gx.op_form : "(null)", gx.op_workspace);
 			is_int(hanzo_rocm_kernel_geometry_ex(ks, 4, 16384, &gx), 0, "  ... 16384 columns");
 			ok(strcmp(gx.op_form, "shared") == 0 && gx.workspace == 0 && gx.op_workspace == 0 &&
@@ -825,7 +830,16 @@ static void test_ops(unsigned dev)
 		is_int(hanzo_rocm_op_workspace(kt, SR, 1000, &bytes), 0, "dev %u: asort_asc_f32 2 x 1000", dev);
 		ok(bytes == 0, "dev %u:   ... fits shared memory: no workspace (%zu)", dev, bytes);
 		is_int(hanzo_rocm_op_workspace(kt, SR, SC, &bytes), 0, "dev %u: asort_asc_f32 2 x %d", dev, SC);
-		ok(bytes == (size_t)SR * 32768 * 12, "dev %u:   ... the wide form: rows x 32768 x 12 bytes (%zu)", dev, bytes);
+		ok(bytes == (size_t)SR * 32768 * 16, "dev %u:   ... the wide form (multi-block): rows x 32768 x 16 bytes (%zu)", dev, bytes);
+		{
+			struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+
+			is_int(hanzo_rocm_kernel_geometry_ex(kt, SR, SC, &gx), 0, "dev %u:   ... geometry_ex", dev);
+			ok(gx.op_passes == 16 && strcmp(gx.op_form, "wide") == 0 &&
+			   gx.op_workspace == bytes && gx.geometry.grid[0] == SR,
+			   "dev %u:   ... 16 launches of the wide form, grid (%u, %u) (%u, %s)", dev,
+			   gx.geometry.grid[0], gx.geometry.grid[1], gx.op_passes, gx.op_form);
+		}
 		sws = malloc(bytes);
 		struct hanzo_rocm_op_args sa = { .size = sizeof(sa), .src = x, .dst = idx,
 		                                 .workspace = sws, .workspace_size = sws ? bytes : 0 };

@@ -23,8 +23,11 @@ grep_ok "  ... its forms" 'forms: one-pass, split rmsnorm_split_f32 \+ rmsnorm_a
 grep_ok "  ... block_size told as advisory" 'block_size is advisory and ignored' "$T/out"
 grep_ok "  ... the split pass's workspace per partial (softmax f64: 16)" 'form: split pass of softmax_f64; workspace 16 bytes' "$T/out"
 exit_is 0 "kernels --family sort" "$HR_CLI" kernels --family sort
-grep_ok "  ... the shared-memory sort names its wide form" 'forms: shared memory, wide asort_desc_wide_bf16 for longer rows' "$T/out"
-grep_ok "  ... whose workspace is 12 bytes a padded column" 'form: wide form of asort_asc_u8; workspace 12 bytes x rows x padded cols' "$T/out"
+grep_ok "  ... the shared-memory sort names its wide form (multi-block)" 'forms: shared memory, wide asort_desc_multi_bf16 for longer rows' "$T/out"
+grep_ok "  ... whose workspace is 16 bytes a padded column" 'form: wide form of asort_asc_u8; workspace 16 bytes x rows x padded cols' "$T/out"
+grep_ok "  ... and its launches (#@passes)" 'note: .*hanzo_rocm_op_run launches it 8 times, pass 0 \.\. 7' "$T/out"
+grep_ok "  ... f64 keeps the one-block wide form" 'forms: shared memory, wide asort_asc_wide_f64 for longer rows' "$T/out"
+grep_ok "  ... a one-block wide kernel no op takes still tells its workspace" '^  workspace: 12 bytes x rows x padded cols' "$T/out"
 
 exit_is 0 "kernels --family attention" "$HR_CLI" kernels --family attention
 grep_ok "  ... documents the varlen LSE layout (#@arg)" '^  arg lse: \(may be NULL\) f32 \[total_q, num_heads\] \(token-major' "$T/out"
@@ -33,7 +36,7 @@ grep_ok "  ... the combine serves every head dim" '^  note: the second pass of e
 grep_ok "  ... and negative slots" '^  arg slot_mapping: .*a negative slot \(padding\).* is skipped' "$T/out"
 exit_is 0 "kernels --json" "$HR_CLI" kernels --json
 cp "$T/out" "$T/all.json"
-grep_ok "  ... carries the kernel ABI version" '^\{"abi":1,"kernels":' "$T/all.json"
+grep_ok "  ... carries the kernel ABI version" '^\{"abi":2,"kernels":' "$T/all.json"
 grep_ok "  ... and each argument's doc and may_be_null" '"name":"alibi_slopes","bytes":8,"doc":"f32 \[num_heads\] or NULL[^"]*","may_be_null":true' "$T/all.json"
 n=$(grep -o '"name":"[A-Za-z0-9_]*","signature"' "$T/all.json" | wc -l)
 want=0

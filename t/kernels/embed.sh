@@ -83,6 +83,13 @@ for bad in 'main_*_ arg=w batch=2 ws=36/32 elem=4 form=p' 'main_*_# batch=2 ws=3
 	printf '#@pre k_* pre_q %s\n'"$sigs"'main_f32_2\tvoid *w, float *o\n' "$bad" >pre.list
 	exit_is 1 "a malformed #@pre is an error: $bad" "$EMBED" -o bad.c fam a.hip pre.list
 done
+# Several launches (#@passes): the argument is one of the kernel's, N 2..64.
+printf '#@passes k_* pass 4\nk_f32\tfloat *o, int n, int pass\n' >passes.list
+exit_is 0 "a #@passes naming an argument embeds" "$EMBED" -o b.c fam a.hip passes.list
+for bad in 'k_* nosuch 4' 'k_* pass 1' 'k_* pass 65' 'k_* pass' 'k_* pass 4 5'; do
+	printf '#@passes %s\nk_f32\tfloat *o, int n, int pass\n' "$bad" >passes.list
+	exit_is 1 "a bad #@passes is an error: $bad" "$EMBED" -o bad.c fam a.hip passes.list
+done
 exit_is 1 "invalid family name is an error (the one name grammar: no dot)" "$EMBED" -o bad.c bad.name a.hip a.list
 [ ! -e bad.c ] && [ ! -e bad.c.tmp ]
 ok $? "no output is left behind on failure"

@@ -14,7 +14,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 pub const HANZO_ROCM_MAX_DIMS: u32 = 8;
 pub const HANZO_ROCM_MAX_OPERANDS: u32 = 3;
 pub const HANZO_ROCM_STAT_NAME_MAX: u32 = 64;
-pub const HANZO_ROCM_KERNEL_ABI: u32 = 1;
+pub const HANZO_ROCM_KERNEL_ABI: u32 = 2;
 
 #[repr(C)]
 pub struct hanzo_rocm {
