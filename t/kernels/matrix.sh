@@ -115,6 +115,13 @@ expected() {
 				printf 'asort_%s_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad\n' $dir $t $c
 				printf 'asort_%s_wide_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws\n' $dir $t $c
 			done
+		done
+		# the multi-block form: 1- to 4-byte keys
+		for t in f32 f16 bf16 u8 u32; do
+			c=$(ctype $t)
+			for dir in asc desc; do
+				printf 'asort_%s_multi_%s\tconst %s *x, uint32_t *dst, int ncols, int ncols_pad, uint32_t *ws, int pass\n' $dir $t $c
+			done
 		done ;;
 	quantized)
 		printf 'quantize_q8_1\tconst float *x, void *vy, int kx, int kx_padded\n'
