@@ -4,7 +4,9 @@
  * memory), asort_{asc,desc}_wide_T (global scratch) and
  * asort_{asc,desc}_multi_T (a row over several blocks: every one of its
  * launches, S = cols / 256 blocks a row, 1 to 9, blocks of at most 256
- * threads, so chunks end inside tiles), against the host's
+ * threads, so chunks end inside tiles and 65537 columns take 8 tiles a
+ * chunk; the cases marked multi, the 32-row vocabulary one on GPUs only),
+ * against the host's
  * sort of (value, index) pairs: ties stay in index order in both
  * directions, NaN last ascending and first descending.  Values are drawn
  * from a few distinct numbers so ties are common (FEW), from the type's
@@ -42,28 +44,29 @@ struct scase {
 	bool wide_only;
 	int host_rows;                  /* rows on the host backend (0: rows) */
 	enum sgen gen;
+	unsigned char multi;            /* the multi-block kernels: 0 no, 1 yes, 2 on GPUs only */
 };
 
 static const struct scase cases[] = {
-	{ "cols1", 3, 1, 64, false, false, 0, FEW },
-	{ "cols769", 4, 769, 256, false, false, 0, FEW },
-	{ "cols5125", 2, 5125, 1024, false, false, 0, FEW },
-	{ "nan", 3, 769, 128, true, false, 0, FEW },
+	{ "cols1", 3, 1, 64, false, false, 0, FEW, 0 },
+	{ "cols769", 4, 769, 256, false, false, 0, FEW, 1 },
+	{ "cols5125", 2, 5125, 1024, false, false, 0, FEW, 1 },
+	{ "nan", 3, 769, 128, true, false, 0, FEW, 1 },
 	/* the shared-memory radix form at its edges: 1 to 4 elements a thread
 	 * (block sizes other than the launch's own), waves partly past the
 	 * row, and the network beside it (8 elements a thread, 8192 columns) */
-	{ "spread300", 3, 300, 128, false, false, 0, SPREAD },
-	{ "spread1000", 2, 1000, 1024, false, false, 0, SPREAD },
-	{ "spread1001", 2, 1001, 512, true, false, 0, SPREAD },
-	{ "spread2049", 2, 2049, 1024, true, false, 0, SPREAD },
-	{ "spread4096", 1, 4096, 1024, false, false, 0, SPREAD },
-	{ "spread8191", 1, 8191, 1024, false, false, 0, SPREAD },
-	{ "spread1023b256", 1, 1023, 256, false, false, 0, SPREAD },
-	{ "equal1500", 2, 1500, 768, false, false, 0, EQUAL },
-	{ "special1031", 3, 1031, 1024, true, false, 0, SPECIAL },
-	{ "special257", 2, 257, 128, true, false, 0, SPECIAL },
-	{ "cols65537", 1, 65537, 1024, false, true, 0, FEW },
-	{ "wide32", 32, 151936, 1024, false, true, 1, FEW },
+	{ "spread300", 3, 300, 128, false, false, 0, SPREAD, 0 },
+	{ "spread1000", 2, 1000, 1024, false, false, 0, SPREAD, 0 },
+	{ "spread1001", 2, 1001, 512, true, false, 0, SPREAD, 0 },
+	{ "spread2049", 2, 2049, 1024, true, false, 0, SPREAD, 1 },
+	{ "spread4096", 1, 4096, 1024, false, false, 0, SPREAD, 0 },
+	{ "spread8191", 1, 8191, 1024, false, false, 0, SPREAD, 0 },
+	{ "spread1023b256", 1, 1023, 256, false, false, 0, SPREAD, 0 },
+	{ "equal1500", 2, 1500, 768, false, false, 0, EQUAL, 1 },
+	{ "special1031", 3, 1031, 1024, true, false, 0, SPECIAL, 1 },
+	{ "special257", 2, 257, 128, true, false, 0, SPECIAL, 1 },
+	{ "cols65537", 1, 65537, 1024, false, true, 0, FEW, 1 },
+	{ "wide32", 32, 151936, 1024, false, true, 1, FEW, 2 },
 };
 
 /* One element of case c (float dtypes as doubles, rounded by st_store). */
@@ -220,12 +223,15 @@ out:
 static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm_kernel *kh,
                void (*emit)(void *data, const struct st_result *r), void *data)
 {
+	const bool host = hanzo_rocm_device_platform(st_device_ctx(d), st_device_index(d)) ==
+	                  HANZO_ROCM_PLATFORM_HOST;
 	int failed = 0;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct st_result res;
 
-		if ((cases[i].wide_only && !(k->op & 6)) || ((k->op & 4) && cases[i].cols < 9) ||
+		if ((cases[i].wide_only && !(k->op & 6)) ||
+		    ((k->op & 4) && (!cases[i].multi || (cases[i].multi == 2 && host))) ||
 		    (cases[i].nan && !st_dtype_is_float(k->in[0])))
 			continue;
 		st_result_start(&res, k, cases[i].name,
