@@ -40,33 +40,33 @@ struct scase {
 	const char *name;
 	int rows, cols;
 	unsigned block;
-	bool nan;
-	bool wide_only;
 	int host_rows;                  /* rows on the host backend (0: rows) */
 	enum sgen gen;
+	bool nan;
+	bool wide_only;
 	unsigned char multi;            /* the multi-block kernels: 0 no, 1 yes, 2 on GPUs only */
 };
 
 static const struct scase cases[] = {
-	{ "cols1", 3, 1, 64, false, false, 0, FEW, 0 },
-	{ "cols769", 4, 769, 256, false, false, 0, FEW, 1 },
-	{ "cols5125", 2, 5125, 1024, false, false, 0, FEW, 1 },
-	{ "nan", 3, 769, 128, true, false, 0, FEW, 1 },
+	{ "cols1", 3, 1, 64, 0, FEW, false, false, 0 },
+	{ "cols769", 4, 769, 256, 0, FEW, false, false, 1 },
+	{ "cols5125", 2, 5125, 1024, 0, FEW, false, false, 1 },
+	{ "nan", 3, 769, 128, 0, FEW, true, false, 1 },
 	/* the shared-memory radix form at its edges: 1 to 4 elements a thread
 	 * (block sizes other than the launch's own), waves partly past the
 	 * row, and the network beside it (8 elements a thread, 8192 columns) */
-	{ "spread300", 3, 300, 128, false, false, 0, SPREAD, 0 },
-	{ "spread1000", 2, 1000, 1024, false, false, 0, SPREAD, 0 },
-	{ "spread1001", 2, 1001, 512, true, false, 0, SPREAD, 0 },
-	{ "spread2049", 2, 2049, 1024, true, false, 0, SPREAD, 1 },
-	{ "spread4096", 1, 4096, 1024, false, false, 0, SPREAD, 0 },
-	{ "spread8191", 1, 8191, 1024, false, false, 0, SPREAD, 0 },
-	{ "spread1023b256", 1, 1023, 256, false, false, 0, SPREAD, 0 },
-	{ "equal1500", 2, 1500, 768, false, false, 0, EQUAL, 1 },
-	{ "special1031", 3, 1031, 1024, true, false, 0, SPECIAL, 1 },
-	{ "special257", 2, 257, 128, true, false, 0, SPECIAL, 1 },
-	{ "cols65537", 1, 65537, 1024, false, true, 0, FEW, 1 },
-	{ "wide32", 32, 151936, 1024, false, true, 1, FEW, 2 },
+	{ "spread300", 3, 300, 128, 0, SPREAD, false, false, 0 },
+	{ "spread1000", 2, 1000, 1024, 0, SPREAD, false, false, 0 },
+	{ "spread1001", 2, 1001, 512, 0, SPREAD, true, false, 0 },
+	{ "spread2049", 2, 2049, 1024, 0, SPREAD, true, false, 1 },
+	{ "spread4096", 1, 4096, 1024, 0, SPREAD, false, false, 0 },
+	{ "spread8191", 1, 8191, 1024, 0, SPREAD, false, false, 0 },
+	{ "spread1023b256", 1, 1023, 256, 0, SPREAD, false, false, 0 },
+	{ "equal1500", 2, 1500, 768, 0, EQUAL, false, false, 1 },
+	{ "special1031", 3, 1031, 1024, 0, SPECIAL, true, false, 1 },
+	{ "special257", 2, 257, 128, 0, SPECIAL, true, false, 1 },
+	{ "cols65537", 1, 65537, 1024, 0, FEW, false, true, 1 },
+	{ "wide32", 32, 151936, 1024, 1, FEW, false, true, 2 },
 };
 
 /* One element of case c (float dtypes as doubles, rounded by st_store). */
