@@ -871,6 +871,33 @@ static void test_new_family(const char *top, const char *conf)
 	oa.src = NULL;
 	is_int(hanzo_rocm_op_run(k, R, C, &oa), -EINVAL, "  ... a NULL src: -EINVAL");
 	ok(isnan(dst[0]) && isnan(dst[R * C - 1]), "  ... nothing launched");
+	/* #@passes in a family the library has never seen: 3 launches in order */
+	oa = (struct hanzo_rocm_op_args){ .size = sizeof(oa), .dst = dst };
+	if (hanzo_rocm_kernel_get(c2, 1, "opfam", "count_rows_f32", &k) == 0) {
+		struct hanzo_rocm_geometry_ex gx = { .size = sizeof(gx) };
+
+		is_int(hanzo_rocm_kernel_geometry_ex(k, R, C, &gx), 0, "opfam count_rows_f32: geometry_ex");
+		is_int((int)gx.op_passes, 3, "  ... 3 launches (#@passes)");
+		is_int(hanzo_rocm_op_run(k, R, C, &oa), 0, "  ... op_run");
+		right = true;
+		for (size_t i = 0; i < R * C; i++)
+			right = right && dst[i] == 123.0f;
+		ok(right, "  ... pass 0, 1, 2 in order (%g)", (double)dst[0]);
+	} else {
+		ok(0, "opfam count_rows_f32 loads");
+	}
+	if (hanzo_rocm_kernel_get(c2, 1, "opfam", "bad_passes_f32", &k) == 0) {
+		for (size_t i = 0; i < R * C; i++)
+			dst[i] = NAN;
+		logbuf[0] = '\0';
+		is_int(hanzo_rocm_op_run(k, R, C, &oa), -EBADMSG,
+		       "opfam bad_passes_f32: a #@passes argument that is a pointer: -EBADMSG");
+		ok(strstr(logbuf, "#@passes argument 'pass' is not an int bound to zero") != NULL,
+		   "  ... naming it");
+		ok(isnan(dst[0]), "  ... nothing launched");
+	} else {
+		ok(0, "opfam bad_passes_f32 loads");
+	}
 	hanzo_rocm_unref(c2);
 }
 
