@@ -7,7 +7,7 @@
  *       row x[row, :]; ncols_pad = the smallest power of two >= ncols.
  *       In shared memory (dynamic, ncols_pad * 4 bytes), the whole block on
  *       one row: 1-, 2- and 4-byte types an LSD radix sort (radix_shared)
- *       from 256 (1-, 2-byte) or 1024 (4-byte) padded columns up to 4
+ *       from 256 (1-, 2-byte) or 512 (4-byte) padded columns up to 4
  *       elements a thread, the rest a bitonic sort of the row's indices.
  *   asort_asc_wide_T / asort_desc_wide_T(const T *x, uint32_t *dst, int ncols,
  *       int ncols_pad, uint32_t *ws)
@@ -523,21 +523,24 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
  * sort of the row's radix keys (radix_of: 4 bits a pass, 2 passes for u8,
  * 4 for f16/bf16, 8 for f32/u32) in the kernel's own ncols_pad u32 of
  * shared memory, no scratch and no other shared memory - the same launch
- * as the bitonic network it replaces from 256 (1- and 2-byte keys) or 1024
+ * as the bitonic network it replaces from 256 (1- and 2-byte keys) or 512
  * (4-byte keys) padded columns up: per pass 5 barriers (7 in the first 3
  * passes of 4-byte keys, whose keys and indices go through shared memory
  * apart until the index can take the sorted low 12 bits' place) and every
  * element written and read once in shared memory: 9 barriers a row for u8,
  * 19 for f16/bf16, 45 for f32/u32, where the network takes
  * log2(pad) (log2(pad) + 1) / 2 stages of a barrier and a compare-exchange
- * (55 at 1024, 66 at 2048, 78 at 4096; the 4-byte network also loads both
- * elements from global memory at every comparison).
+ * (45 at 512, 55 at 1024, 66 at 2048, 78 at 4096; the 4-byte network also
+ * loads both elements from global memory at every comparison).  From 512
+ * 4-byte keys on it is the faster (8192 x 512 f32 on an H200: 1.33x torch
+ * against the network's 0.75x, 2026-11-28).
  *
  * Wave w holds positions [w E ws, (w + 1) E ws) of the row, E = pad / B
  * rounded up, at most SORT_SHARED_MAX_E = 4 (the launch's own block, about
- * pad / 2 threads, gives 2 up to 2048 columns and 4 at 4096; 8 a thread
- * took 56 registers on sm_90 against 32, halving the blocks an SM holds,
- * so 4097 to 8192 columns keep the network), slot e of lane l the position
+ * pad / 4 threads, gives 4 up to 4096 columns: half the waves of pad / 2,
+ * so cheaper barriers and scans - 4096 x 1024 f32 0.65x -> 0.89x torch on
+ * an H200; 8 a thread took 56 registers on sm_90 against 32, halving the
+ * blocks an SM holds, so 4097 to 8192 columns keep the network), slot e of lane l the position
  * w E ws + e ws + l; a position >= ncols takes no part.  A pass ranks each
  * element in (digit, position) order: within its wave by ballots (4 of the
  * digit's bits, so no per-thread counters), the wave's count of each digit
@@ -693,7 +696,7 @@ HR_DEVICE void asort_row(const T *x, uint32_t *dst, int ncols, int ncols_pad, ui
 	dst += row * n;
 	/* the radix form from where it takes fewer barriers (radix_shared) */
 	if constexpr (RADIX && radix_key<T>::BITS > 0) {
-		if (pad >= (radix_key<T>::BITS <= 16 ? 256u : 1024u) &&
+		if (pad >= (radix_key<T>::BITS <= 16 ? 256u : 512u) &&
 		    radix_shared<ASC>(x, dst, (uint32_t)n, pad, idx))
 			return;
 	}
