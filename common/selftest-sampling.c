@@ -185,14 +185,17 @@ static void gen_row(enum st_dtype dt, void *buf, size_t base, int n, double scal
 
 /* Row patterns for the one-pass top-k's edges: its candidate buffer
  * overflows again and again on ascending rows (f16/bf16 round them into
- * runs of ties), ties everywhere, rows mostly -inf. */
-enum pat { PAT_RAND, PAT_TIES, PAT_ASC, PAT_RUNS, PAT_EQUAL, PAT_NEGINF };
+ * runs of ties), ties everywhere, rows mostly -inf; descending rows (the
+ * greedy pass's largest element at the row's head). */
+enum pat { PAT_RAND, PAT_TIES, PAT_ASC, PAT_DESC, PAT_RUNS, PAT_EQUAL, PAT_NEGINF };
 
 static double pat_value(enum pat pt, int j, uint64_t *rng)
 {
 	switch (pt) {
 	case PAT_ASC:
 		return -100 + j * 0.01;
+	case PAT_DESC:
+		return 100 - j * 0.01;
 	case PAT_RUNS:
 		return floor(j / 300.0);
 	case PAT_EQUAL:
@@ -307,6 +310,11 @@ static const struct tcase token_cases[] = {
 	{ "token_equal", 4, 3000, 0, false, PAT_EQUAL, true, false },
 	{ "token_neginf", 4, 4000, 0, false, PAT_NEGINF, true, false },
 	{ "token_nan", 8, 5000, 0, false, PAT_RAND, false, true },
+	/* rows 5 and 6 greedy, their starts off every 16-byte boundary (the
+	 * greedy pass reads 16-byte packs between a head and a tail), in ties */
+	{ "token_asc4099", 8, 4099, 0, false, PAT_ASC, false, false },     /* largest in the tail */
+	{ "token_desc4099", 8, 4099, 0, false, PAT_DESC, false, false },   /* ... in the head */
+	{ "token_runs20011", 8, 20011, 0, false, PAT_RUNS, false, false },  /* ... past 4 packs a thread */
 };
 
 /* Row i's filters where top_k is on: 1024, and with each other filter. */

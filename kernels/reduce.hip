@@ -126,35 +126,10 @@ reduce_chunk(const row_src<T> &s, uint64_t row, uint64_t begin, uint64_t end)
 
 	/* Each thread visits increasing indices: its first of equal values is
 	 * its earliest, which the arg-reductions rely on. */
-	if (s.contig && sizeof(T) <= 4 && end > begin) {
-		/* 16-byte packs: scalar loads reach about half the bandwidth for
-		 * 4-byte and a third for 2-byte elements.  The chunk's head up
-		 * to the first 16-byte boundary and its tail go one by one; the
-		 * packs in between, 4 (f32) or 8 (f16/bf16) elements a load,
-		 * in index order within the pack. */
-		constexpr int N = HR_VEC_BYTES / sizeof(T);
-		typedef hr_vecn<T, N> V;
-		const T *base = s.src + row * s.el;
-		const uint64_t mis = ((uintptr_t)(base + begin) / sizeof(T)) % N;
-		uint64_t head = mis ? N - mis : 0;
-
-		if (head > end - begin)
-			head = end - begin;
-		const uint64_t vb = begin + head, nv = (end - vb) / N;
-		const V *pk = (const V *)(base + vb);
-
-		for (uint64_t j = begin + threadIdx.x; j < vb; j += blockDim.x)
-			acc = R::add(acc, hr_to_compute(base[j]), j);
-#pragma unroll 4
-		for (uint64_t v = threadIdx.x; v < nv; v += blockDim.x) {
-			const V q = pk[v];
-
-#pragma unroll
-			for (int k = 0; k < N; k++)
-				acc = R::add(acc, hr_to_compute(q.v[k]), vb + v * N + k);
-		}
-		for (uint64_t j = vb + nv * N + threadIdx.x; j < end; j += blockDim.x)
-			acc = R::add(acc, hr_to_compute(base[j]), j);
+	if (s.contig && sizeof(T) <= 4) {
+		/* 16-byte packs (hr_row_each), 4 a thread in flight for 4-byte types */
+		hr_row_each<sizeof(T) == 4 ? 4 : 0>(s.src + row * s.el, begin, end,
+			    [&](typename hr_compute<T>::type v, uint64_t j) { acc = R::add(acc, v, j); });
 		return R::block(acc);
 	}
 	for (uint64_t j = begin + threadIdx.x; j < end; j += blockDim.x)

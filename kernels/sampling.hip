@@ -736,6 +736,28 @@ SMP_NOINLINE uint32_t sample_passes(const T *x, uint32_t n, int32_t k, float t, 
 	return z ? smp_find(x, n, r, true, false, 0, point) : n;
 }
 
+/* The first largest element's index (n when it is NaN): one read of the row
+ * in 16-byte packs (hr_row_each), out of line like the other paths (its
+ * packs in flight beside sample_topk's registers spilled on sm_90). */
+template <typename T>
+SMP_NOINLINE uint32_t sample_greedy(const T *x, uint32_t n)
+{
+	hr_argval<float> a;
+
+	a.v = -INFINITY;
+	a.i = UINT32_MAX;
+	/* a thread's j increase: its first element, then a larger one, or the
+	 * first NaN after numbers (hr_op_arg's order, 3 compares an element) */
+	hr_row_each<4>(x, 0, n, [&](float v, uint64_t j) {
+		if (a.i == UINT32_MAX || v > a.v || (v != v && a.v == a.v)) {
+			a.v = v;
+			a.i = (uint32_t)j;
+		}
+	});
+	a = hr_block_reduce(a, hr_op_arg<true>());
+	return a.v != a.v ? n : a.i;
+}
+
 template <typename T>
 HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *temperature,
 			  const int32_t *top_k, const float *top_p, const float *min_p,
@@ -757,20 +779,10 @@ HR_DEVICE void sample_row(const T *xs, uint32_t *dst, int ncols, const float *te
 		t = 1.0f;
 	}
 	if (k == 1) {                   /* greedy: the first largest, one pass */
-		hr_argval<float> a;
+		const uint32_t tok = sample_greedy(x, n);
 
-		a.v = -INFINITY;
-		a.i = UINT32_MAX;
-		smp_each<SMP_UNROLL>(x, threadIdx.x, n, blockDim.x, [&](float v, uint32_t j) {
-			hr_argval<float> b;
-
-			b.v = v;
-			b.i = j;
-			a = hr_op_arg<true>()(a, b);
-		});
-		a = hr_block_reduce(a, hr_op_arg<true>());
 		if (threadIdx.x == 0)
-			dst[row] = a.v != a.v ? n : a.i;
+			dst[row] = tok;
 		return;
 	}
 	if (k > 1 && k <= SMP_TOPK_MAX && (uint32_t)k < n) {
