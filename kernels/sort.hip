@@ -435,13 +435,14 @@ HR_DEVICE void radix_tiles(const T *x, const uint32_t *kin, const uint32_t *iin,
 /*
  * Counts of the 16 digits at bit sh of the keys [lo, hi) (pass 0 from x,
  * else kin) into hist (zeroed, then a barrier, by the caller): lane d of
- * each wave counts digit d by ballots, 4 loads in flight a lane.
+ * each wave counts digit d by ballots, 16 loads in flight a lane (8
+ * measured 19 us a count launch at 32 x 151936 f32 on an H200, 16 about 16).
  */
 template <bool ASC, typename T>
 HR_DEVICE void radix_hist(const T *x, const uint32_t *kin, uint32_t lo, uint32_t hi, int p,
 			  uint32_t *hist)
 {
-	constexpr uint32_t U = 8, DM = SORT_RADIX_DIGITS - 1;
+	constexpr uint32_t U = 16, DM = SORT_RADIX_DIGITS - 1;
 	const uint32_t ws = (uint32_t)hr_wave_size(), t = threadIdx.x, B = blockDim.x;
 	const uint32_t lane = t & (ws - 1), sh = (uint32_t)p * SORT_RADIX_BITS;
 	uint32_t cnt = 0;
