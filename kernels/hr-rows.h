@@ -109,8 +109,8 @@ HR_DEVICE T hr_block_reduce(T v, const Op &op)
 template <int U, typename T, typename F>
 HR_DEVICE void hr_row_each(const T *base, uint64_t begin, uint64_t end, F f)
 {
-	if (sizeof(T) <= 4 && end > begin) {
-		constexpr int N = HR_VEC_BYTES / sizeof(T) > 0 ? HR_VEC_BYTES / sizeof(T) : 1;
+	if constexpr (sizeof(T) <= 4) {
+		constexpr int N = HR_VEC_BYTES / sizeof(T);
 		typedef hr_vecn<T, N> V;
 		const uint64_t mis = ((uintptr_t)(base + begin) / sizeof(T)) % N;
 		uint64_t head = mis ? N - mis : 0;
@@ -126,7 +126,7 @@ HR_DEVICE void hr_row_each(const T *base, uint64_t begin, uint64_t end, F f)
 
 		if constexpr (U > 0) {
 			for (; v + (uint64_t)(U - 1) * blockDim.x < nv; v += (uint64_t)U * blockDim.x) {
-				V q[U > 0 ? U : 1];
+				V q[U];
 
 #pragma unroll
 				for (int u = 0; u < U; u++)
@@ -149,10 +149,10 @@ HR_DEVICE void hr_row_each(const T *base, uint64_t begin, uint64_t end, F f)
 		}
 		for (uint64_t j = vb + nv * N + threadIdx.x; j < end; j += blockDim.x)
 			f(hr_to_compute(base[j]), j);
-		return;
+	} else {
+		for (uint64_t j = begin + threadIdx.x; j < end; j += blockDim.x)
+			f(hr_to_compute(base[j]), j);
 	}
-	for (uint64_t j = begin + threadIdx.x; j < end; j += blockDim.x)
-		f(hr_to_compute(base[j]), j);
 }
 
 /* The usual operators. */

@@ -541,8 +541,8 @@ HR_DEVICE void radix_row(const T *x, uint32_t *dst, uint32_t n, uint32_t pad, ui
  * pad / 4 threads, gives 4 up to 4096 columns: half the waves of pad / 2,
  * so cheaper barriers and scans - 4096 x 1024 f32 0.65x -> 0.89x torch on
  * an H200; 8 a thread took 56 registers on sm_90 against 32, halving the
- * blocks an SM holds, so 4097 to 8192 columns keep the network), slot e of lane l the position
- * w E ws + e ws + l; a position >= ncols takes no part.  A pass ranks each
+ * blocks an SM holds, so 4097 to 8192 columns keep the network), slot e of
+ * lane l the position w E ws + e ws + l; a position >= ncols takes no part.  A pass ranks each
  * element in (digit, position) order: within its wave by ballots (4 of the
  * digit's bits, so no per-thread counters), the wave's count of each digit
  * into tbl[digit][wave] (16 waves-many u32 at the start of the buffer),

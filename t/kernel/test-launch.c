@@ -643,6 +643,17 @@ static void test_host(unsigned dev)
 		ok(r == 0 && g.shared == 65536 && g.grid[0] == 4, "dev %u: asort 16384 columns: 64 KiB shared", dev);
 		is_int(hanzo_rocm_kernel_geometry(ks, 4, 16385, &g), -E2BIG,
 		       "dev %u: asort 16385 columns: -E2BIG (longer than shared memory)", dev);
+		/* sort.list: a block of about ncols_pad / 4 threads for the radix
+		 * types, ncols_pad / 2 for f64 and i64 (the bitonic network) */
+		r = hanzo_rocm_kernel_geometry(ks, 4, 1000, &g);
+		ok(r == 0 && g.block[0] == 256, "dev %u: asort_asc_f32 1000 columns: block 256 (%u)", dev, g.block[0]);
+		{
+			struct hanzo_rocm_kernel *k64 = NULL;
+
+			r = hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_desc_i64", &k64);
+			r = r ? r : hanzo_rocm_kernel_geometry(k64, 4, 1000, &g);
+			ok(r == 0 && g.block[0] == 512, "dev %u: asort_desc_i64 1000 columns: block 512 (%u)", dev, g.block[0]);
+		}
 		r = hanzo_rocm_kernel_geometry(kw, 4, 16385, &g);
 		ok(r == 0 && g.shared == 0 && g.block[0] == 1024, "  ... the one-block wide kernel takes it");
 		r = hanzo_rocm_kernel_get(ctx, dev, "sort", "asort_asc_multi_f32", &km);
