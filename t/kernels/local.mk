@@ -4,7 +4,8 @@ check_PROGRAMS += t/kernels/hr-dump-plugin
 t_kernels_hr_dump_plugin_SOURCES = t/kernels/hr-dump-plugin.c
 
 EXTRA_DIST += t/kernels/embed.sh t/kernels/compile.sh
-TESTS += t/kernels/embed.sh t/kernels/compile.sh
+TESTS += t/kernels/embed.sh
+HR_FIRST_TESTS += t/kernels/compile.sh
 
 # Needs an NVIDIA GPU with PyTorch (skips otherwise); `make check-gpu` runs it.
 EXTRA_DIST += t/kernels/gpu.sh
