@@ -162,7 +162,10 @@ if [ -n "$HIPCC" ] && command -v "$OBJDUMP" >/dev/null 2>&1 && [ -s "$a-gfx90a.o
 	! { body "$a-gfx90a.o" flash_attn_varlen_d256_bf16; body "$a-gfx90a.o" flash_attn_varlen_d128_f32; } |
 		grep -q v_mfma
 	ok $? "attention/gfx90a: d256 and f32 keep the portable prefill"
-	! { "$OBJDUMP" -d "$a-gfx908.o"; "$OBJDUMP" -d "$a-gfx1030.o"; } | grep -q -E 'v_mfma|v_wmma'
+	# gfx908 is compiled only for a family found calling hr_mma_*
+	# (amd_targets): its object must be there, or this would pass on nothing.
+	[ -s "$a-gfx908.o" ] && [ -s "$a-gfx1030.o" ] &&
+		! { "$OBJDUMP" -d "$a-gfx908.o"; "$OBJDUMP" -d "$a-gfx1030.o"; } | grep -q -E 'v_mfma|v_wmma'
 	ok $? "attention: gfx908 and gfx1030 keep the portable prefill"
 else
 	skip 3 "no gfx90a attention object or no llvm-objdump"
