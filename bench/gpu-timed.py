@@ -285,6 +285,13 @@ def our_op(op, t, form):
         if op == "add_rmsnorm":
             a.residual, a.residual_out = r.data_ptr(), ro.data_ptr()
         return run
+    if form.startswith("w"):  # a wave a row: ceil(rows / waves) blocks of form[1:] threads
+        if op not in RED:
+            raise RuntimeError(f"{form}: for the reduce family only")
+        blk = int(form[1:])
+        k = kernel("reduce", f"fast_{op}_{s}")
+        v = [C.c_size_t(rows * cols), C.c_size_t(cols), C.c_size_t(0), Layout(), p(x), p(out)]
+        return launcher([(k, (-(-rows // (blk // 32)), blk), None, v)])
     if form.startswith("b"):  # the one-pass kernel on a raw grid: rows blocks of form[1:] threads
         blk = int(form[1:])
         if op in RED:
@@ -353,8 +360,11 @@ def check_rows(op, got, ref, x):
 
 
 # HR_ROW_BLOCKS="256 512": also the one-pass kernels on a raw grid of rows
-# blocks of each size (forms b256 ...; rows lines end with "b256:GB/s")
-ROW_BLOCKS = tuple(f"b{b}" for b in __import__("os").environ.get("HR_ROW_BLOCKS", "").split())
+# blocks of each size (forms b256 ...; rows lines end with "b256:GB/s"); "w256":
+# the reduce kernels on ceil(rows / 8) blocks of 256 threads, a row a 32-lane
+# wave, for rows short enough to be one wave's (reduce.hip's red_wave_row)
+ROW_BLOCKS = tuple(b if b.startswith("w") else f"b{b}"
+                   for b in __import__("os").environ.get("HR_ROW_BLOCKS", "").split())
 # HR_ROW_OPS="softmax argmax" / HR_ROW_SHAPES="32x151936 4096x4096": only those
 # ops / shapes (default: every op at 4096^2, 8192^2 and 32 x 151936)
 ROW_OPS = tuple(__import__("os").environ.get("HR_ROW_OPS", "").split())

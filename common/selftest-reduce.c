@@ -52,6 +52,9 @@ static const struct rcase cases[] = {
 	{ "norows", 0, 5125, 0, { 0 }, { 0 }, 16, 0, 4, VAL_RAND, 0 },
 	{ "nan", 4, 769, 0, { 0 }, { 0 }, 4 * 769, 0, 5, VAL_NAN, 0 },
 	{ "big", 3, 5125, 0, { 0 }, { 0 }, 3 * 5125, 0, 4, VAL_BIG, 0 },
+	/* Many short rows, one element off 16-byte alignment: a row a wave
+	 * (reduce.hip's red_wave_row), 13 blocks striding over them. */
+	{ "rows1001", 1001, 65, 0, { 0 }, { 0 }, 1001 * 65, 1, 2, VAL_RAND, 0 },
 };
 
 static uint64_t src_offset(const struct rcase *c, uint64_t i)
@@ -157,7 +160,8 @@ static void run_case(struct st_device *d, const struct st_kernel *k, int variant
 	struct hanzo_rocm_kernel *ksplit = NULL, *kfinish = NULL;
 	uint8_t *host = malloc(ilen * isz), *out = malloc(obytes + ST_GUARD_BYTES);
 	void *args[6];
-	unsigned gx = (unsigned)(rows > 4 ? rows / 2 + 1 : rows);
+	/* a grid short of the rows: blocks (and waves) stride over them */
+	unsigned gx = (unsigned)(rows > 256 ? 13 : rows > 4 ? rows / 2 + 1 : rows);
 
 	numel = rows * el;
 	if (!host || !out) {
@@ -266,7 +270,7 @@ static int run(struct st_device *d, const struct st_kernel *k, struct hanzo_rocm
 	static const char *const split_names[] = {
 		"cols1/split", "cols769/split", "cols5125/split", "wide/split", "wide32/split",
 		"twodims/split",
-		"bcast/split", "norows/split", "nan/split", "big/split",
+		"bcast/split", "norows/split", "nan/split", "big/split", "rows1001/split",
 	};
 	int variant = k->op >> 8, failed = 0;
 	struct st_kernel kk = *k;

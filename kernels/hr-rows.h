@@ -66,6 +66,19 @@ HR_DEVICE hr_meanm2<C> hr_shfl_xor(hr_meanm2<C> a, int lane_mask, int width)
 	return a;
 }
 
+/* op(a, b) over the lanes of this thread's wave, every lane given the
+ * result (no shared memory, no barrier: the lanes of a wave only, so the
+ * waves of a block may each reduce their own row). */
+template <typename T, typename Op>
+HR_DEVICE T hr_wave_reduce(T v, const Op &op)
+{
+	const int ws = hr_wave_size();
+
+	for (int m = ws >> 1; m > 0; m >>= 1)
+		v = op(v, hr_shfl_xor(v, m, ws));
+	return v;
+}
+
 /*
  * op(a, b) over every thread's v; see the rules above.  op must be
  * associative up to rounding; the combination order is fixed for a given
@@ -79,8 +92,7 @@ HR_DEVICE T hr_block_reduce(T v, const Op &op)
 	const int lane = (int)threadIdx.x & (ws - 1), wave = (int)threadIdx.x / ws;
 	const int nwaves = (int)(blockDim.x + ws - 1) / ws;
 
-	for (int m = ws >> 1; m > 0; m >>= 1)
-		v = op(v, hr_shfl_xor(v, m, ws));
+	v = hr_wave_reduce(v, op);
 	__syncthreads();                /* an earlier call may still read part[] */
 	if (lane == 0)
 		part[wave] = v;
@@ -93,7 +105,8 @@ HR_DEVICE T hr_block_reduce(T v, const Op &op)
 
 /*
  * f(value, j) for the elements j of [begin, end) of a contiguous row at
- * base, thread t taking j = begin + t, + blockDim.x, ... in increasing
+ * base, lane t of n lanes (a block's threads, or a wave's lanes for the
+ * rows one wave reduces) taking j = begin + t, + n, ... in increasing
  * order, so a thread's first of equal values is its earliest (the
  * arg-reductions rely on it); value is hr_to_compute(base[j]).  1- to
  * 4-byte types go in 16-byte packs (4 f32, 8 f16/bf16 a load) between the
@@ -106,53 +119,71 @@ HR_DEVICE T hr_block_reduce(T v, const Op &op)
  * 15.5 us and f32 arg-reductions up 6-12 %, and cost bf16 reductions of
  * 4096 columns 6-10 %.
  */
-template <int U, typename T, typename F>
-HR_DEVICE void hr_row_each(const T *base, uint64_t begin, uint64_t end, F f)
+template <int U, typename I = uint64_t, typename T, typename F>
+HR_DEVICE void hr_row_each_by(const T *base, I begin, I end, I t, I n, F f)
 {
 	if constexpr (sizeof(T) <= 4) {
 		constexpr int N = HR_VEC_BYTES / sizeof(T);
 		typedef hr_vecn<T, N> V;
-		const uint64_t mis = ((uintptr_t)(base + begin) / sizeof(T)) % N;
-		uint64_t head = mis ? N - mis : 0;
+		const I mis = ((uintptr_t)(base + begin) / sizeof(T)) % N;
+		I head = mis ? N - mis : 0;
 
 		if (head > end - begin)
 			head = end - begin;
-		const uint64_t vb = begin + head, nv = (end - vb) / N;
+		const I vb = begin + head, nv = (end - vb) / N;
 		const V *pk = (const V *)(base + vb);
 
-		for (uint64_t j = begin + threadIdx.x; j < vb; j += blockDim.x)
+		for (I j = begin + t; j < vb; j += n)
 			f(hr_to_compute(base[j]), j);
-		uint64_t v = threadIdx.x;
+		I v = t;
 
 		if constexpr (U > 0) {
-			for (; v + (uint64_t)(U - 1) * blockDim.x < nv; v += (uint64_t)U * blockDim.x) {
+			for (; v + (I)(U - 1) * n < nv; v += (I)U * n) {
 				V q[U];
 
 #pragma unroll
 				for (int u = 0; u < U; u++)
-					q[u] = pk[v + (uint64_t)u * blockDim.x];
+					q[u] = pk[v + (I)u * n];
 #pragma unroll
 				for (int u = 0; u < U; u++)
 #pragma unroll
 					for (int k = 0; k < N; k++)
 						f(hr_to_compute(q[u].v[k]),
-						  vb + (v + (uint64_t)u * blockDim.x) * N + k);
+						  vb + (v + (I)u * n) * N + k);
 			}
 		}
-#pragma unroll 4
-		for (; v < nv; v += blockDim.x) {
-			const V q = pk[v];
+		if constexpr (U < 0) {
+#pragma unroll 1
+			for (; v < nv; v += n) {
+				const V q = pk[v];
 
 #pragma unroll
-			for (int k = 0; k < N; k++)
-				f(hr_to_compute(q.v[k]), vb + v * N + k);
+				for (int k = 0; k < N; k++)
+					f(hr_to_compute(q.v[k]), vb + v * N + k);
+			}
+		} else {
+#pragma unroll 4
+			for (; v < nv; v += n) {
+				const V q = pk[v];
+
+#pragma unroll
+				for (int k = 0; k < N; k++)
+					f(hr_to_compute(q.v[k]), vb + v * N + k);
+			}
 		}
-		for (uint64_t j = vb + nv * N + threadIdx.x; j < end; j += blockDim.x)
+		for (I j = vb + nv * N + t; j < end; j += n)
 			f(hr_to_compute(base[j]), j);
 	} else {
-		for (uint64_t j = begin + threadIdx.x; j < end; j += blockDim.x)
+		for (I j = begin + t; j < end; j += n)
 			f(hr_to_compute(base[j]), j);
 	}
+}
+
+/* The walk by the block's threads. */
+template <int U, typename T, typename F>
+HR_DEVICE void hr_row_each(const T *base, uint64_t begin, uint64_t end, F f)
+{
+	hr_row_each_by<U, uint64_t>(base, begin, end, threadIdx.x, blockDim.x, f);
 }
 
 /* The usual operators. */

@@ -12,7 +12,7 @@
  * logical elements [r * el, (r + 1) * el) of the layout (dims, strides of
  * operand 0; num_dims == 0 = contiguous), so any set of reduced dims works.
  * dst[r] for r < src_numel / el.  One block reduces one row (blocks stride
- * over rows).
+ * over rows); a short row one wave (fast_reduce).
  *
  * When rows are few and long (32 rows x 151936 logits) one block per row
  * leaves most of the GPU idle, so each op also has a two-pass form:
@@ -65,7 +65,7 @@ HR_DEVICE row_src<T> make_src(uint64_t el, uint64_t num_dims, const hr_layout &i
 enum { OP_SUM, OP_MIN, OP_MAX, OP_ARGMIN, OP_ARGMAX };
 
 /* Per op: the partial type, its identity, how an element joins it, the
- * block combination, and the final value. */
+ * block's and the wave's combination, and the final value. */
 template <int OP, typename C> struct red_op;
 
 template <typename C> struct red_op<OP_SUM, C> {
@@ -74,6 +74,7 @@ template <typename C> struct red_op<OP_SUM, C> {
 	static HR_INLINE part add(part a, C x, uint64_t) { return a + x; }
 	static HR_INLINE part join(part a, part b) { return a + b; }
 	static HR_INLINE part block(part a) { return hr_block_reduce(a, hr_op_sum()); }
+	static HR_INLINE part wave(part a) { return hr_wave_reduce(a, hr_op_sum()); }
 };
 
 template <typename C> struct red_op<OP_MAX, C> {
@@ -82,6 +83,7 @@ template <typename C> struct red_op<OP_MAX, C> {
 	static HR_INLINE part add(part a, C x, uint64_t) { return hr_max(a, x); }
 	static HR_INLINE part join(part a, part b) { return hr_max(a, b); }
 	static HR_INLINE part block(part a) { return hr_block_reduce(a, hr_op_max()); }
+	static HR_INLINE part wave(part a) { return hr_wave_reduce(a, hr_op_max()); }
 };
 
 template <typename C> struct red_op<OP_MIN, C> {
@@ -90,6 +92,7 @@ template <typename C> struct red_op<OP_MIN, C> {
 	static HR_INLINE part add(part a, C x, uint64_t) { return hr_min(a, x); }
 	static HR_INLINE part join(part a, part b) { return hr_min(a, b); }
 	static HR_INLINE part block(part a) { return hr_block_reduce(a, hr_op_min()); }
+	static HR_INLINE part wave(part a) { return hr_wave_reduce(a, hr_op_min()); }
 };
 
 template <int OP, typename C> struct red_arg {
@@ -106,6 +109,7 @@ template <int OP, typename C> struct red_arg {
 	}
 	static HR_INLINE part join(part a, part b) { return hr_op_arg<OP == OP_ARGMAX>()(a, b); }
 	static HR_INLINE part block(part a) { return hr_block_reduce(a, hr_op_arg<OP == OP_ARGMAX>()); }
+	static HR_INLINE part wave(part a) { return hr_wave_reduce(a, hr_op_arg<OP == OP_ARGMAX>()); }
 };
 template <typename C> struct red_op<OP_ARGMIN, C> : red_arg<OP_ARGMIN, C> {};
 template <typename C> struct red_op<OP_ARGMAX, C> : red_arg<OP_ARGMAX, C> {};
@@ -137,20 +141,67 @@ reduce_chunk(const row_src<T> &s, uint64_t row, uint64_t begin, uint64_t end)
 	return R::block(acc);
 }
 
+/*
+ * A row of at most RED_WAVE_ROW_BYTES bytes a lane of a wave (2 KiB on
+ * wave 32, 4 KiB on wave 64) is reduced by one wave, the waves of a block
+ * taking rows of their own (wave w of block b: rows b x waves + w, then
+ * gridDim.x x waves on): no shared memory, no barrier, and a block's start
+ * shared by its waves' rows.  Measured on an H200 (doc/BENCHMARKS.md,
+ * 2026-11-29, rows read from the L2): bf16 16384 x 1024 sum 2538 -> 3849
+ * GB/s, 65536 x 256 793 -> 1499 (blocks of 2 waves; 2355 with 4); f32 at
+ * 1024 columns (32 elements a lane) a block a row stayed faster (argmax
+ * 2567 against 2410), hence a limit in bytes.  The launch lines' wave_rows
+ * keys (kernels/reduce.list) say the same per type, so the library's grid
+ * gives each wave a row; t/kernel/test-launch checks the two agree.  Any
+ * grid still reduces every row.  Contiguous rows only: a strided row's
+ * positions in this path took registers from every row's (bf16 sum 34,
+ * f32 46 against 32 on sm_90; 64-thread blocks need 32 for a whole
+ * multiprocessor, and a 4096 x 4096 bf16 sum from the L2 lost 20 % to the
+ * tail of a second wave of blocks), so a strided short row is a block's,
+ * on the grid the library gave (a block takes waves-a-block rows in turn);
+ * a block that is not whole waves reduces rows as one block.  The walk is one pack a
+ * lane at a time (hr_row_each_by<-1>): a row is at most 4 packs a lane.
+ */
+#define RED_WAVE_ROW_BYTES 64
+
+template <typename T>
+HR_DEVICE constexpr uint64_t red_wave_row()
+{
+	return RED_WAVE_ROW_BYTES / sizeof(T);
+}
+
 template <int OP, typename T, typename D>
 HR_DEVICE void fast_reduce(uint64_t numel, uint64_t el, uint64_t num_dims,
 			   const hr_layout &info, const T *src, D *dst)
 {
+	typedef red_op<OP, typename hr_compute<T>::type> R;
+
 	if (!hr_dims_ok(num_dims))
 		return;
 	if (el == 0)
 		return;
 	const row_src<T> s = make_src(el, num_dims, info, src);
-	const uint64_t rows = numel / el;
+	const uint64_t rows = numel / el, ws = (uint64_t)hr_wave_size();
 
+	if (s.contig && blockDim.x % ws == 0 && el <= ws * red_wave_row<T>()) {  /* block-uniform */
+		const uint64_t nw = blockDim.x / ws;
+
+		for (uint64_t row = blockIdx.x * nw + threadIdx.x / ws; row < rows;
+		     row += gridDim.x * nw) {   /* wave-uniform */
+			typename R::part acc = R::identity();
+
+			/* 32-bit positions: el <= 64 x 32 */
+			hr_row_each_by<-1, uint32_t>(s.src + row * el, 0u, (uint32_t)el,
+				(uint32_t)(threadIdx.x % ws), (uint32_t)ws,
+				[&](typename hr_compute<T>::type v, uint64_t j) { acc = R::add(acc, v, j); });
+			acc = R::wave(acc);
+			if (threadIdx.x % ws == 0)
+				dst[row] = red_result<D>(acc);
+		}
+		return;
+	}
 	for (uint64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-		typename red_op<OP, typename hr_compute<T>::type>::part r =
-			reduce_chunk<OP>(s, row, 0, el);
+		typename R::part r = reduce_chunk<OP>(s, row, 0, el);
 
 		if (threadIdx.x == 0)
 			dst[row] = red_result<D>(r);

@@ -118,8 +118,11 @@ static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_li
                        struct hanzo_rocm_geometry *g)
 {
 	unsigned max_block = round_down(d->max_block < 1024 ? d->max_block : 1024, HR_LAUNCH_ROW_UNIT);
+	unsigned wave = d->wave == 32 ? 32 : 64;
 	uint64_t ecols = cols, shared = 0, splits = 1;
 	unsigned block;
+	/* wave_rows: a short row is one wave's (grid = rows / waves a block) */
+	bool by_wave = m->wave_rows && !m->exact && cols <= (uint64_t)wave * m->wave_rows;
 
 	if (m->pad_pow2) {
 		if (cols > (1ull << 62))
@@ -134,6 +137,10 @@ static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_li
 
 		block = (unsigned)min_u64(want < HR_LAUNCH_ROW_UNIT ? HR_LAUNCH_ROW_UNIT : want, max_block);
 	}
+	/* Blocks of at least HR_LAUNCH_WAVE_ROW_WAVES waves for rows a wave
+	 * reduces (max_block is a multiple of 64, so of the wave). */
+	if (by_wave && block < HR_LAUNCH_WAVE_ROW_WAVES * wave)
+		block = (unsigned)min_u64(HR_LAUNCH_WAVE_ROW_WAVES * wave, max_block);
 	if (m->shared_per_col) {
 		if (ecols > UINT32_MAX)
 			return -E2BIG;
@@ -146,7 +153,9 @@ static int derive_rows(const struct hr_launch_meta *m, const struct hr_device_li
 			return -E2BIG;
 		g->grid[0] = (unsigned)rows;
 	} else {
-		g->grid[0] = (unsigned)min_u64(rows, grid_cap(m, d, occ, block));
+		uint64_t blocks = by_wave ? ceil_div(rows, block / wave) : rows;
+
+		g->grid[0] = (unsigned)min_u64(blocks, grid_cap(m, d, occ, block));
 	}
 	if (m->kind == HR_LAUNCH_ROWS_SPLIT && m->split_share) {
 		splits = shared_splits(m, d, occ, block, rows, cols);

@@ -86,6 +86,10 @@ int hr_source_code_object(struct hanzo_rocm *ctx, const struct hr_source_spec *s
 #define HR_LAUNCH_DEFAULT_BLOCK 256u
 /* kernels/hr-rows.h: row kinds' blocks are multiples of 64. */
 #define HR_LAUNCH_ROW_UNIT 64u
+/* `rows` with wave_rows: the fewest waves a block for rows one wave reduces
+ * (H200, 2026-11-29, doc/BENCHMARKS.md: 65536 x 256 bf16 sum from the L2
+ * 1499 GB/s with 2 waves a block, 2355 with 4, 2361 with 8). */
+#define HR_LAUNCH_WAVE_ROW_WAVES 4u
 /* occ[b / 32]: resident blocks per multiprocessor at block b (0 = unknown). */
 #define HR_LAUNCH_OCC (1024 / 32 + 1)
 

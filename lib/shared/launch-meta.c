@@ -82,7 +82,7 @@ static int parse_key(char *tok, struct hr_launch_meta *m, unsigned *seen,
 {
 	static const char *const keys[] = {
 		"vec", "block", "per_thread", "shared", "shared_per_col", "waves",
-		"pad", "grid", "split_share", "split_min",
+		"pad", "grid", "split_share", "split_min", "wave_rows",
 	};
 	char *val = strchr(tok, '=');
 	size_t k;
@@ -154,6 +154,12 @@ static int parse_key(char *tok, struct hr_launch_meta *m, unsigned *seen,
 		if (!parse_num(val, 1, 1u << 20, &m->split_min))
 			return bad(why, n, "split_min=%s: want 1..1048576 columns", val);
 		return 0;
+	case 10:
+		if (m->kind != HR_LAUNCH_ROWS)
+			return bad(why, n, "wave_rows is for rows");
+		if (!parse_num(val, 1, 65536, &m->wave_rows))
+			return bad(why, n, "wave_rows=%s: want 1..65536 columns a lane", val);
+		return 0;
 	default:                /* 7: grid */
 		if (!is_rows(m->kind) ||
 		    (strcmp(val, "exact") != 0 && strcmp(val, "stride") != 0))
@@ -209,6 +215,8 @@ int hr_launch_meta_parse(const char *line, char *pattern, size_t pattern_size,
 	}
 	if (m->split_min && !m->split_share)
 		return bad(why, why_size, "split_min needs split_share");
+	if (m->wave_rows && m->exact)
+		return bad(why, why_size, "wave_rows needs a strided grid (a block takes several rows)");
 	return 0;
 }
 

@@ -37,6 +37,8 @@ struct hr_launch_meta {
 	unsigned split_share;   /* rows-split: rows a first-pass block may serve
 	                         * together (0: the default rule); see kernel-geometry.c */
 	unsigned split_min;     /* rows-split with split_share: fewest columns a split */
+	unsigned wave_rows;     /* rows: a row of at most wave x wave_rows columns is one
+	                         * wave's (0: a block a row); see kernel/geometry.c */
 	bool pad_pow2;          /* rows: columns rounded up to a power of two */
 	bool exact;             /* rows: grid x == rows (one block per row) */
 };

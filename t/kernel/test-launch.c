@@ -71,6 +71,10 @@ static void test_grammar(void)
 		"#@launch u* rows-split split_share=65",
 		"#@launch u* rows-split split_min=256",         /* needs split_share */
 		"#@launch u* rows-split split_share=4 split_min=0",
+		"#@launch u* rows-split wave_rows=64",          /* rows only */
+		"#@launch u* rows grid=exact wave_rows=64",     /* a block takes several rows */
+		"#@launch u* rows wave_rows=0",
+		"#@launch u* rows wave_rows=65537",
 	};
 	struct hr_launch_meta m;
 	char why[160], line[700];
@@ -90,6 +94,8 @@ static void test_grammar(void)
 	   "rows-split parses");
 	r = parse("#@launch p_* rows-split grid=exact block=128 split_share=4 split_min=256", &m, why);
 	ok(r == 0 && m.split_share == 4 && m.split_min == 256, "rows-split with split_share/split_min parses");
+	r = parse("#@launch fast_* rows block=auto per_thread=64 shared=512 wave_rows=64", &m, why);
+	ok(r == 0 && m.kind == HR_LAUNCH_ROWS && m.wave_rows == 64 && !m.exact, "rows with wave_rows parses");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		why[0] = '\0';
 		r = parse(bad[i], &m, why);
@@ -161,6 +167,66 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The reduce family's wave_rows keys (columns a lane) and the kernel's
+ * RED_WAVE_ROW_BYTES (kernels/reduce.hip) say the same for every one-pass
+ * kernel: the library's grid gives a short row's wave a row only if the
+ * kernel reduces it with one wave. */
+static void test_wave_rows(const char *srcdir)
+{
+	static const char *const ops[] = { "sum", "min", "max", "argmin", "argmax" };
+	static const struct { const char *t; unsigned size; } types[] = {
+		{ "f32", 4 }, { "f64", 8 }, { "f16", 2 }, { "bf16", 2 },
+	};
+	char path[1024], name[64], why[160];
+	char *list, *hip, *def;
+	unsigned bytes = 0, no, good = 0, n_k = 0;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/kernels/reduce.list", srcdir);
+	list = slurp(path);
+	snprintf(path, sizeof(path), "%s/kernels/reduce.hip", srcdir);
+	hip = slurp(path);
+	if (!list || !hip) {
+		ok(0, "reduce: cannot read kernels/reduce.list and reduce.hip");
+		free(list);
+		free(hip);
+		return;
+	}
+	/* the metadata lines, as hr-embed embeds them */
+	for (char *p = list, *q = list; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (strncmp(p, HR_LAUNCH_PREFIX, strlen(HR_LAUNCH_PREFIX)) == 0) {
+			memmove(q, p, len);
+			q[len] = '\n';
+			q += len + 1;
+			n = (size_t)(q - list);
+		}
+		p += len + (p[len] == '\n');
+	}
+	def = strstr(hip, "#define RED_WAVE_ROW_BYTES ");
+	if (def)
+		bytes = (unsigned)strtoul(def + strlen("#define RED_WAVE_ROW_BYTES "), NULL, 10);
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+			struct hr_launch_meta m = { 0 };
+
+			snprintf(name, sizeof(name), "fast_%s_%s", ops[o], types[t].t);
+			n_k++;
+			if (hr_launch_meta_find(list, n, name, &m, &no, why, sizeof(why)) == 0 &&
+			    bytes && m.wave_rows * types[t].size == bytes)
+				good++;
+			else
+				diag("%s: wave_rows %u x %u bytes, RED_WAVE_ROW_BYTES %u", name, m.wave_rows,
+				     types[t].size, bytes);
+		}
+	}
+	ok(bytes && good == n_k, "reduce: every one-pass kernel's wave_rows is RED_WAVE_ROW_BYTES (%u) "
+	   "a lane (%u of %u)", bytes, good, n_k);
+	free(list);
+	free(hip);
+}
+
 static void test_lists(const char *srcdir)
 {
 	char path[1024], *fams, *save = NULL;
@@ -218,6 +284,7 @@ static void test_lists(const char *srcdir)
 		free(text);
 	}
 	free(fams);
+	test_wave_rows(srcdir);
 }
 
 /* ---- the derivation on made-up devices ---------------------------------- */
@@ -321,6 +388,8 @@ static void test_geometry(void)
 	struct hr_launch_meta sort = meta("#@launch x rows grid=exact pad=pow2 block=auto per_thread=2 shared_per_col=4");
 	struct hr_launch_meta norm = meta("#@launch x rows grid=exact block=auto per_thread=8 shared=512");
 	struct hr_launch_meta red = meta("#@launch x rows block=256 shared=512");
+	struct hr_launch_meta wr = meta("#@launch x rows block=auto per_thread=64 shared=512 wave_rows=32");
+	struct hr_launch_meta wr256 = meta("#@launch x rows block=256 wave_rows=64");
 	struct hr_launch_meta split = meta("#@launch x rows-split block=256 shared=512");
 	struct hr_launch_meta dec = meta("#@launch x rows-split grid=exact block=128 shared=8320 "
 	                                 "split_share=4 split_min=256");
@@ -395,6 +464,20 @@ static void test_geometry(void)
 
 	r = hr_launch_derive(&red, &nv, occ, 1000000, 64, &g);
 	ok(r == 0 && GEO(g, 1000000, 1, 256, 0), "reduce: rows grid-strided, uncapped by default");
+	r = hr_launch_derive(&wr, &nv, occ, 16384, 1024, &g);
+	ok(r == 0 && GEO(g, 4096, 1, 128, 0), "wave_rows=32, 16384 x 1024 on wave 32: 4 rows a block of 4 waves");
+	r = hr_launch_derive(&wr, &nv, occ, 16385, 1024, &g);
+	ok(r == 0 && GEO(g, 4097, 1, 128, 0), "  ... 16385 rows: 4097 blocks");
+	r = hr_launch_derive(&wr, &nv, occ, 16384, 1025, &g);
+	ok(r == 0 && GEO(g, 16384, 1, 64, 0), "  ... 1025 columns (over 32 x 32): a block a row, the per_thread block");
+	r = hr_launch_derive(&wr, &amd, occ, 16384, 2048, &g);
+	ok(r == 0 && GEO(g, 4096, 1, 256, 0), "  ... wave 64, 2048 columns: 4 rows a block of 256");
+	r = hr_launch_derive(&wr256, &nv, occ, 1001, 300, &g);
+	ok(r == 0 && GEO(g, 126, 1, 256, 0), "  ... block=256 on wave 32: 8 rows a block, 1001 rows in 126");
+	r = hr_launch_derive(&wr, &nv, occ, 1, 1, &g);
+	ok(r == 0 && GEO(g, 1, 1, 128, 0), "  ... one 1-column row: one block");
+	r = hr_launch_derive(&wr, &odd, occ, 9, 100, &g);
+	ok(r == 0 && GEO(g, 3, 1, 128, 0), "  ... a device of 1000 threads a block: 4 waves still fit");
 	r = hr_launch_derive(&split, &nv, occ, 1, 1 << 24, &g);
 	ok(r == 0 && g.splits == 528 && g.grid[1] == 528 && g.grid[0] == 1,
 	   "rows-split 1 x 2^24 on 132 SMs: 4 x 132 splits (%u)", g.splits);
