@@ -17,7 +17,10 @@ and one new token:
      the package allocates the workspace), grouped-query heads; then the
      longest sequence alone, which the library splits over its keys;
   5. the output projection and residual, the final rmsnorm and the
-     vocabulary projection (matmuls of the array library);
+     vocabulary projection (matmuls of the array library), then the
+     vocabulary projection again with q8_0 weights, the sequences the batch
+     of the quantized mat-vec (quantized/dequantize_mul_mat_vec_q8_0
+     through the operation call), whose logits are sampled;
   6. sampling (sampling/sample_f32): greedy (top_k = 1) is the argmax
      exactly; a seeded draw with temperature and top-p is a token of the
      top-p set, and the same seed and offset draw the same token again.
@@ -191,6 +194,22 @@ def rope_tables(max_pos, rot_dim):
     return np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
 
 
+def q8_0(w):
+    """ggml q8_0 blocks of a float32 [rows, cols] matrix (cols a multiple of
+    32): per 32 elements an f16 scale d = amax / 127 and 32 int8 round(x / d),
+    34 bytes; and the float64 values they stand for."""
+    rows, cols = w.shape
+    b = np.ascontiguousarray(w, np.float32).reshape(rows, cols // 32, 32)
+    d = np.ascontiguousarray((np.abs(b).max(-1) / 127).astype(np.float16))
+    df = d.astype(np.float32)
+    inv = np.divide(1, df, out=np.zeros_like(df), where=df > 0)
+    q = np.clip(np.rint(b * inv[..., None]), -127, 127).astype(np.int8)
+    blocks = np.empty((rows, cols // 32, 34), np.uint8)
+    blocks[..., :2] = d.view(np.uint8).reshape(rows, cols // 32, 2)
+    blocks[..., 2:] = q.view(np.uint8)
+    return blocks.reshape(rows, -1), (q.astype(np.float64) * df[..., None]).reshape(rows, cols)
+
+
 def form(g):
     """What the operation call does, from a GeometryEx."""
     n = g.geometry.splits
@@ -337,7 +356,27 @@ def decode_step(A, ctx, dev, check, contexts):
     # 5. output projection, residual, final norm, vocabulary projection
     h2 = h + out.reshape(S, HIDDEN) @ w_o
     hn = rmsnorm_checked(h2, w_out, "5 the final rmsnorm_f32 after the output projection")
-    logits = hn @ w_lm
+    logits_f = hn @ w_lm
+    # ... and the same projection with the weights in ggml's q8_0 (quantized
+    # here) through the operation call: the S sequences are the mat-vec's
+    # batch (quantize_q8_1 of the activations, then the q8_1 form).  Its
+    # logits are the ones sampled below.
+    w_q8, w_dq = q8_0(A.host(w_lm).T)
+    qmv = kernel("quantized", "dequantize_mul_mat_vec_q8_0")
+    logits = A.empty((S, VOCAB), "float32")
+    qmv.op(VOCAB, HIDDEN, vx=A.array(w_q8), y=hn, dst=logits, batch=S)
+    A.sync()
+    y = A.host(hn).astype(np.float64)
+    ref = y @ w_dq.T
+    # the activations' q8_1 rounding: at most 0.5 (+ the f16 scale's
+    # rounding) of each 32-block's amax / 127, times |w| summed
+    d_y = np.repeat(np.abs(y).reshape(S, HIDDEN // 32, 32).max(-1) / 127, 32, axis=1)
+    bound = (0.6 * d_y) @ np.abs(w_dq).T + 1e-5 * (np.abs(y) @ np.abs(w_dq).T) + 1e-6
+    ratio = float((np.abs(A.host(logits).astype(np.float64) - ref) / bound).max())
+    check(ratio <= 1.0, "5 the vocabulary projection as a q8_0 mat-vec "
+          "(dequantize_mul_mat_vec_q8_0, op: batch %d): error %.3g of the q8_1 bound; "
+          "%.3g from the f32 projection" % (S, ratio, float(A.maxabs(A.f64(logits) -
+                                                                      A.f64(logits_f)))))
 
     # 6. sampling
     samp = kernel("sampling", "sample_f32")

@@ -175,13 +175,18 @@ class Arg:
     ``type`` as in the source (``"const float *"``), ``name``, ``bytes``
     its size as a launch argument, ``pointer`` whether it is one,
     ``const`` whether the kernel only reads through it, ``base`` the
-    element or scalar type without qualifiers.
+    element or scalar type without qualifiers; from the catalogue also
+    ``doc`` (what it means), ``may_be_null`` and ``bind`` (what
+    :meth:`Kernel.op` gives it when it is not named: ``"src"``, ``"cols"``,
+    ...; None: it must be named).
     """
-    __slots__ = ("type", "name", "bytes", "pointer", "const", "base", "fmt")
+    __slots__ = ("type", "name", "bytes", "pointer", "const", "base", "fmt", "doc",
+                 "may_be_null", "bind")
 
-    def __init__(self, type_, name, nbytes=None):
+    def __init__(self, type_, name, nbytes=None, doc=None, may_be_null=False, bind=None):
         self.type = type_.strip()
         self.name = name
+        self.doc, self.may_be_null, self.bind = doc, bool(may_be_null), bind
         self.pointer = "*" in self.type
         words = [w for w in self.type.replace("*", " * ").split()]
         self.const = self.pointer and "const" in words[:words.index("*")]
@@ -406,7 +411,8 @@ class Catalogue:
                     a.size = ctypes.sizeof(a)
                     _check(L.hanzo_rocm_catalogue_arg(p, i, j, ctypes.byref(a)),
                            "catalogue_arg")
-                    args.append(Arg(_s(a.type), _s(a.name), a.bytes))
+                    args.append(Arg(_s(a.type), _s(a.name), a.bytes, doc=_s(a.doc),
+                                    may_be_null=a.may_be_null, bind=_s(a.bind)))
                 k = KernelInfo(family=_s(d.family), name=_s(d.name),
                                signature=_s(d.signature), launch=_s(d.launch),
                                rows=_s(d.rows), cols=_s(d.cols), form=_s(d.form),
@@ -992,6 +998,17 @@ class Kernel:
         kw = dict(kwargs)
         if "x" in kw and "src" in kw:
             raise ArgumentError("x", "src and x are the same argument", kernel=self._where)
+        # An argument the family binds to a field of the call under another
+        # name (the quantized mat-vec's y is .src): named either way.
+        alias = {a.name: a.bind for a in sig.values()
+                 if a.bind in _OP_FIELDS and a.name != a.bind and a.name != "x"}
+        for name, field in alias.items():
+            if name in kw:
+                if field in kw or (field == "src" and "x" in kw):
+                    raise ArgumentError(name, "%s and %s are the same argument" % (field, name),
+                                        kernel=self._where)
+                kw[field] = kw.pop(name)
+            allowed.setdefault(field, sig[name])
         for own in ("ws", "splits"):
             if own in kw:
                 raise ArgumentError(own, "the operation's own: pass workspace= (or none)",
@@ -1006,7 +1023,7 @@ class Kernel:
         # Paged attention: block_size is the page size, never the launch's.
         paged = "num_seqs" in sig and "block_tables" in sig
         for a in sig.values():
-            n = "src" if a.name == "x" else a.name
+            n = "src" if a.name == "x" else alias.get(a.name, a.name)
             if paged and n == "block_size" and n not in kw:
                 raise ArgumentError(n, "missing: the page size of the KV cache (%s %s)"
                                     % (a.type, a.name), kernel=self._where)
@@ -1015,6 +1032,8 @@ class Kernel:
             if a.name in _OP_DERIVED and a.name not in _OP_FIELDS and a.name != "eps" \
                     and a.name != "x":
                 continue
+            if a.bind and a.bind not in _OP_FIELDS and a.bind != "eps":
+                continue            # the family's #@bind derives it (the work's sizes)
             raise ArgumentError(a.name, "missing (%s %s)" % (a.type, a.name),
                                 kernel=self._where)
         launch = _Launch()
@@ -1045,12 +1064,15 @@ class Kernel:
         # The sizes the call implies (libhanzo-rocm(3), Operations): rows of
         # cols contiguous elements in; out, rows of cols (norms, sorts: the
         # kernel takes ncols), one per row (reductions, sampling's tokens)
-        # or k per row (sampling's top-k indices).
+        # or k per row (sampling's top-k indices); the quantized mat-vec:
+        # batch x cols in, batch x rows out.
         n_src = (batch or 1) * cols if qmv else rows * cols
         need = {"src": n_src, "residual": rows * cols, "residual_out": rows * cols}
         if not qmv:
             need.update(alpha=cols, beta=cols)
-        if self.family == "sampling" and self.name.startswith("sample_"):
+        if qmv:
+            need["dst"] = (batch or 1) * rows       # a row of the weights: one output a column of y
+        elif self.family == "sampling" and self.name.startswith("sample_"):
             need["dst"] = rows
         elif self.family == "sampling" and self.name.startswith("topk_"):
             k = kw.get("k")

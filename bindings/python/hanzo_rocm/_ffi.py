@@ -55,9 +55,11 @@ class KernelDesc(Structure):
 
 
 class ArgDesc(Structure):
-    """struct hanzo_rocm_arg_desc."""
+    """struct hanzo_rocm_arg_desc (doc, may_be_null and bind since 1.3: an
+    older library leaves them 0)."""
     _fields_ = [("size", c_size_t), ("type", c_char_p), ("name", c_char_p),
-                ("bytes", c_size_t)]
+                ("bytes", c_size_t), ("doc", c_char_p), ("may_be_null", c_int),
+                ("bind", c_char_p)]
 
 
 class OpArg(Structure):

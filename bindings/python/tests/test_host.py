@@ -282,3 +282,37 @@ def test_sampling_op_sizes(ctx, dev):
     with pytest.raises(hr.ArgumentError) as e:
         t.op(3, 100, x=x, values=vals, dst=idx[:2], k=4)
     assert e.value.argument == "dst"
+
+
+def test_quantized_op(ctx, dev):
+    # The quantized mat-vec: y is the call's src (its #@bind), named either
+    # way; nrows and ncols come from the work; batch x cols in, batch x rows
+    # out.  q8_0 blocks with scale 1/64 and quants -20..19, y integers whose
+    # every 32-block holds 127 (q8_1 scale 1): exact in f32.
+    q = ctx.kernel("quantized", "dequantize_mul_mat_vec_q8_0", device=dev.index)
+    args = {a.name: a for a in q.args}
+    assert args["y"].bind == "src" and args["nrows"].bind == "rows" and args["vx"].bind is None
+    rows, cols, batch = 5, 64, 3
+    rng = np.random.default_rng(3)
+    qs = rng.integers(-20, 20, (rows, cols // 32, 32)).astype(np.int8)
+    blocks = np.empty((rows, cols // 32, 34), np.uint8)
+    blocks[..., :2] = np.full((rows, cols // 32), 1 / 64, np.float16).view(np.uint8) \
+        .reshape(rows, cols // 32, 2)
+    blocks[..., 2:] = qs.view(np.uint8)
+    w = qs.reshape(rows, cols).astype(np.float64) / 64
+    y = rng.integers(-127, 128, (batch, cols)).astype(np.float32)
+    y[:, ::32] = 127
+    want = y.astype(np.float64) @ w.T
+    for name in ("y", "src"):
+        dst = np.full((batch, rows), np.nan, np.float32)
+        q.op(rows, cols, vx=blocks, dst=dst, batch=batch, **{name: y})
+        np.testing.assert_array_equal(dst, want)
+    with pytest.raises(hr.ArgumentError) as e:
+        q.op(rows, cols, vx=blocks, y=y, src=y, dst=dst, batch=batch)
+    assert e.value.argument == "y"
+    with pytest.raises(hr.ArgumentError) as e:
+        q.op(rows, cols, vx=blocks, y=y, dst=dst[:2], batch=batch)
+    assert e.value.argument == "dst"
+    with pytest.raises(hr.ArgumentError) as e:
+        q.op(rows, cols, y=y, dst=dst, batch=batch)
+    assert e.value.argument == "vx"
