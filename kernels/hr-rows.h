@@ -114,10 +114,12 @@ HR_DEVICE T hr_block_reduce(T v, const Op &op)
  * loads reach about half the bandwidth for 4-byte and a third for 2-byte
  * elements.  Wider types one by one.  U > 0: U packs loaded together before
  * any is used; U = 0: the compiler's schedule of a strided loop unrolled 4
- * times.  Measured on an H200 (doc/BENCHMARKS.md, 2026-11-28): U = 4 took
- * the sampler's greedy pass (one block a 151936-column row) from 23.8 to
- * 15.5 us and f32 arg-reductions up 6-12 %, and cost bf16 reductions of
- * 4096 columns 6-10 %.
+ * times; U < 0: one pack at a time (the fewest registers: a row a wave of
+ * at most a few packs a lane).  Positions in I (32 bits where the row is
+ * known to be short).  Measured on an H200 (doc/BENCHMARKS.md,
+ * 2026-11-28): U = 4 took the sampler's greedy pass (one block a
+ * 151936-column row) from 23.8 to 15.5 us and f32 arg-reductions up 6-12 %,
+ * and cost bf16 reductions of 4096 columns 6-10 %.
  */
 template <int U, typename I = uint64_t, typename T, typename F>
 HR_DEVICE void hr_row_each_by(const T *base, I begin, I end, I t, I n, F f)
@@ -152,24 +154,22 @@ HR_DEVICE void hr_row_each_by(const T *base, I begin, I end, I t, I n, F f)
 						  vb + (v + (I)u * n) * N + k);
 			}
 		}
+		auto pack = [&](I at) {
+			const V q = pk[at];
+
+#pragma unroll
+			for (int k = 0; k < N; k++)
+				f(hr_to_compute(q.v[k]), vb + at * N + k);
+		};
+
 		if constexpr (U < 0) {
 #pragma unroll 1
-			for (; v < nv; v += n) {
-				const V q = pk[v];
-
-#pragma unroll
-				for (int k = 0; k < N; k++)
-					f(hr_to_compute(q.v[k]), vb + v * N + k);
-			}
+			for (; v < nv; v += n)
+				pack(v);
 		} else {
 #pragma unroll 4
-			for (; v < nv; v += n) {
-				const V q = pk[v];
-
-#pragma unroll
-				for (int k = 0; k < N; k++)
-					f(hr_to_compute(q.v[k]), vb + v * N + k);
-			}
+			for (; v < nv; v += n)
+				pack(v);
 		}
 		for (I j = vb + nv * N + t; j < end; j += n)
 			f(hr_to_compute(base[j]), j);
