@@ -147,20 +147,20 @@ reduce_chunk(const row_src<T> &s, uint64_t row, uint64_t begin, uint64_t end)
  * taking rows of their own (wave w of block b: rows b x waves + w, then
  * gridDim.x x waves on): no shared memory, no barrier, and a block's start
  * shared by its waves' rows.  Measured on an H200 (doc/BENCHMARKS.md,
- * 2026-11-29, rows read from the L2): bf16 16384 x 1024 sum 2538 -> 3849
- * GB/s, 65536 x 256 793 -> 1499 (blocks of 2 waves; 2355 with 4); f32 at
- * 1024 columns (32 elements a lane) a block a row stayed faster (argmax
- * 2567 against 2410), hence a limit in bytes.  The launch lines' wave_rows
- * keys (kernels/reduce.list) say the same per type, so the library's grid
- * gives each wave a row; t/kernel/test-launch checks the two agree.  Any
- * grid still reduces every row.  Contiguous rows only: a strided row's
- * positions in this path took registers from every row's (bf16 sum 34,
- * f32 46 against 32 on sm_90; 64-thread blocks need 32 for a whole
- * multiprocessor, and a 4096 x 4096 bf16 sum from the L2 lost 20 % to the
- * tail of a second wave of blocks), so a strided short row is a block's,
- * on the grid the library gave (a block takes waves-a-block rows in turn);
- * a block that is not whole waves reduces rows as one block.  The walk is one pack a
- * lane at a time (hr_row_each_by<-1>): a row is at most 4 packs a lane.
+ * 2026-11-29, rows read from the L2): bf16 16384 x 1024 sum 2538 -> 4053
+ * GB/s, 65536 x 256 793 -> 2349; f32 at 1024 columns (32 elements a lane)
+ * a block a row stayed faster (argmax 2567 against 2410 GB/s), hence a
+ * limit in bytes.  The launch lines' wave_rows keys (kernels/reduce.list)
+ * say the same per type, so the library's grid gives each wave a row;
+ * t/kernel/test-launch checks the two agree.  Any grid still reduces every
+ * row.  Contiguous rows only: a strided row's positions in this path took
+ * registers from every row's (bf16 sum 34, f32 46 against 32 on sm_90;
+ * 64-thread blocks need 32 for a whole multiprocessor, and a 4096 x 4096
+ * bf16 sum from the L2 lost 20 % to the tail of a second wave of blocks),
+ * so a strided short row is a block's, on the grid the library gave (a
+ * block takes its waves-a-block rows in turn); a block that is not whole
+ * waves reduces rows as one block.  The walk is one 16-byte pack a lane at
+ * a time (hr_row_each_by<-1>): a row is at most 4 packs a lane.
  */
 #define RED_WAVE_ROW_BYTES 64
 
