@@ -167,6 +167,29 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* The metadata as hr-embed embeds it: the #@launch lines of a list's text,
+ * each ending in a newline, written to meta (which may be text itself: it
+ * never runs ahead of the reading); their length. */
+static size_t launch_lines(const char *text, char *meta)
+{
+	size_t n_meta = 0;
+
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+		const bool last = p[n] == '\0';        /* read before meta is written */
+
+		if (strncmp(p, HR_LAUNCH_PREFIX, strlen(HR_LAUNCH_PREFIX)) == 0) {
+			memmove(meta + n_meta, p, n);
+			n_meta += n;
+			meta[n_meta++] = '\n';
+		}
+		if (last)
+			break;
+		p += n + 1;
+	}
+	return n_meta;
+}
+
 /* The reduce family's wave_rows keys (columns a lane) and the kernel's
  * RED_WAVE_ROW_BYTES (kernels/reduce.hip) say the same for every one-pass
  * kernel: the library's grid gives a short row's wave a row only if the
@@ -180,7 +203,7 @@ static void test_wave_rows(const char *srcdir)
 	char path[1024], name[64], why[160];
 	char *list, *hip, *def;
 	unsigned bytes = 0, no, good = 0, n_k = 0;
-	size_t n = 0;
+	size_t n;
 
 	snprintf(path, sizeof(path), "%s/kernels/reduce.list", srcdir);
 	list = slurp(path);
@@ -192,18 +215,7 @@ static void test_wave_rows(const char *srcdir)
 		free(hip);
 		return;
 	}
-	/* the metadata lines, as hr-embed embeds them */
-	for (char *p = list, *q = list; *p;) {
-		size_t len = strcspn(p, "\n");
-
-		if (strncmp(p, HR_LAUNCH_PREFIX, strlen(HR_LAUNCH_PREFIX)) == 0) {
-			memmove(q, p, len);
-			q[len] = '\n';
-			q += len + 1;
-			n = (size_t)(q - list);
-		}
-		p += len + (p[len] == '\n');
-	}
+	n = launch_lines(list, list);
 	def = strstr(hip, "#define RED_WAVE_ROW_BYTES ");
 	if (def)
 		bytes = (unsigned)strtoul(def + strlen("#define RED_WAVE_ROW_BYTES "), NULL, 10);
@@ -239,7 +251,7 @@ static void test_lists(const char *srcdir)
 	}
 	for (char *fam = strtok_r(fams, "\n", &save); fam; fam = strtok_r(NULL, "\n", &save)) {
 		char *text, *meta, *ls = NULL;
-		size_t n_meta = 0, kernels = 0, uncovered = 0;
+		size_t n_meta, kernels = 0, uncovered = 0;
 		char first[128] = "";
 
 		if (fam[0] == '#' || !fam[0])
@@ -252,17 +264,7 @@ static void test_lists(const char *srcdir)
 			free(text);
 			continue;
 		}
-		/* The metadata as hr-embed embeds it: the #@launch lines. */
-		for (char *p = text; *p;) {
-			size_t n = strcspn(p, "\n");
-
-			if (strncmp(p, HR_LAUNCH_PREFIX, strlen(HR_LAUNCH_PREFIX)) == 0) {
-				memcpy(meta + n_meta, p, n);
-				n_meta += n;
-				meta[n_meta++] = '\n';
-			}
-			p += n + (p[n] == '\n');
-		}
+		n_meta = launch_lines(text, meta);
 		for (char *l = strtok_r(text, "\n", &ls); l; l = strtok_r(NULL, "\n", &ls)) {
 			struct hr_launch_meta m;
 			char name[128], why[160];
